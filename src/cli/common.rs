@@ -1,0 +1,123 @@
+//! Flags shared by every command, and the error/outcome types commands return.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::cluster::{ClusterState, recorded};
+use crate::manifest::{self, LoadError, ManifestSet};
+
+/// kubectl's global flags, accepted by every command.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// The namespace scope for this request
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Look across all namespaces
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+    /// The name of the kubeconfig context to use
+    #[arg(long, global = true, value_name = "CONTEXT")]
+    pub context: Option<String>,
+    /// Path to the kubeconfig file to use
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable;
+    /// without it the live cluster of the kubeconfig is read
+    #[arg(long = "state", global = true, value_name = "FILE")]
+    pub state: Vec<String>,
+    /// How long to wait for a single request to the API server (e.g. 30s, 1m)
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
+    pub request_timeout: String,
+    /// Disable colored output (also honoured: the NO_COLOR environment variable)
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Log verbosity level, as kubectl's -v
+    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0)]
+    pub verbosity: u8,
+}
+
+/// Inputs given with `-f`.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<String>,
+    /// Process the directories given with -f recursively
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+}
+
+/// `-o` for commands that print a plan or an explanation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Tables for people
+    Table,
+    /// Tables with extra columns
+    Wide,
+    /// The JSON contract (stable field names)
+    Json,
+    /// The same contract as YAML
+    Yaml,
+}
+
+/// How a command ended when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: lint errors, an unschedulable plan, a diff found.
+    Findings,
+}
+
+/// A failure of the tool itself (exit 2). Load problems keep one line each.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Load(Vec<LoadError>),
+    #[error("{0} is not implemented yet")]
+    NotImplemented(&'static str),
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl From<LoadError> for CommandError {
+    fn from(e: LoadError) -> Self {
+        CommandError::Load(vec![e])
+    }
+}
+
+pub fn print_error(error: &CommandError) {
+    match error {
+        CommandError::Other(e) => eprintln!("error: {e:#}"),
+        other => {
+            for line in other.to_string().lines() {
+                eprintln!("error: {line}");
+            }
+        }
+    }
+}
+
+impl InputArgs {
+    /// Load every `-f` input; any problem fails the command (lint loads on its own terms).
+    pub fn load_strict(&self) -> Result<ManifestSet, CommandError> {
+        let set = manifest::load(&self.filenames, self.recursive)?;
+        set.into_result().map_err(CommandError::Load)
+    }
+}
+
+impl GlobalArgs {
+    /// The cluster state: recorded files when given, else the live cluster.
+    pub fn cluster_state(&self) -> Result<ClusterState, CommandError> {
+        if self.state.is_empty() {
+            return Err(CommandError::Other(anyhow::anyhow!(
+                "no --state given and reading the live cluster is not implemented yet; record one with `kubectl get nodes,pods,namespaces -A -o json > state.json` and pass --state state.json"
+            )));
+        }
+        Ok(recorded::load_files(&self.state)?)
+    }
+
+    pub fn color(&self) -> bool {
+        !self.no_color && std::env::var_os("NO_COLOR").is_none()
+    }
+}

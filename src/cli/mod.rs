@@ -1,0 +1,93 @@
+//! Command-line definitions: one file per command, wiring only. The work lives in the library
+//! modules; each command turns parsed flags into library calls and a rendered report.
+
+mod common;
+mod completion;
+mod explain;
+mod launch;
+mod lint;
+mod patch;
+mod plan;
+mod snapshot;
+mod version;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use common::{CommandError, GlobalArgs, InputArgs, Outcome};
+
+const ABOUT: &str = "Preview where Fluid DataFlow operations and gang-scheduled pods land, before anything runs";
+
+const LONG_ABOUT: &str = "\
+kubectl-dataflow makes Kubernetes placement visible before anything runs.
+
+It reads manifests (-f) and a cluster state (--state FILE recorded with `kubectl get -o json`,
+or the live cluster of your kubeconfig) and reproduces what the schedulers would do: the
+Kubernetes v1.34 default profile, Fluid's DataFlow affinity inheritance, Godel job-level
+affinity and Volcano task-topology.";
+
+const EXAMPLES: &str = "\
+Examples:
+  # Where does each step of this DataFlow run, and what affinity does it inherit?
+  kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml
+
+  # Check manifests in CI, with file:line:column
+  kubectl dataflow lint -f manifests/ -R -o github
+
+  # Why would this pod land on that node, and not the others?
+  kubectl dataflow explain-placement -f pod.yaml --state cluster.json";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-dataflow",
+    bin_name = "kubectl dataflow",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    propagate_version = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Lint(lint::LintArgs),
+    Plan(plan::PlanArgs),
+    ExplainPlacement(explain::ExplainArgs),
+    Snapshot(snapshot::SnapshotArgs),
+    Patch(patch::PatchArgs),
+    Launch(launch::LaunchArgs),
+    Completion(completion::CompletionArgs),
+    Version(version::VersionArgs),
+}
+
+/// Parse arguments, run the command, and map the outcome to kubectl-style exit codes:
+/// 0 clean, 1 findings (lint errors, unschedulable plan, diff found), 2 usage or runtime error.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Lint(args) => lint::run(&cli.global, args),
+        Command::Plan(args) => plan::run(&cli.global, args),
+        Command::ExplainPlacement(args) => explain::run(&cli.global, args),
+        Command::Snapshot(args) => snapshot::run(&cli.global, args),
+        Command::Patch(args) => patch::run(&cli.global, args),
+        Command::Launch(args) => launch::run(&cli.global, args),
+        Command::Completion(args) => completion::run(args),
+        Command::Version(args) => version::run(args),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(1),
+        Err(error) => {
+            common::print_error(&error);
+            ExitCode::from(2)
+        }
+    }
+}

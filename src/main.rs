@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    kubectl_dataflow::cli::main()
+}

@@ -1,0 +1,407 @@
+//! Reading manifests: files, directories and stdin, split into documents, decoded into typed
+//! objects, each kept with its file, document index and source tree for exact positions.
+
+pub mod tree;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::model::{DecodeError, Object, TypeMeta};
+pub use tree::{Node, PathSegment, Pos, Value, format_path, parse_path};
+
+/// Manifest files larger than this are refused: they are not hand-written manifests, and
+/// parsing them with positions would take unbounded time and memory.
+pub const MAX_MANIFEST_BYTES: usize = 64 * 1024 * 1024;
+
+/// One problem found while reading input, always with a file and usually a position.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    #[error("{file}:{pos}: {message}")]
+    Syntax {
+        file: String,
+        pos: Pos,
+        message: String,
+    },
+    #[error("{file}:{pos}: {}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+    Decode {
+        file: String,
+        pos: Pos,
+        path: String,
+        message: String,
+    },
+}
+
+impl LoadError {
+    pub fn file(&self) -> &str {
+        match self {
+            LoadError::Io { file, .. }
+            | LoadError::Syntax { file, .. }
+            | LoadError::Decode { file, .. } => file,
+        }
+    }
+
+    pub fn pos(&self) -> Pos {
+        match self {
+            LoadError::Io { .. } => Pos { line: 1, column: 1 },
+            LoadError::Syntax { pos, .. } | LoadError::Decode { pos, .. } => *pos,
+        }
+    }
+}
+
+/// The text of one input, kept for caret rendering and for rewriting in place.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The path as the user named it (`-` is shown as `<stdin>`).
+    pub name: Arc<str>,
+    pub path: Option<PathBuf>,
+    pub text: Arc<str>,
+}
+
+/// One decoded object with where it came from.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub file: Arc<str>,
+    /// 0-based index of the YAML document in its file.
+    pub document: usize,
+    /// The object's own tree (for a `v1 List` item, the item).
+    pub root: Node,
+    pub object: Object,
+}
+
+impl Manifest {
+    /// Where `path` (for example `spec.runAfter.name`) is, or the closest existing parent.
+    pub fn pos_of(&self, path: &str) -> Pos {
+        self.root.closest_pos(&parse_path(path))
+    }
+
+    /// `Kind/namespace/name` as users recognise it in messages.
+    pub fn display_name(&self) -> String {
+        let meta = self.object.metadata();
+        if meta.namespace.is_empty() {
+            format!("{}/{}", self.object.kind(), meta.name)
+        } else {
+            format!("{}/{}/{}", self.object.kind(), meta.namespace, meta.name)
+        }
+    }
+}
+
+/// Everything read from `-f` inputs: objects, sources and per-document problems.
+#[derive(Debug, Default, Clone)]
+pub struct ManifestSet {
+    pub sources: Vec<Source>,
+    pub manifests: Vec<Manifest>,
+    pub problems: Vec<LoadError>,
+}
+
+impl ManifestSet {
+    pub fn source(&self, name: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| &*s.name == name)
+    }
+
+    /// Fail on the first problem: commands other than lint cannot plan around a broken input.
+    pub fn into_result(self) -> Result<ManifestSet, Vec<LoadError>> {
+        if self.problems.is_empty() {
+            Ok(self)
+        } else {
+            Err(self.problems)
+        }
+    }
+}
+
+/// Expand `-f` arguments into files: directories yield their `.yaml`, `.yml` and `.json`
+/// files (recursively with `-R`), sorted so that output is deterministic.
+pub fn expand_inputs(inputs: &[String], recursive: bool) -> Result<Vec<String>, LoadError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input == "-" {
+            files.push(input.clone());
+            continue;
+        }
+        let path = Path::new(input);
+        let meta = std::fs::metadata(path).map_err(|e| io_error(input, &e))?;
+        if meta.is_dir() {
+            collect_dir(path, recursive, &mut files)?;
+        } else {
+            files.push(input.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn collect_dir(dir: &Path, recursive: bool, out: &mut Vec<String>) -> Result<(), LoadError> {
+    let name = dir.display().to_string();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io_error(&name, &e))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| io_error(&name, &e))?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if recursive {
+                collect_dir(&path, recursive, out)?;
+            }
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
+            out.push(path.display().to_string());
+        }
+    }
+    Ok(())
+}
+
+fn io_error(file: &str, e: &std::io::Error) -> LoadError {
+    let message = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    };
+    LoadError::Io {
+        file: file.to_string(),
+        message,
+    }
+}
+
+/// Read a file (or stdin for `-`) as UTF-8 text, refusing binary and oversized input.
+pub fn read_text(file: &str) -> Result<String, LoadError> {
+    let mut bytes = Vec::new();
+    let result = if file == "-" {
+        std::io::stdin()
+            .take(MAX_MANIFEST_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(file).and_then(|f| {
+            f.take(MAX_MANIFEST_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+    };
+    result.map_err(|e| io_error(display_name(file), &e))?;
+    text_from_bytes(display_name(file), bytes)
+}
+
+pub fn display_name(file: &str) -> &str {
+    if file == "-" { "<stdin>" } else { file }
+}
+
+fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
+    if bytes.len() > MAX_MANIFEST_BYTES {
+        return Err(LoadError::Io {
+            file: file.to_string(),
+            message: format!(
+                "larger than {} MiB; not a manifest file",
+                MAX_MANIFEST_BYTES / 1024 / 1024
+            ),
+        });
+    }
+    let position_of = |bytes: &[u8], offset: usize| {
+        let before = &bytes[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        Pos {
+            line,
+            column: offset - line_start + 1,
+        }
+    };
+    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        return Err(LoadError::Syntax {
+            file: file.to_string(),
+            pos: position_of(&bytes, offset),
+            message: "binary content (NUL byte); expected YAML or JSON text".into(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        LoadError::Syntax {
+            file: file.to_string(),
+            pos: position_of(e.as_bytes(), offset),
+            message: "invalid UTF-8; expected YAML or JSON text".into(),
+        }
+    })
+}
+
+/// Load every `-f` input. I/O errors stop everything; a document that does not parse or
+/// decode is recorded as a problem and the rest is still loaded (lint reports them all).
+pub fn load(inputs: &[String], recursive: bool) -> Result<ManifestSet, LoadError> {
+    let mut set = ManifestSet::default();
+    for file in expand_inputs(inputs, recursive)? {
+        let text = read_text(&file);
+        let name: Arc<str> = display_name(&file).into();
+        match text {
+            Ok(text) => {
+                let path = (file != "-").then(|| PathBuf::from(&file));
+                add_source(&mut set, name, path, text);
+            }
+            Err(e @ LoadError::Io { .. }) if file != "-" && !Path::new(&file).exists() => {
+                return Err(e);
+            }
+            Err(e) => set.problems.push(e),
+        }
+    }
+    Ok(set)
+}
+
+/// Parse one text into the set (used for files, stdin and tests).
+pub fn add_source(set: &mut ManifestSet, name: Arc<str>, path: Option<PathBuf>, text: String) {
+    let text: Arc<str> = text.into();
+    let (manifests, problems) = parse_text(&name, &text);
+    set.manifests.extend(manifests);
+    set.problems.extend(problems);
+    set.sources.push(Source { name, path, text });
+}
+
+/// Decode the documents of one text; `v1 List` documents are unwrapped into their items.
+pub fn parse_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
+    let mut manifests = Vec::new();
+    let mut problems = Vec::new();
+    let documents = match tree::parse_documents(text) {
+        Ok(docs) => docs,
+        Err(e) => {
+            problems.push(LoadError::Syntax {
+                file: file.to_string(),
+                pos: e.pos,
+                message: e.message,
+            });
+            return (manifests, problems);
+        }
+    };
+    for (document, root) in documents.into_iter().enumerate() {
+        let is_list = root.get("kind").and_then(Node::as_str) == Some("List")
+            || root
+                .get("kind")
+                .and_then(Node::as_str)
+                .is_some_and(|k| k.ends_with("List") && root.get("items").is_some());
+        if is_list {
+            for (i, item) in root.get("items").map(Node::items).unwrap_or(&[]).iter().enumerate() {
+                match decode_node(item) {
+                    Ok(object) => manifests.push(Manifest {
+                        file: file.clone(),
+                        document,
+                        root: item.clone(),
+                        object,
+                    }),
+                    Err(e) => problems.push(decode_problem(file, item, &format!("items[{i}]"), e)),
+                }
+            }
+            continue;
+        }
+        match decode_node(&root) {
+            Ok(object) => manifests.push(Manifest {
+                file: file.clone(),
+                document,
+                root,
+                object,
+            }),
+            Err(e) => problems.push(decode_problem(file, &root, "", e)),
+        }
+    }
+    (manifests, problems)
+}
+
+fn decode_problem(file: &str, root: &Node, prefix: &str, e: DecodeError) -> LoadError {
+    let pos = root.closest_pos(&parse_path(&e.path));
+    let path = match (prefix.is_empty(), e.path.is_empty()) {
+        (true, _) => e.path,
+        (false, true) => prefix.to_string(),
+        (false, false) => format!("{prefix}.{}", e.path),
+    };
+    LoadError::Decode {
+        file: file.to_string(),
+        pos,
+        path,
+        message: e.message,
+    }
+}
+
+/// Decode one document tree into a typed object.
+pub fn decode_node(root: &Node) -> Result<Object, DecodeError> {
+    if !matches!(root.value, Value::Map(_)) {
+        return Err(DecodeError {
+            path: String::new(),
+            message: "expected a Kubernetes object (a mapping with apiVersion and kind)".into(),
+        });
+    }
+    let json = root.to_json();
+    let type_meta = TypeMeta::deserialize(&json).map_err(|e| DecodeError {
+        path: "kind".into(),
+        message: e.to_string(),
+    })?;
+    for (field, value) in [("apiVersion", &type_meta.api_version), ("kind", &type_meta.kind)] {
+        if value.is_empty() {
+            return Err(DecodeError {
+                path: field.into(),
+                message: format!("missing required field {field:?}"),
+            });
+        }
+    }
+    let mut object = Object::decode(type_meta, &json)?;
+    if object.is_namespaced() && object.metadata().namespace.is_empty() {
+        object.metadata_mut().namespace = "default".into();
+    }
+    Ok(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
+        parse_text(&Arc::from("m.yaml"), text)
+    }
+
+    #[test]
+    fn lists_are_unwrapped_and_documents_counted() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n";
+        let (manifests, problems) = parse(text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let summary: Vec<_> = manifests
+            .iter()
+            .map(|m| (m.document, m.display_name(), m.root.pos.line))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![(0, "Pod/default/a".to_string(), 4), (1, "Node/n1".to_string(), 8)]
+        );
+    }
+
+    #[test]
+    fn problems_name_file_position_and_field() {
+        let cases = [
+            (
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n",
+                "m.yaml:12:14: spec.containers[0].resources.requests.cpu: invalid quantity \"lots\": expected a number",
+            ),
+            (
+                "apiVersion: data.fluid.io/v1\nkind: DataLoad\n",
+                "m.yaml:1:13: apiVersion: unsupported apiVersion \"data.fluid.io/v1\" for DataLoad (expected \"data.fluid.io/v1alpha1\")",
+            ),
+            ("kind: Pod\n", "m.yaml:1:1: apiVersion: missing required field \"apiVersion\""),
+            ("a: [1,\n", "m.yaml:2:1: while parsing a node, did not find expected node content"),
+            (
+                "apiVersion: v1\nkind: Pod\nspec:\n  nodeSelector: [a]\n",
+                "m.yaml:4:17: spec.nodeSelector: invalid type: sequence, expected a map",
+            ),
+        ];
+        for (text, expected) in cases {
+            let (_, problems) = parse(text);
+            assert_eq!(problems.len(), 1, "{text}");
+            assert_eq!(problems[0].to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn binary_and_invalid_utf8_are_refused_with_positions() {
+        let err = text_from_bytes("b.yaml", b"a: 1\nb: \x00".to_vec()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "b.yaml:2:4: binary content (NUL byte); expected YAML or JSON text"
+        );
+        let err = text_from_bytes("u.yaml", b"a: \xff".to_vec()).unwrap_err();
+        assert_eq!(err.to_string(), "u.yaml:1:4: invalid UTF-8; expected YAML or JSON text");
+    }
+}

@@ -1,0 +1,381 @@
+//! Slim core/v1 types: only the fields placement depends on.
+//!
+//! Field names follow the Kubernetes JSON exactly, so these types read `kubectl get -o json`
+//! output and serialize back to valid core/v1 fragments (the plan contract embeds them).
+//! Unknown fields are skipped, which is what keeps loading a 150,000-pod dump cheap.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::quantity::Quantity;
+
+pub type Labels = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub labels: Labels,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// `field: null` in YAML means "absent"; serde's `default` alone would reject it.
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a resource quantity such as \"500m\" or \"2Gi\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
+                Quantity::parse(v).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::from_value(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::from_value(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
+                Quantity::parse(&v.to_string()).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceRequirements {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub requests: ResourceList,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub limits: ResourceList,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerPort {
+    pub container_port: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<i32>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub host_ip: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Container {
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub image: String,
+    pub resources: ResourceRequirements,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ports: Vec<ContainerPort>,
+    /// `Always` on an init container makes it a sidecar, which changes the request formula.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorRequirement {
+    pub key: String,
+    /// Kept as text so an invalid operator is explained rather than rejected at load time.
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorTerm {
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelector {
+    #[serde(deserialize_with = "null_as_default")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PreferredSchedulingTerm {
+    pub weight: i32,
+    pub preference: NodeSelectorTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeAffinity {
+    #[serde(
+        rename = "requiredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub required: Option<NodeSelector>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub preferred: Vec<PreferredSchedulingTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub match_labels: Labels,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodAffinityTerm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub namespaces: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<LabelSelector>,
+    pub topology_key: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_label_keys: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub mismatch_label_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WeightedPodAffinityTerm {
+    pub weight: i32,
+    pub pod_affinity_term: PodAffinityTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodAffinity {
+    #[serde(
+        rename = "requiredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub required: Vec<PodAffinityTerm>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+impl PodAffinity {
+    pub fn is_empty(&self) -> bool {
+        self.required.is_empty() && self.preferred.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Affinity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_affinity: Option<PodAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Toleration {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Taint {
+    pub key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TopologySpreadConstraint {
+    pub max_skew: i32,
+    pub topology_key: String,
+    pub when_unsatisfiable: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_domains: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity_policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_taints_policy: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_label_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingGate {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSpec {
+    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub node_name: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub node_selector: Labels,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(deserialize_with = "null_as_default")]
+    pub containers: Vec<Container>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub init_containers: Vec<Container>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub overhead: ResourceList,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub scheduler_name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub scheduling_gates: Vec<SchedulingGate>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodStatus {
+    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub phase: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+    pub status: PodStatus,
+}
+
+impl Pod {
+    /// Succeeded and Failed pods hold no resources; the scheduler's cache drops them.
+    pub fn is_terminated(&self) -> bool {
+        matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodTemplateSpec {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSpec {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerImage {
+    #[serde(deserialize_with = "null_as_default")]
+    pub names: Vec<String>,
+    pub size_bytes: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeStatus {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub allocatable: ResourceList,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub capacity: ResourceList,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub images: Vec<ContainerImage>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Node {
+    pub metadata: ObjectMeta,
+    pub spec: NodeSpec,
+    pub status: NodeStatus,
+}
+
+impl Node {
+    /// Allocatable, falling back to capacity as the kubelet reports it when allocatable is unset.
+    pub fn allocatable(&self) -> &ResourceList {
+        if self.status.allocatable.is_empty() {
+            &self.status.capacity
+        } else {
+            &self.status.allocatable
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Namespace {
+    pub metadata: ObjectMeta,
+}

@@ -1,0 +1,225 @@
+//! Fluid data operations (`data.fluid.io/v1alpha1`) as shipped, with `spec.runAfter`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::core::{
+    Affinity, Labels, NodeAffinity, ObjectMeta, PodSpec, ResourceRequirements, Toleration,
+    null_as_default,
+};
+
+pub const API_VERSION: &str = "data.fluid.io/v1alpha1";
+/// The annotation listing extra node label keys an operation records for its successors.
+pub const AFFINITY_LABELS_ANNOTATION: &str = "affinity.dataflow.fluid.io/labels";
+/// The spelling used before Fluid shipped the feature; lint points users to the new one.
+pub const OLD_AFFINITY_LABELS_ANNOTATION: &str = "data-operation.fluid.io/affinity.labels";
+pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
+pub const REGION_LABEL: &str = "topology.kubernetes.io/region";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum OpKind {
+    DataLoad,
+    DataMigrate,
+    DataProcess,
+    DataBackup,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 4] = [
+        OpKind::DataLoad,
+        OpKind::DataMigrate,
+        OpKind::DataProcess,
+        OpKind::DataBackup,
+    ];
+
+    pub fn parse(kind: &str) -> Option<OpKind> {
+        OpKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::DataLoad => "DataLoad",
+            OpKind::DataMigrate => "DataMigrate",
+            OpKind::DataProcess => "DataProcess",
+            OpKind::DataBackup => "DataBackup",
+        }
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectRef {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Require {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Prefer {
+    pub name: String,
+    pub weight: i32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AffinityStrategy {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depend_on: Option<ObjectRef>,
+    #[serde(deserialize_with = "null_as_default")]
+    pub policy: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub requires: Vec<Require>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub prefers: Vec<Prefer>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OperationRef {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub affinity_strategy: AffinityStrategy,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DatasetRef {
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct JobProcessor {
+    pub pod_spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ScriptProcessor {
+    pub image: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub image_tag: String,
+    pub resources: ResourceRequirements,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Processor {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobProcessor>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<ScriptProcessor>,
+}
+
+/// The union of the spec fields of the four kinds that placement needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OpSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<DatasetRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_after: Option<OperationRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(skip_serializing_if = "Labels::is_empty", deserialize_with = "null_as_default")]
+    pub node_selector: Labels,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub scheduler_name: String,
+    pub resources: ResourceRequirements,
+    /// DataMigrate only: more than one pod means Fluid records no node affinity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processor: Option<Processor>,
+    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub image: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OpStatus {
+    #[serde(deserialize_with = "null_as_default")]
+    pub phase: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FluidOp {
+    pub kind: OpKind,
+    pub metadata: ObjectMeta,
+    pub spec: OpSpec,
+    pub status: OpStatus,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[derive(Default)]
+pub(crate) struct FluidOpBody {
+    pub metadata: ObjectMeta,
+    pub spec: OpSpec,
+    pub status: OpStatus,
+}
+
+impl FluidOp {
+    pub fn namespace(&self) -> &str {
+        &self.metadata.namespace
+    }
+
+    /// Whether Fluid writes `status.nodeAffinity` for this operation once it completes.
+    /// Only single-pod DataLoad and DataMigrate do.
+    pub fn records_node_affinity(&self) -> bool {
+        match self.kind {
+            OpKind::DataLoad => true,
+            OpKind::DataMigrate => self.spec.parallelism.unwrap_or(1) <= 1,
+            OpKind::DataProcess | OpKind::DataBackup => false,
+        }
+    }
+
+    /// Node label keys recorded after the operation runs: hostname, zone, region and the keys of
+    /// the `affinity.dataflow.fluid.io/labels` annotation.
+    pub fn recorded_label_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = [HOSTNAME_LABEL, ZONE_LABEL, REGION_LABEL]
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        if let Some(extra) = self.metadata.annotations.get(AFFINITY_LABELS_ANNOTATION) {
+            for key in extra.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                if !keys.iter().any(|k| k == key) {
+                    keys.push(key.to_string());
+                }
+            }
+        }
+        keys
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.status.phase == "Complete"
+    }
+}

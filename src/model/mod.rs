@@ -1,0 +1,301 @@
+//! Typed objects: what the tool understands of each manifest or state item.
+
+pub mod core;
+pub mod fluid;
+pub mod gang;
+pub mod quantity;
+
+use serde::{Deserialize, Deserializer};
+
+pub use self::core::*;
+pub use fluid::{FluidOp, OpKind};
+pub use gang::{GodelPodGroup, VolcanoJob, VolcanoPodGroup};
+pub use quantity::Quantity;
+
+/// `apiVersion` and `kind`, read first to decide how to decode the rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TypeMeta {
+    #[serde(deserialize_with = "null_as_default")]
+    pub api_version: String,
+    #[serde(deserialize_with = "null_as_default")]
+    pub kind: String,
+}
+
+impl TypeMeta {
+    pub fn group(&self) -> &str {
+        self.api_version
+            .rsplit_once('/')
+            .map_or("", |(group, _)| group)
+    }
+}
+
+/// A core workload with a pod template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    pub replicas: i32,
+    pub template: PodTemplateSpec,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Object {
+    Pod(Pod),
+    Node(Node),
+    Namespace(Namespace),
+    Workload(Workload),
+    FluidOp(FluidOp),
+    GodelPodGroup(GodelPodGroup),
+    VolcanoJob(VolcanoJob),
+    VolcanoPodGroup(VolcanoPodGroup),
+    /// Kept so callers can report it, never silently dropped.
+    Unknown {
+        type_meta: TypeMeta,
+        metadata: ObjectMeta,
+    },
+}
+
+/// Why an object could not be decoded; `path` names the field (`spec.runAfter.name`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeError {
+    pub path: String,
+    pub message: String,
+}
+
+/// The API groups and kinds we model, with the one version of each we read.
+const KNOWN_KINDS: &[(&str, &str, &str)] = &[
+    ("", "v1", "Pod"),
+    ("", "v1", "Node"),
+    ("", "v1", "Namespace"),
+    ("apps", "v1", "Deployment"),
+    ("apps", "v1", "StatefulSet"),
+    ("apps", "v1", "ReplicaSet"),
+    ("apps", "v1", "DaemonSet"),
+    ("batch", "v1", "Job"),
+    ("batch", "v1", "CronJob"),
+    ("data.fluid.io", "v1alpha1", "DataLoad"),
+    ("data.fluid.io", "v1alpha1", "DataMigrate"),
+    ("data.fluid.io", "v1alpha1", "DataProcess"),
+    ("data.fluid.io", "v1alpha1", "DataBackup"),
+    ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
+    ("batch.volcano.sh", "v1alpha1", "Job"),
+    ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+];
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WorkloadBody {
+    metadata: ObjectMeta,
+    spec: WorkloadSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WorkloadSpec {
+    replicas: Option<i32>,
+    parallelism: Option<i32>,
+    template: PodTemplateSpec,
+    job_template: Option<JobTemplate>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JobTemplate {
+    spec: Box<WorkloadSpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MetadataOnly {
+    metadata: ObjectMeta,
+}
+
+impl Object {
+    /// Decode an object whose `apiVersion`/`kind` were already read.
+    pub fn decode<'de, D: Deserializer<'de>>(
+        type_meta: TypeMeta,
+        deserializer: D,
+    ) -> Result<Object, DecodeError> {
+        let group = type_meta.group().to_string();
+        let kind = type_meta.kind.as_str();
+        let expected = KNOWN_KINDS
+            .iter()
+            .filter(|(g, _, k)| *g == group && *k == kind)
+            .map(|(g, v, _)| if g.is_empty() { v.to_string() } else { format!("{g}/{v}") })
+            .next();
+        match expected {
+            Some(expected) if expected != type_meta.api_version => {
+                return Err(DecodeError {
+                    path: "apiVersion".into(),
+                    message: format!(
+                        "unsupported apiVersion {:?} for {kind} (expected {expected:?})",
+                        type_meta.api_version
+                    ),
+                });
+            }
+            Some(_) => {}
+            None => {
+                let body: MetadataOnly = decode_path(deserializer)?;
+                return Ok(Object::Unknown {
+                    type_meta,
+                    metadata: body.metadata,
+                });
+            }
+        }
+        Ok(match (group.as_str(), kind) {
+            ("", "Pod") => Object::Pod(decode_path(deserializer)?),
+            ("", "Node") => Object::Node(decode_path(deserializer)?),
+            ("", "Namespace") => Object::Namespace(decode_path(deserializer)?),
+            ("data.fluid.io", _) => {
+                let body: fluid::FluidOpBody = decode_path(deserializer)?;
+                Object::FluidOp(FluidOp {
+                    kind: OpKind::parse(kind).expect("listed in KNOWN_KINDS"),
+                    metadata: body.metadata,
+                    spec: body.spec,
+                    status: body.status,
+                })
+            }
+            ("scheduling.godel.kubewharf.io", _) => {
+                Object::GodelPodGroup(decode_path(deserializer)?)
+            }
+            ("batch.volcano.sh", _) => Object::VolcanoJob(decode_path(deserializer)?),
+            ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(decode_path(deserializer)?),
+            _ => {
+                let body: WorkloadBody = decode_path(deserializer)?;
+                let (replicas, template) = match body.spec.job_template {
+                    Some(job) => (job.spec.parallelism.unwrap_or(1), job.spec.template),
+                    None => (
+                        body.spec.replicas.or(body.spec.parallelism).unwrap_or(1),
+                        body.spec.template,
+                    ),
+                };
+                Object::Workload(Workload {
+                    kind: kind.to_string(),
+                    metadata: body.metadata,
+                    replicas,
+                    template,
+                })
+            }
+        })
+    }
+
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            Object::Pod(o) => &o.metadata,
+            Object::Node(o) => &o.metadata,
+            Object::Namespace(o) => &o.metadata,
+            Object::Workload(o) => &o.metadata,
+            Object::FluidOp(o) => &o.metadata,
+            Object::GodelPodGroup(o) => &o.metadata,
+            Object::VolcanoJob(o) => &o.metadata,
+            Object::VolcanoPodGroup(o) => &o.metadata,
+            Object::Unknown { metadata, .. } => metadata,
+        }
+    }
+
+    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        match self {
+            Object::Pod(o) => &mut o.metadata,
+            Object::Node(o) => &mut o.metadata,
+            Object::Namespace(o) => &mut o.metadata,
+            Object::Workload(o) => &mut o.metadata,
+            Object::FluidOp(o) => &mut o.metadata,
+            Object::GodelPodGroup(o) => &mut o.metadata,
+            Object::VolcanoJob(o) => &mut o.metadata,
+            Object::VolcanoPodGroup(o) => &mut o.metadata,
+            Object::Unknown { metadata, .. } => metadata,
+        }
+    }
+
+    /// The kind as users write it (`DataLoad`, `PodGroup`, `Job`...).
+    pub fn kind(&self) -> &str {
+        match self {
+            Object::Pod(_) => "Pod",
+            Object::Node(_) => "Node",
+            Object::Namespace(_) => "Namespace",
+            Object::Workload(w) => &w.kind,
+            Object::FluidOp(op) => op.kind.as_str(),
+            Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) => "PodGroup",
+            Object::VolcanoJob(_) => "Job",
+            Object::Unknown { type_meta, .. } => &type_meta.kind,
+        }
+    }
+
+    /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
+    pub fn is_namespaced(&self) -> bool {
+        !matches!(self, Object::Node(_) | Object::Namespace(_))
+    }
+}
+
+fn decode_path<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, DecodeError> {
+    serde_path_to_error::deserialize(d).map_err(|e| DecodeError {
+        path: e.path().to_string().trim_start_matches('.').to_string(),
+        message: e.inner().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_json(text: &str) -> Result<Object, DecodeError> {
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let type_meta = TypeMeta::deserialize(&value).unwrap();
+        Object::decode(type_meta, &value)
+    }
+
+    #[test]
+    fn dispatches_on_group_and_kind() {
+        let cases = [
+            (r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}"#, "Pod"),
+            (r#"{"apiVersion":"batch/v1","kind":"Job","spec":{"parallelism":3}}"#, "Job"),
+            (r#"{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job"}"#, "Job"),
+            (r#"{"apiVersion":"data.fluid.io/v1alpha1","kind":"DataLoad"}"#, "DataLoad"),
+            (r#"{"apiVersion":"example.com/v1","kind":"Widget"}"#, "Widget"),
+        ];
+        for (text, kind) in cases {
+            assert_eq!(decode_json(text).unwrap().kind(), kind, "{text}");
+        }
+        assert!(matches!(
+            decode_json(r#"{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job"}"#),
+            Ok(Object::VolcanoJob(_))
+        ));
+        assert!(matches!(
+            decode_json(r#"{"apiVersion":"example.com/v1","kind":"Widget"}"#),
+            Ok(Object::Unknown { .. })
+        ));
+        match decode_json(r#"{"apiVersion":"batch/v1","kind":"Job","spec":{"parallelism":3}}"#) {
+            Ok(Object::Workload(w)) => assert_eq!(w.replicas, 3),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn wrong_api_version_is_an_error_on_api_version() {
+        let err = decode_json(r#"{"apiVersion":"data.fluid.io/v1beta1","kind":"DataLoad"}"#)
+            .unwrap_err();
+        assert_eq!(err.path, "apiVersion");
+        assert_eq!(
+            err.message,
+            "unsupported apiVersion \"data.fluid.io/v1beta1\" for DataLoad (expected \"data.fluid.io/v1alpha1\")"
+        );
+    }
+
+    #[test]
+    fn type_errors_name_the_field_path() {
+        let err = decode_json(
+            r#"{"apiVersion":"data.fluid.io/v1alpha1","kind":"DataLoad",
+                "spec":{"runAfter":{"affinityStrategy":{"prefers":[{"name":"x","weight":"high"}]}}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.path, "spec.runAfter.affinityStrategy.prefers[0].weight");
+        let err = decode_json(
+            r#"{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"resources":{"requests":{"cpu":"lots"}}}]}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.path, "spec.containers[0].resources.requests.cpu");
+        assert!(err.message.contains("invalid quantity \"lots\""), "{}", err.message);
+    }
+}

@@ -6,3 +6,4 @@ pub mod manifest;
 pub mod model;
 pub mod cluster;
 pub mod cli;
+pub mod synth;

@@ -2,8 +2,11 @@
 //!
 //! Data flows one way: `manifest` (inputs) -> `model` -> `sched` (engine) -> `plan` -> `report`.
 
+pub mod cli;
+pub mod cluster;
 pub mod manifest;
 pub mod model;
-pub mod cluster;
-pub mod cli;
+pub mod plan;
+pub mod report;
+pub mod sched;
 pub mod synth;

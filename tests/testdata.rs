@@ -33,7 +33,8 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
     ("gangs/volcano-job.yaml", &[("Job", 1)]),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),
-    ("pods/affinity.yaml", &[("Pod", 2)]),
+    ("pods/affinity.yaml", &[("Pod", 1)]),
+    ("pods/self-affinity.yaml", &[("Pod", 1)]),
     ("pods/topology-spread.yaml", &[("Pod", 1)]),
     ("pods/tolerations.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
@@ -316,7 +317,7 @@ fn pod_examples_are_feasible_where_their_comments_say() {
             &["node-a2", "node-a3", "node-b3", "node-c3"],
         ),
         (
-            "pods/affinity.yaml",
+            "pods/self-affinity.yaml",
             "shard-0",
             all_but_tainted_and_cordoned,
         ),

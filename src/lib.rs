@@ -5,4 +5,5 @@
 pub mod manifest;
 pub mod model;
 pub mod cluster;
+pub mod apply;
 pub mod cli;

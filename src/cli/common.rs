@@ -33,7 +33,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_color: bool,
     /// Log verbosity level, as kubectl's -v
-    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0)]
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
     pub verbosity: u8,
 }
 
@@ -125,9 +131,7 @@ impl GlobalArgs {
             request_timeout,
         };
         let scope = match &self.namespace {
-            Some(namespace) if !self.all_namespaces => {
-                live::Scope::Namespace(namespace.clone())
-            }
+            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
             _ => live::Scope::All,
         };
         let mut progress = live::StderrProgress::default();

@@ -134,17 +134,25 @@ pub const RESOURCES: &[Resource] = &[
 pub enum LiveError {
     #[error("cannot load the kubeconfig: {0}; pass --kubeconfig FILE or --state FILE")]
     Kubeconfig(String),
-    #[error("cannot reach the API server at {server}: {message}; check the kubeconfig's server address and your network, or pass --state FILE")]
+    #[error(
+        "cannot reach the API server at {server}: {message}; check the kubeconfig's server address and your network, or pass --state FILE"
+    )]
     Unreachable { server: String, message: String },
-    #[error("the API server at {server} did not answer {what} within {timeout:?} (--request-timeout); raise the timeout or check the server")]
+    #[error(
+        "the API server at {server} did not answer {what} within {timeout:?} (--request-timeout); raise the timeout or check the server"
+    )]
     Timeout {
         server: String,
         what: String,
         timeout: Duration,
     },
-    #[error("unauthorized ({what}): the API server at {server} rejected the credentials of the current context; refresh them (log in again) or pick another --context")]
+    #[error(
+        "unauthorized ({what}): the API server at {server} rejected the credentials of the current context; refresh them (log in again) or pick another --context"
+    )]
     Unauthorized { server: String, what: String },
-    #[error("forbidden: cannot {what}: {message}; ask for list permission, or record the state elsewhere and pass --state FILE")]
+    #[error(
+        "forbidden: cannot {what}: {message}; ask for list permission, or record the state elsewhere and pass --state FILE"
+    )]
     Forbidden { what: String, message: String },
     #[error("the API server refused to {what}: {code} {message}")]
     Api {
@@ -183,7 +191,11 @@ impl Session {
             config.read_timeout = Some(timeout);
             config.connect_timeout = Some(timeout);
         }
-        let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        let server = config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string();
         let default_namespace = config.default_namespace.clone();
         let client = Client::try_from(config).map_err(|e| LiveError::Unreachable {
             server: server.clone(),
@@ -491,12 +503,18 @@ async fn list(
                 message,
             })
         };
-        let page: Page<'_> = serde_json::from_str(&text).map_err(|e| decode_error(e.to_string()))?;
+        let page: Page<'_> =
+            serde_json::from_str(&text).map_err(|e| decode_error(e.to_string()))?;
         let items = page.items.unwrap_or_default();
         for (index, item) in items.iter().enumerate() {
             let mut de = serde_json::Deserializer::from_str(item.get());
             let mut object = Object::decode(type_meta.clone(), &mut de).map_err(|e| {
-                decode_error(format!("items[{}].{}: {}", total + index, e.path, e.message))
+                decode_error(format!(
+                    "items[{}].{}: {}",
+                    total + index,
+                    e.path,
+                    e.message
+                ))
             })?;
             if object.is_namespaced() && object.metadata().namespace.is_empty() {
                 object.metadata_mut().namespace = "default".into();
@@ -600,15 +618,23 @@ mod tests {
             ("0s", Ok(None)),
             (
                 "soon",
-                Err("invalid --request-timeout \"soon\": expected a duration such as 30s, 1m or 500ms"),
+                Err(
+                    "invalid --request-timeout \"soon\": expected a duration such as 30s, 1m or 500ms",
+                ),
             ),
             (
                 "10x",
-                Err("invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms"),
+                Err(
+                    "invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms",
+                ),
             ),
         ];
         for (text, expected) in cases {
-            assert_eq!(parse_timeout(text), expected.map_err(String::from), "{text}");
+            assert_eq!(
+                parse_timeout(text),
+                expected.map_err(String::from),
+                "{text}"
+            );
         }
     }
 
@@ -618,7 +644,12 @@ mod tests {
         let team = Scope::Namespace("team".into());
         let cases = [
             (&RESOURCES[0], &team, "/api/v1/nodes", "list nodes"),
-            (&RESOURCES[2], &all, "/api/v1/pods", "list pods in all namespaces"),
+            (
+                &RESOURCES[2],
+                &all,
+                "/api/v1/pods",
+                "list pods in all namespaces",
+            ),
             (
                 &RESOURCES[2],
                 &team,

@@ -140,9 +140,7 @@ fn sort_state(state: &mut ClusterState) {
     state.nodes.sort_by_key(|o| key(&o.metadata));
     state.namespaces.sort_by_key(|o| key(&o.metadata));
     state.pods.sort_by_key(|o| key(&o.metadata));
-    state
-        .fluid_ops
-        .sort_by_key(|o| (o.kind, key(&o.metadata)));
+    state.fluid_ops.sort_by_key(|o| (o.kind, key(&o.metadata)));
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
@@ -196,7 +194,10 @@ fn redact_term(term: &mut NodeSelectorTerm) {
 }
 
 fn redact_node_selector(selector: &mut NodeSelector) {
-    selector.node_selector_terms.iter_mut().for_each(redact_term);
+    selector
+        .node_selector_terms
+        .iter_mut()
+        .for_each(redact_term);
 }
 
 fn redact_label_selector(selector: &mut LabelSelector) {
@@ -214,7 +215,9 @@ fn redact_pod_affinity(affinity: &mut PodAffinity) {
             .map(|weighted| &mut weighted.pod_affinity_term),
     );
     for term in terms {
-        term.label_selector.iter_mut().for_each(redact_label_selector);
+        term.label_selector
+            .iter_mut()
+            .for_each(redact_label_selector);
         term.namespace_selector
             .iter_mut()
             .for_each(redact_label_selector);
@@ -229,7 +232,10 @@ fn redact_affinity(affinity: &mut Affinity) {
             redact_term(&mut preferred.preference);
         }
     }
-    affinity.pod_affinity.iter_mut().for_each(redact_pod_affinity);
+    affinity
+        .pod_affinity
+        .iter_mut()
+        .for_each(redact_pod_affinity);
     affinity
         .pod_anti_affinity
         .iter_mut()
@@ -373,7 +379,10 @@ mod tests {
         let node = redact("node-b");
         let team = redact("team");
         assert_eq!(back.nodes[0].metadata.name, node);
-        assert_eq!(back.nodes[0].metadata.labels["kubernetes.io/hostname"], node);
+        assert_eq!(
+            back.nodes[0].metadata.labels["kubernetes.io/hostname"],
+            node
+        );
         assert_eq!(back.nodes[0].metadata.labels["gpu-count"], "4");
         let pod = &back.pods[0];
         assert_eq!(pod.metadata.name, redact("loader-0"));
@@ -381,15 +390,28 @@ mod tests {
         assert_eq!(pod.metadata.labels["app"], redact("loader"));
         assert!(pod.metadata.annotations.is_empty());
         assert_eq!(pod.spec.node_name, node);
-        assert_eq!(pod.spec.containers[0].image, redact("registry.corp/loader:1"));
-        let required = &pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref().unwrap();
+        assert_eq!(
+            pod.spec.containers[0].image,
+            redact("registry.corp/loader:1")
+        );
+        let required = &pod
+            .spec
+            .affinity
+            .as_ref()
+            .unwrap()
+            .node_affinity
+            .as_ref()
+            .unwrap();
         let values: Vec<&str> = required.required.as_ref().unwrap().node_selector_terms[0]
             .match_expressions
             .iter()
             .map(|e| e.values[0].as_str())
             .collect();
         assert_eq!(values, [node.as_str(), "2"]);
-        assert_eq!(back.namespaces[0].metadata.labels["kubernetes.io/metadata.name"], team);
+        assert_eq!(
+            back.namespaces[0].metadata.labels["kubernetes.io/metadata.name"],
+            team
+        );
         let op = &back.fluid_ops[0];
         assert_eq!(op.spec.run_after.as_ref().unwrap().name, redact("warmup"));
         assert_eq!(

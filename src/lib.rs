@@ -2,8 +2,9 @@
 //!
 //! Data flows one way: `manifest` (inputs) -> `model` -> `sched` (engine) -> `plan` -> `report`.
 
-pub mod manifest;
-pub mod model;
-pub mod cluster;
 pub mod apply;
 pub mod cli;
+pub mod cluster;
+pub mod manifest;
+pub mod model;
+pub mod sched;

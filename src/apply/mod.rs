@@ -2,3 +2,4 @@
 //! objects. The diff/confirm rules are shared by `patch` and `launch`.
 
 pub mod file;
+pub mod manifest;

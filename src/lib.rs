@@ -7,4 +7,7 @@ pub mod cli;
 pub mod cluster;
 pub mod manifest;
 pub mod model;
+pub mod plan;
+pub mod report;
 pub mod sched;
+pub mod synth;

@@ -2,6 +2,7 @@
 //!
 //! Data flows one way: `manifest` (inputs) -> `model` -> `sched` (engine) -> `plan` -> `report`.
 
+pub mod apply;
 pub mod cli;
 pub mod cluster;
 pub mod manifest;

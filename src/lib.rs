@@ -6,3 +6,5 @@ pub mod manifest;
 pub mod model;
 pub mod cluster;
 pub mod cli;
+pub mod lint;
+pub mod report;

@@ -1,0 +1,3 @@
+//! Renderers: turn reports into text, JSON, SARIF and workflow commands.
+
+pub mod lint;

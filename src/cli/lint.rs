@@ -65,13 +65,16 @@ pub struct LintArgs {
 
 pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError> {
     if let Some(code) = &args.explain {
-        let rule = rules::find(code)
-            .ok_or_else(|| anyhow::Error::new(lint::UnknownCode(code.clone())))?;
+        let rule =
+            rules::find(code).ok_or_else(|| anyhow::Error::new(lint::UnknownCode(code.clone())))?;
         print(&report::lint::explain(rule))?;
         return Ok(Outcome::Clean);
     }
     if args.input.filenames.is_empty() {
-        return Err(anyhow::anyhow!("no input: give manifests with -f PATH (a file, a directory or - for stdin)").into());
+        return Err(anyhow::anyhow!(
+            "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
+        )
+        .into());
     }
     let options = LintOptions {
         disable: args.disable.clone(),
@@ -93,9 +96,13 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         LintFormat::Github => report::lint::github(&result),
     };
     print(&rendered)?;
-    let failing = result.count(Severity::Error) > 0
-        || (args.strict && result.count(Severity::Warning) > 0);
-    Ok(if failing { Outcome::Findings } else { Outcome::Clean })
+    let failing =
+        result.count(Severity::Error) > 0 || (args.strict && result.count(Severity::Warning) > 0);
+    Ok(if failing {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
 }
 
 fn print(text: &str) -> Result<(), CommandError> {

@@ -42,7 +42,11 @@ impl<'a> Index<'a> {
         let run_after = op.spec.run_after.as_ref()?;
         let kind = OpKind::parse(&run_after.kind)?;
         self.ops
-            .get(&(kind, namespace_or(&run_after.namespace, op), &run_after.name))
+            .get(&(
+                kind,
+                namespace_or(&run_after.namespace, op),
+                &run_after.name,
+            ))
             .copied()
     }
 
@@ -149,7 +153,9 @@ fn check_annotations(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp) {
         message: format!(
             "annotation {OLD_AFFINITY_LABELS_ANNOTATION:?} is the design's name; Fluid reads {AFFINITY_LABELS_ANNOTATION:?}"
         ),
-        hint: Some(format!("rename the annotation to {AFFINITY_LABELS_ANNOTATION}")),
+        hint: Some(format!(
+            "rename the annotation to {AFFINITY_LABELS_ANNOTATION}"
+        )),
     };
     ctx.emit(m, finding);
 }
@@ -215,10 +221,12 @@ fn check_run_after<'a>(ctx: &mut Context<'_>, index: &Index<'a>, m: &Manifest, o
     ] {
         if len > 0 && policy != reads && matches!(policy, "" | REQUIRE | PREFER) {
             let shown = if policy.is_empty() { "empty" } else { policy };
-            let message = format!(
-                "`{list}` is ignored: policy is {shown}, and only policy {reads} reads it"
+            let message =
+                format!("`{list}` is ignored: policy is {shown}, and only policy {reads} reads it");
+            ctx.emit(
+                m,
+                Finding::at_key(m, "DF103", &format!("{base}.{list}"), message),
             );
-            ctx.emit(m, Finding::at_key(m, "DF103", &format!("{base}.{list}"), message));
         }
     }
     if policy == PREFER {
@@ -274,7 +282,8 @@ fn check_run_after<'a>(ctx: &mut Context<'_>, index: &Index<'a>, m: &Manifest, o
         } else {
             "DataProcess and DataBackup record no node"
         };
-        let message = format!("policy {policy} inherits from a {kind}, but {why}: nothing is inherited");
+        let message =
+            format!("policy {policy} inherits from a {kind}, but {why}: nothing is inherited");
         let finding = Finding::at(m, "DF109", &source_kind_path, message)
             .hint("inherit from an earlier DataLoad or single-pod DataMigrate with affinityStrategy.dependOn");
         ctx.emit(m, finding);
@@ -392,7 +401,11 @@ fn check_depend_on<'a>(
             "dependOn {} is not upstream of {} (runAfter chain: {})",
             display(source),
             display(op),
-            if upstream.is_empty() { "none".to_string() } else { upstream.join(" -> ") }
+            if upstream.is_empty() {
+                "none".to_string()
+            } else {
+                upstream.join(" -> ")
+            }
         );
         ctx.emit(m, Finding::at(m, "DF108", &format!("{path}.name"), message));
     }
@@ -435,9 +448,15 @@ fn check_recorded_keys(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp, source
             .get(OLD_AFFINITY_LABELS_ANNOTATION)
             .is_some_and(|v| v.split(',').any(|k| k.trim() == key));
         let hint = if in_old {
-            format!("{} lists it under the old annotation {OLD_AFFINITY_LABELS_ANNOTATION}; rename it to {AFFINITY_LABELS_ANNOTATION}", display(source))
+            format!(
+                "{} lists it under the old annotation {OLD_AFFINITY_LABELS_ANNOTATION}; rename it to {AFFINITY_LABELS_ANNOTATION}",
+                display(source)
+            )
         } else {
-            format!("add it to the annotation {AFFINITY_LABELS_ANNOTATION} of {}", display(source))
+            format!(
+                "add it to the annotation {AFFINITY_LABELS_ANNOTATION} of {}",
+                display(source)
+            )
         };
         ctx.emit(m, Finding::at(m, "DF110", &path, message).hint(hint));
     }

@@ -1,17 +1,20 @@
 //! Godel PodGroup rules (DF2xx): the group's own fields, pods joining it, and with a state,
 //! whether its topology keys describe the cluster.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{Context, Finding, literal_key, node_at};
 use crate::cluster::ClusterState;
 use crate::manifest::Manifest;
 use crate::model::gang::GODEL_POD_GROUP_LABEL;
-use crate::model::{GodelPodGroup, Labels, Object};
+use crate::model::{GodelPodGroup, Labels, Object, PodSpec};
+use crate::sched::{Resources, pod_requests, resources::node_allocatable, selector};
 
 /// Every Godel PodGroup by namespace and name, from the manifests and the state.
 pub(crate) struct Index<'a> {
     groups: HashSet<(&'a str, &'a str)>,
+    /// Member pod specs among the manifests by group, each with how many pods it stands for.
+    members: HashMap<(&'a str, &'a str), Vec<(&'a PodSpec, usize)>>,
     has_state: bool,
 }
 
@@ -22,11 +25,31 @@ impl<'a> Index<'a> {
             Object::GodelPodGroup(g) => Some(g),
             _ => None,
         });
+        let mut members: HashMap<_, Vec<_>> = HashMap::new();
+        for m in manifests {
+            let (meta, spec, count) = match &m.object {
+                Object::Pod(p) => (&p.metadata, &p.spec, 1),
+                Object::Workload(w) => (
+                    &w.template.metadata,
+                    &w.template.spec,
+                    usize::try_from(w.replicas).unwrap_or(0),
+                ),
+                _ => continue,
+            };
+            if let Some(group) = meta.labels.get(GODEL_POD_GROUP_LABEL) {
+                let namespace = m.object.metadata().namespace.as_str();
+                members
+                    .entry((namespace, group.as_str()))
+                    .or_default()
+                    .push((spec, count));
+            }
+        }
         Index {
             groups: from_state
                 .chain(from_manifests)
                 .map(|g| (g.metadata.namespace.as_str(), g.metadata.name.as_str()))
                 .collect(),
+            members,
             has_state: state.is_some(),
         }
     }
@@ -38,6 +61,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index<'_>, m: &Manifest) {
             check_group(ctx, m, group);
             if let Some(state) = ctx.state {
                 check_topology(ctx, m, group, state);
+                check_unit_fits(ctx, index, m, group, state);
             }
         }
         Object::Pod(pod) => check_member(ctx, index, m, "metadata", &pod.metadata.labels),
@@ -61,7 +85,10 @@ const SORT_FIELDS: [(&str, &[&str], bool); 3] = [
 
 fn check_group(ctx: &mut Context<'_>, m: &Manifest, group: &GodelPodGroup) {
     if group.spec.min_member < 1 {
-        let message = format!("minMember is {}; it must be at least 1", group.spec.min_member);
+        let message = format!(
+            "minMember is {}; it must be at least 1",
+            group.spec.min_member
+        );
         ctx.emit(m, Finding::at(m, "DF202", "spec.minMember", message));
     }
     let Some(affinity) = group
@@ -97,7 +124,13 @@ fn check_group(ctx: &mut Context<'_>, m: &Manifest, group: &GodelPodGroup) {
     }
 }
 
-fn check_member(ctx: &mut Context<'_>, index: &Index<'_>, m: &Manifest, meta: &str, labels: &Labels) {
+fn check_member(
+    ctx: &mut Context<'_>,
+    index: &Index<'_>,
+    m: &Manifest,
+    meta: &str,
+    labels: &Labels,
+) {
     let Some(group) = labels.get(GODEL_POD_GROUP_LABEL) else {
         return;
     };
@@ -123,7 +156,12 @@ fn check_member(ctx: &mut Context<'_>, index: &Index<'_>, m: &Manifest, meta: &s
     ctx.emit(m, finding);
 }
 
-fn check_topology(ctx: &mut Context<'_>, m: &Manifest, group: &GodelPodGroup, state: &ClusterState) {
+fn check_topology(
+    ctx: &mut Context<'_>,
+    m: &Manifest,
+    group: &GodelPodGroup,
+    state: &ClusterState,
+) {
     let Some(affinity) = group
         .spec
         .affinity
@@ -135,7 +173,12 @@ fn check_topology(ctx: &mut Context<'_>, m: &Manifest, group: &GodelPodGroup, st
     if state.nodes.is_empty() {
         return;
     }
-    let carried = |key: &str| state.nodes.iter().any(|n| n.metadata.labels.contains_key(key));
+    let carried = |key: &str| {
+        state
+            .nodes
+            .iter()
+            .any(|n| n.metadata.labels.contains_key(key))
+    };
     let base = "spec.affinity.podGroupAffinity";
     for (list, terms, code) in [
         ("required", &affinity.required, "DF204"),
@@ -211,4 +254,126 @@ fn straddling_domain(
         .into_iter()
         .find(|(_, outer)| outer.len() > 1)
         .map(|(value, outer)| (value.to_string(), outer))
+}
+
+/// A lower bound of what the unit asks for: per resource, the `min_member` smallest member
+/// requests (the smallest repeated when fewer members are known). Never overestimates, so the
+/// rule never reports a unit that could fit.
+fn unit_request(members: &[(&PodSpec, usize)], min_member: usize) -> Resources {
+    let requests: Vec<Resources> = members
+        .iter()
+        .flat_map(|(spec, count)| {
+            std::iter::repeat_n(pod_requests(spec, false), (*count).min(min_member))
+        })
+        .collect();
+    let mut names: BTreeSet<String> = ["cpu", "memory"].map(String::from).into();
+    names.extend(requests.iter().flat_map(|r| r.scalar.keys().cloned()));
+    let mut unit = Resources::default();
+    for name in names {
+        let mut values: Vec<i64> = requests.iter().map(|r| r.get(&name)).collect();
+        values.sort_unstable();
+        let smallest = values.first().copied().unwrap_or(0);
+        let total: i64 = values
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(smallest))
+            .take(min_member)
+            .sum();
+        match name.as_str() {
+            "cpu" => unit.milli_cpu = total,
+            "memory" => unit.memory = total,
+            _ => {
+                unit.scalar.insert(name, total);
+            }
+        }
+    }
+    unit
+}
+
+fn check_unit_fits(
+    ctx: &mut Context<'_>,
+    index: &Index<'_>,
+    m: &Manifest,
+    group: &GodelPodGroup,
+    state: &ClusterState,
+) {
+    let Some(affinity) = group
+        .spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pod_group_affinity.as_ref())
+    else {
+        return;
+    };
+    let keys: Vec<&str> = affinity
+        .required
+        .iter()
+        .map(|t| t.topology_key.as_str())
+        .collect();
+    let key = (
+        group.metadata.namespace.as_str(),
+        group.metadata.name.as_str(),
+    );
+    let (Some(members), Ok(min_member)) = (
+        index.members.get(&key),
+        usize::try_from(group.spec.min_member),
+    ) else {
+        return;
+    };
+    if keys.is_empty() || min_member == 0 {
+        return;
+    }
+    let unit = unit_request(members, min_member);
+    let mut domains: BTreeMap<Vec<&str>, Resources> = BTreeMap::new();
+    for node in &state.nodes {
+        let labels = &node.metadata.labels;
+        if let Some(node_selector) = &affinity.node_selector
+            && !selector::node_selector_matches(node_selector, &node.metadata.name, labels).0
+        {
+            continue;
+        }
+        let Some(domain) = keys
+            .iter()
+            .map(|k| labels.get(*k).map(String::as_str))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        domains
+            .entry(domain)
+            .or_default()
+            .add(&node_allocatable(node));
+    }
+    let short = |capacity: &Resources| {
+        ["cpu", "memory"]
+            .into_iter()
+            .chain(unit.scalar.keys().map(String::as_str))
+            .find(|name| unit.get(name) > capacity.get(name))
+    };
+    if domains.values().any(|capacity| short(capacity).is_none()) {
+        return;
+    }
+    let Some((largest, capacity)) = domains.iter().max_by_key(|(_, c)| c.milli_cpu) else {
+        return;
+    };
+    let resource = short(capacity).unwrap_or("cpu");
+    let domain = keys.join("/");
+    let message = format!(
+        "the unit ({min_member} pods) needs at least {} of {resource}, more than any {domain} domain holds (largest: {domain}={} with {})",
+        amount(resource, unit.get(resource)),
+        largest.join("/"),
+        amount(resource, capacity.get(resource)),
+    );
+    let finding = Finding::at(m, "DF207", "spec.minMember", message);
+    ctx.emit(m, finding);
+}
+
+/// An amount as users write it: CPU in cores, memory in MiB, the rest as counts.
+fn amount(resource: &str, value: i64) -> String {
+    match resource {
+        "cpu" if value % 1000 == 0 => format!("{} cores", value / 1000),
+        "cpu" => format!("{value}m"),
+        "memory" => format!("{}Mi", value / (1024 * 1024)),
+        _ => value.to_string(),
+    }
 }

@@ -250,7 +250,14 @@ fn load_diagnostics(set: &ManifestSet, ctx: &mut Context<'_>) {
             || set.problems.iter().any(|p| p.file() == name);
         if !has_objects {
             let message = "file contains no objects".to_string();
-            push_file_diagnostic(ctx, name, Pos { line: 1, column: 1 }, "DF003", String::new(), message);
+            push_file_diagnostic(
+                ctx,
+                name,
+                Pos { line: 1, column: 1 },
+                "DF003",
+                String::new(),
+                message,
+            );
         }
     }
 }

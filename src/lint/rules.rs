@@ -286,9 +286,9 @@ pub const RULES: &[Rule] = &[
         "DF302",
         "volcano-duplicate-task",
         Warning,
-        "task named twice in a task-topology annotation",
-        "A task listed twice in the same annotation makes the buckets ambiguous: Volcano keeps only one of its memberships.",
-        "List each task once per annotation; merge the groups that share it.",
+        "task named twice in one task-topology group",
+        "A task listed twice in the same group (or twice in the task order) is a copy-paste slip: the second mention adds nothing and often hides a task that was meant instead.",
+        "List each task once per group.",
     ),
     rule(
         "DF303",
@@ -400,11 +400,22 @@ mod tests {
     #[test]
     fn codes_are_unique_sorted_and_well_formed() {
         for pair in RULES.windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} / {}", pair[0].code, pair[1].code);
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} / {}",
+                pair[0].code,
+                pair[1].code
+            );
         }
         for rule in RULES {
-            assert!(rule.code.len() == 5 && rule.code.starts_with("DF"), "{}", rule.code);
-            assert!(!rule.title.is_empty() && !rule.explanation.is_empty() && !rule.help.is_empty());
+            assert!(
+                rule.code.len() == 5 && rule.code.starts_with("DF"),
+                "{}",
+                rule.code
+            );
+            assert!(
+                !rule.title.is_empty() && !rule.explanation.is_empty() && !rule.help.is_empty()
+            );
         }
     }
 }

@@ -29,7 +29,10 @@ const RUN_AFTER: Shape = Shape::Map(&[
         Shape::Map(&[
             ("dependOn", OBJECT_REF),
             ("policy", Shape::Any),
-            ("requires", Shape::List(&Shape::Map(&[("name", Shape::Any)]))),
+            (
+                "requires",
+                Shape::List(&Shape::Map(&[("name", Shape::Any)])),
+            ),
             (
                 "prefers",
                 Shape::List(&Shape::Map(&[("name", Shape::Any), ("weight", Shape::Any)])),
@@ -150,7 +153,12 @@ fn suggest(
     let lower = key.to_ascii_lowercase();
     let best = fields
         .iter()
-        .map(|(name, _)| (strsim::levenshtein(&lower, &name.to_ascii_lowercase()), *name))
+        .map(|(name, _)| {
+            (
+                strsim::levenshtein(&lower, &name.to_ascii_lowercase()),
+                *name,
+            )
+        })
         .min_by_key(|(distance, _)| *distance);
     match best {
         Some((distance, name)) if distance <= (key.len() / 3).max(1) => (Some(name), None),
@@ -177,10 +185,22 @@ mod tests {
             got,
             vec![
                 ("spec.runAfter.nmae", Some("name"), 3),
-                ("spec.runAfter.affinityStratgey", Some("affinityStrategy"), 4),
-                ("spec.runAfter.affinityStrategy.require", Some("requires"), 6),
+                (
+                    "spec.runAfter.affinityStratgey",
+                    Some("affinityStrategy"),
+                    4
+                ),
+                (
+                    "spec.runAfter.affinityStrategy.require",
+                    Some("requires"),
+                    6
+                ),
                 ("spec.runAfter.affinityStrategy.polcy", Some("policy"), 7),
-                ("spec.runAfter.affinityStrategy.prefers[0].wieght", Some("weight"), 8),
+                (
+                    "spec.runAfter.affinityStrategy.prefers[0].wieght",
+                    Some("weight"),
+                    8
+                ),
                 ("spec.runAfter.zzz", None, 9),
             ]
         );

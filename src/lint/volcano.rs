@@ -61,6 +61,12 @@ pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
         let names = parse(value);
         let mut seen = HashSet::new();
         for name in &names {
+            // Duplicates count within a group; the task order is one list.
+            let group = if annotation == VOLCANO_TASK_ORDER_ANNOTATION {
+                0
+            } else {
+                name.group
+            };
             let pos = ctx.pos_in_scalar(m, node, name.offset);
             let finding = |code, message: String| Finding {
                 code,
@@ -70,15 +76,22 @@ pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
                 hint: None,
             };
             if name.name.is_empty() {
-                let message = format!("{annotation}: empty task name (a doubled or trailing separator)");
+                let message =
+                    format!("{annotation}: empty task name (a doubled or trailing separator)");
                 ctx.emit(m, finding("DF303", message));
             } else if !tasks.contains(name.name) {
                 let known: BTreeSet<&str> = tasks.iter().copied().collect();
                 let message = format!("{annotation}: unknown task {:?}", name.name);
-                let hint = format!("tasks of this Job: {}", known.into_iter().collect::<Vec<_>>().join(", "));
+                let hint = format!(
+                    "tasks of this Job: {}",
+                    known.into_iter().collect::<Vec<_>>().join(", ")
+                );
                 ctx.emit(m, finding("DF301", message).hint(hint));
-            } else if !seen.insert(name.name) {
-                let message = format!("{annotation}: task {:?} is listed more than once", name.name);
+            } else if !seen.insert((group, name.name)) {
+                let message = format!(
+                    "{annotation}: task {:?} is listed more than once",
+                    name.name
+                );
                 ctx.emit(m, finding("DF302", message));
             }
         }
@@ -127,12 +140,18 @@ fn check_conflicts(
     let names = parse(value);
     for (a, b) in affinity.intersection(anti) {
         let offset = names.iter().find(|n| n.name == a).map_or(0, |n| n.offset);
-        let pair = if a == b { format!("task {a:?} with itself") } else { format!("tasks {a:?} and {b:?}") };
+        let pair = if a == b {
+            format!("task {a:?} with itself")
+        } else {
+            format!("tasks {a:?} and {b:?}")
+        };
         let finding = Finding {
             code: "DF304",
             pos: ctx.pos_in_scalar(m, anti_node, offset),
             path: format!("metadata.annotations[{VOLCANO_ANTI_AFFINITY_ANNOTATION}]"),
-            message: format!("{pair} are in both {VOLCANO_AFFINITY_ANNOTATION} and {VOLCANO_ANTI_AFFINITY_ANNOTATION}"),
+            message: format!(
+                "{pair} are in both {VOLCANO_AFFINITY_ANNOTATION} and {VOLCANO_ANTI_AFFINITY_ANNOTATION}"
+            ),
             hint: None,
         };
         ctx.emit(m, finding);
@@ -140,7 +159,12 @@ fn check_conflicts(
 }
 
 fn check_min_available(ctx: &mut Context<'_>, m: &Manifest, job: &VolcanoJob) {
-    let replicas: i64 = job.spec.tasks.iter().map(|t| i64::from(t.replicas.max(0))).sum();
+    let replicas: i64 = job
+        .spec
+        .tasks
+        .iter()
+        .map(|t| i64::from(t.replicas.max(0)))
+        .sum();
     if i64::from(job.spec.min_available) > replicas {
         let message = format!(
             "minAvailable is {} but the tasks create only {replicas} pod(s): the job never starts",

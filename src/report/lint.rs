@@ -38,7 +38,11 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
             let carets = "^".repeat(token_width(line, d.pos.column));
             let _ = writeln!(out, "{gutter} |");
             let _ = writeln!(out, "{number} | {line}");
-            let _ = writeln!(out, "{gutter} | {prefix}{}", paint(&carets, d.severity, color));
+            let _ = writeln!(
+                out,
+                "{gutter} | {prefix}{}",
+                paint(&carets, d.severity, color)
+            );
         }
         if let Some(hint) = &d.hint {
             let _ = writeln!(out, "{gutter} = hint: {hint}");
@@ -51,7 +55,10 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
 }
 
 fn summary_line(report: &LintReport) -> String {
-    let (errors, warnings) = (report.count(Severity::Error), report.count(Severity::Warning));
+    let (errors, warnings) = (
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+    );
     let files = plural(report.files, "file");
     if errors + warnings == 0 {
         return format!("no problems found in {files}");
@@ -64,7 +71,11 @@ fn summary_line(report: &LintReport) -> String {
 }
 
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn paint(text: &str, severity: Severity, color: bool) -> String {
@@ -221,7 +232,9 @@ pub fn sarif(report: &LintReport) -> String {
 /// Workflow-command escaping of the actions toolkit: data escapes `%`, CR and LF; property
 /// values also `:` and `,`.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(text: &str) -> String {
@@ -259,10 +272,21 @@ pub fn explain(rule: &Rule) -> String {
     if !rule.default_enabled {
         notes.push("off by default: --enable it");
     }
-    let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    };
     format!(
         "{} {} [{}]{notes}\n{}\n\n{}\n\nHow to fix: {}\n\nSuppress: `# kubectl-dataflow: ignore {}` on the line or on the object's first line, or --disable {}\n",
-        rule.code, rule.name, rule.severity, rule.title, rule.explanation, rule.help, rule.code, rule.code
+        rule.code,
+        rule.name,
+        rule.severity,
+        rule.title,
+        rule.explanation,
+        rule.help,
+        rule.code,
+        rule.code
     )
 }
 
@@ -285,7 +309,10 @@ mod tests {
 
     #[test]
     fn uris_and_escapes() {
-        assert_eq!(artifact_uri("./deploy/my flow.yaml"), "deploy/my%20flow.yaml");
+        assert_eq!(
+            artifact_uri("./deploy/my flow.yaml"),
+            "deploy/my%20flow.yaml"
+        );
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
         assert_eq!(escape_data("x\ny"), "x%0Ay");
     }

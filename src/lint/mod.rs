@@ -225,12 +225,13 @@ pub fn lint(
         (&a.file, a.pos, a.code, &a.message).cmp(&(&b.file, b.pos, b.code, &b.message))
     });
     diagnostics.dedup();
-    let files = set.sources.len()
-        + set
-            .problems
-            .iter()
-            .filter(|p| matches!(p, LoadError::Io { .. }))
-            .count();
+    let files = set
+        .sources
+        .iter()
+        .map(|s| &*s.name)
+        .chain(set.problems.iter().map(LoadError::file))
+        .collect::<BTreeSet<_>>()
+        .len();
     Ok(LintReport { diagnostics, files })
 }
 

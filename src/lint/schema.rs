@@ -139,7 +139,7 @@ pub(crate) fn unknown_fields<'n>(
 }
 
 /// The closest known field: a documented rename first, then the nearest by edit distance
-/// (case-insensitive, at most a third of the word), ties broken by the outline's order.
+/// (transpositions count once, case-insensitive, at most a third of the word), ties broken by the outline's order.
 fn suggest(
     key: &str,
     fields: &[(&'static str, Shape)],
@@ -155,7 +155,7 @@ fn suggest(
         .iter()
         .map(|(name, _)| {
             (
-                strsim::levenshtein(&lower, &name.to_ascii_lowercase()),
+                strsim::osa_distance(&lower, &name.to_ascii_lowercase()),
                 *name,
             )
         })

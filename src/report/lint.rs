@@ -10,7 +10,6 @@ use crate::lint::{Diagnostic, LintReport, RULES, Rule, Severity};
 use crate::manifest::Source;
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFORMATION_URI: &str = "https://github.com/kubectl-dataflow/kubectl-dataflow";
 
 /// `file:line:col: error[DF101]: message`, the source line with a caret under the offending
 /// token, and `= hint:` lines; then a one-line summary.
@@ -219,7 +218,6 @@ pub fn sarif(report: &LintReport) -> String {
             "tool": {"driver": {
                 "name": "kubectl-dataflow",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": INFORMATION_URI,
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",

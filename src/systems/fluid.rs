@@ -303,7 +303,7 @@ pub fn inherit(
                     }));
                     note_missing(&prefer.name, terms.len() > before);
                 }
-                (!terms.is_empty()).then(|| NodeAffinity {
+                (!terms.is_empty()).then_some(NodeAffinity {
                     required: None,
                     preferred: terms,
                 })

@@ -39,6 +39,9 @@ pub struct Workload {
     pub template: PodTemplateSpec,
 }
 
+// Objects are decoded once and moved straight into typed lists; boxing the large variants
+// would cost an allocation per pod when loading 150,000 of them.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
     Pod(Pod),

@@ -6,5 +6,6 @@ pub mod cli;
 pub mod cluster;
 pub mod manifest;
 pub mod model;
+pub mod plan;
 pub mod sched;
 pub mod systems;

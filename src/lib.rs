@@ -7,5 +7,6 @@ pub mod cluster;
 pub mod manifest;
 pub mod model;
 pub mod plan;
+pub mod report;
 pub mod sched;
 pub mod systems;

@@ -117,6 +117,24 @@ pub struct DatasetRef {
     pub namespace: String,
 }
 
+/// DataBackup names its dataset with a bare string (`dataset: features`); the other kinds
+/// use `{name, namespace}`.
+fn dataset_ref<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<DatasetRef>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        Name(String),
+        Ref(DatasetRef),
+    }
+    Ok(Option::<Form>::deserialize(d)?.map(|form| match form {
+        Form::Name(name) => DatasetRef {
+            name,
+            namespace: String::new(),
+        },
+        Form::Ref(r) => r,
+    }))
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct JobProcessor {
@@ -145,7 +163,10 @@ pub struct Processor {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OpSpec {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "dataset_ref"
+    )]
     pub dataset: Option<DatasetRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_after: Option<OperationRef>,

@@ -1,0 +1,3 @@
+//! Renderers: tables for people, JSON/YAML contracts for scripts.
+
+pub mod plan;

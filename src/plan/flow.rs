@@ -355,3 +355,363 @@ pub fn recorded_host(record: &NodeAffinity) -> Option<&str> {
         .and_then(|e| e.values.first())
         .map(String::as_str)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::cluster::{ClusterState, recorded};
+    use crate::manifest::parse_text;
+    use crate::plan::{OpStatus, OperationPlan, plan};
+    use crate::sched::Profile;
+
+    /// Three 4-CPU nodes: n1 and n2 in zone z1 (racks r1, r2), n3 in zone z2, and two
+    /// operations that already ran: a Complete DataLoad in `shared` recorded on n2, and a
+    /// Failed one.
+    const STATE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: z1, topology.kubernetes.io/region: r, example.com/rack: r1}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n2
+    labels: {kubernetes.io/hostname: n2, topology.kubernetes.io/zone: z1, topology.kubernetes.io/region: r, example.com/rack: r2}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n3
+    labels: {kubernetes.io/hostname: n3, topology.kubernetes.io/zone: z2, topology.kubernetes.io/region: r, example.com/rack: r3}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: data.fluid.io/v1alpha1
+  kind: DataLoad
+  metadata: {name: warm, namespace: shared}
+  status:
+    phase: Complete
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - {key: kubernetes.io/hostname, operator: In, values: [n2]}
+          - {key: topology.kubernetes.io/zone, operator: In, values: [z1]}
+- apiVersion: data.fluid.io/v1alpha1
+  kind: DataLoad
+  metadata: {name: broken, namespace: shared}
+  status: {phase: Failed}
+"#;
+
+    fn state(edit: impl FnOnce(&mut ClusterState)) -> ClusterState {
+        let mut state = ClusterState::from_objects(
+            recorded::parse_state("state.yaml", STATE.as_bytes()).unwrap(),
+        );
+        edit(&mut state);
+        state
+    }
+
+    /// One operation document: `kind name [after-kind after-name [policy]]` plus extra spec.
+    fn op(kind: &str, name: &str, run_after: &str, extra: &str) -> String {
+        let mut doc = format!(
+            "apiVersion: data.fluid.io/v1alpha1\nkind: {kind}\nmetadata: {{name: {name}, namespace: ns}}\nspec:\n  resources: {{requests: {{cpu: \"1\"}}}}\n"
+        );
+        if kind == "DataProcess" {
+            doc = doc.replace(
+                "  resources: {requests: {cpu: \"1\"}}\n",
+                "  processor: {script: {image: busybox, resources: {requests: {cpu: \"1\"}}}}\n",
+            );
+        }
+        if !run_after.is_empty() {
+            doc.push_str(&format!("  runAfter: {run_after}\n"));
+        }
+        doc.push_str(extra);
+        doc
+    }
+
+    fn run(docs: &[String], state: &ClusterState) -> Vec<OperationPlan> {
+        let (manifests, problems) = parse_text(&Arc::from("flow.yaml"), &docs.join("---\n"));
+        assert!(problems.is_empty(), "{problems:?}");
+        plan(&manifests, state, Profile::default())
+            .unwrap()
+            .operations
+    }
+
+    /// `name@node status inherited` per operation, and every warning.
+    fn summary(ops: &[OperationPlan]) -> (Vec<String>, Vec<String>) {
+        let rows = ops
+            .iter()
+            .map(|o| {
+                format!(
+                    "{}@{} {} {}",
+                    o.name,
+                    o.node.as_deref().unwrap_or("-"),
+                    o.status.as_str(),
+                    o.inherited_affinity
+                        .as_ref()
+                        .map_or("-".to_string(), crate::systems::fluid::describe_inherited)
+                )
+            })
+            .collect();
+        let warnings = ops
+            .iter()
+            .flat_map(|o| o.warnings.iter().map(move |w| format!("{}: {w}", o.name)))
+            .collect();
+        (rows, warnings)
+    }
+
+    #[test]
+    fn flows_inherit_and_warn_as_fluid_behaves() {
+        struct Case {
+            name: &'static str,
+            docs: Vec<String>,
+            rows: &'static [&'static str],
+            warnings: &'static [&'static str],
+        }
+        let cases = [
+            Case {
+                name: "require follows the loader's node; prefer zone; the default policy inherits nothing",
+                docs: vec![
+                    op("DataLoad", "a", "", ""),
+                    op(
+                        "DataProcess",
+                        "b",
+                        "{kind: DataLoad, name: a, affinityStrategy: {policy: Require}}",
+                        "",
+                    ),
+                    op(
+                        "DataMigrate",
+                        "c",
+                        "{kind: DataProcess, name: b, affinityStrategy: {policy: Prefer, dependOn: {kind: DataLoad, name: a}, prefers: [{name: topology.kubernetes.io/zone, weight: 50}]}}",
+                        "",
+                    ),
+                    op("DataBackup", "d", "{kind: DataMigrate, name: c}", ""),
+                ],
+                rows: &[
+                    "a@n1 Planned -",
+                    "b@n1 Planned required: kubernetes.io/hostname In [n1]",
+                    "c@n2 Planned preferred(50): topology.kubernetes.io/zone In [z1]",
+                    "d@n3 Planned -",
+                ],
+                warnings: &[],
+            },
+            Case {
+                name: "cross-namespace Complete referent uses its real record",
+                docs: vec![op(
+                    "DataLoad",
+                    "b",
+                    "{kind: DataLoad, name: warm, namespace: shared, affinityStrategy: {policy: Require, requires: [{name: topology.kubernetes.io/zone}, {name: example.com/rack}]}}",
+                    "",
+                )],
+                rows: &[
+                    "warm@- Complete -",
+                    "b@n1 Planned required: topology.kubernetes.io/zone In [z1]",
+                ],
+                warnings: &[
+                    "b: requires \"example.com/rack\", which DataLoad/shared/warm does not record (it records kubernetes.io/hostname, topology.kubernetes.io/zone): skipped",
+                ],
+            },
+            Case {
+                name: "inheriting from a DataProcess gets nothing",
+                docs: vec![
+                    op("DataProcess", "p", "", ""),
+                    op(
+                        "DataLoad",
+                        "l",
+                        "{kind: DataProcess, name: p, affinityStrategy: {policy: Prefer}}",
+                        "",
+                    ),
+                ],
+                rows: &["p@n1 Planned -", "l@n2 Planned -"],
+                warnings: &[
+                    "l: Prefer from DataProcess/ns/p, which records no status.nodeAffinity (DataProcess never records): nothing is inherited",
+                ],
+            },
+            Case {
+                name: "missing and Failed referents block the flow",
+                docs: vec![
+                    op("DataLoad", "x", "{kind: DataLoad, name: ghost}", ""),
+                    op(
+                        "DataLoad",
+                        "y",
+                        "{kind: DataLoad, name: broken, namespace: shared}",
+                        "",
+                    ),
+                    op(
+                        "DataLoad",
+                        "z",
+                        "{kind: DataLoad, name: y, affinityStrategy: {policy: Require}}",
+                        "",
+                    ),
+                ],
+                rows: &[
+                    "x@- Blocked -",
+                    "broken@- Failed -",
+                    "y@- Blocked -",
+                    "z@- Blocked -",
+                ],
+                warnings: &[
+                    "x: runs after DataLoad/ns/ghost, which is neither in the input nor in the cluster state: Fluid waits for it forever",
+                    "y: runs after DataLoad/shared/broken, which Failed: Fluid waits for it forever",
+                    "z: runs after DataLoad/ns/y, which never starts: Fluid waits for it forever",
+                ],
+            },
+            Case {
+                name: "own required terms make Fluid lose the inherited ones",
+                docs: vec![
+                    op("DataLoad", "a", "", ""),
+                    op(
+                        "DataLoad",
+                        "b",
+                        "{kind: DataLoad, name: a, affinityStrategy: {policy: Require}}",
+                        "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [z2]}]}]}}}\n",
+                    ),
+                ],
+                rows: &[
+                    "a@n1 Planned -",
+                    "b@n3 Planned required: kubernetes.io/hostname In [n1]",
+                ],
+                warnings: &[
+                    "b: the inherited required terms (kubernetes.io/hostname In [n1]) are lost: the operation has required node affinity of its own, and Fluid's merge appends to a copy of each of its terms",
+                ],
+            },
+            Case {
+                name: "a dependOn outside the runAfter chain",
+                docs: vec![
+                    op("DataLoad", "a", "", ""),
+                    op("DataLoad", "side", "", ""),
+                    op(
+                        "DataLoad",
+                        "b",
+                        "{kind: DataLoad, name: a, affinityStrategy: {policy: Require, dependOn: {kind: DataLoad, name: side}}}",
+                        "",
+                    ),
+                ],
+                rows: &[
+                    "a@n1 Planned -",
+                    "side@n2 Planned -",
+                    "b@n2 Planned required: kubernetes.io/hostname In [n2]",
+                ],
+                warnings: &[
+                    "b: dependOn DataLoad/ns/side is not upstream of this operation in runAfter: Fluid starts it only once DataLoad/ns/side happens to be Complete",
+                ],
+            },
+        ];
+        let state = state(|_| {});
+        for case in cases {
+            let (rows, warnings) = summary(&run(&case.docs, &state));
+            assert_eq!(rows, case.rows, "{}", case.name);
+            assert_eq!(warnings, case.warnings, "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn an_inherited_require_that_leaves_no_node_is_explained() {
+        let cordoned = state(|s| {
+            let n2 = s.node_index("n2").unwrap();
+            s.nodes[n2].spec.unschedulable = true;
+        });
+        let ops = run(
+            &[op(
+                "DataLoad",
+                "b",
+                "{kind: DataLoad, name: warm, namespace: shared, affinityStrategy: {policy: Require}}",
+                "",
+            )],
+            &cordoned,
+        );
+        let b = &ops[1];
+        assert_eq!(b.status, OpStatus::Unschedulable);
+        assert_eq!(
+            b.summary.as_deref(),
+            Some(
+                "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector."
+            )
+        );
+        assert_eq!(
+            b.warnings,
+            [
+                "the inherited Require (kubernetes.io/hostname In [n2]) leaves no feasible node; 2 node(s) would fit without it"
+            ]
+        );
+    }
+
+    #[test]
+    fn fan_out_flows_assume_each_step() {
+        // load-0 fans out to 4 processes pinned to its node (1 CPU each on 4-CPU nodes):
+        // the fourth no longer fits. The zone fan-out fills n2, the only other z1 node; a
+        // parallel DataMigrate records nothing, so the last step inherits nothing.
+        let mut docs = vec![op("DataLoad", "load-0", "", "")];
+        for i in 1..=4 {
+            docs.push(op(
+                "DataProcess",
+                &format!("pin-{i}"),
+                "{kind: DataLoad, name: load-0, affinityStrategy: {policy: Require}}",
+                "",
+            ));
+        }
+        for i in 1..=4 {
+            docs.push(op(
+                "DataLoad",
+                &format!("near-{i}"),
+                "{kind: DataLoad, name: load-0, affinityStrategy: {policy: Prefer, prefers: [{name: topology.kubernetes.io/zone, weight: 100}]}}",
+                "",
+            ));
+        }
+        docs.push(op("DataMigrate", "last", "{kind: DataLoad, name: near-4, affinityStrategy: {policy: Require, requires: [{name: example.com/rack}]}}", "  parallelism: 2\n"));
+        docs.push(op(
+            "DataBackup",
+            "after-last",
+            "{kind: DataMigrate, name: last, affinityStrategy: {policy: Require}}",
+            "",
+        ));
+        let ops = run(&docs, &state(|_| {}));
+        let placed: Vec<String> = ops
+            .iter()
+            .map(|o| {
+                format!(
+                    "{}@{}",
+                    o.name,
+                    o.node.as_deref().unwrap_or(o.status.as_str())
+                )
+            })
+            .collect();
+        assert_eq!(
+            placed,
+            [
+                "load-0@n1",
+                "pin-1@n1",
+                "pin-2@n1",
+                "pin-3@n1",
+                "pin-4@Unschedulable",
+                "near-1@n2",
+                "near-2@n2",
+                "near-3@n2",
+                "near-4@n2",
+                "last@n3",
+                "after-last@n3",
+            ]
+        );
+        assert_eq!(
+            ops[4].warnings,
+            [
+                "the inherited Require (kubernetes.io/hostname In [n1]) leaves no feasible node; 2 node(s) would fit without it"
+            ]
+        );
+        assert_eq!(
+            ops[10].warnings,
+            [
+                "Require from DataMigrate/ns/last, which records no status.nodeAffinity (a parallel DataMigrate runs several pods and records nothing): nothing is inherited"
+            ]
+        );
+        assert_eq!(
+            ops.iter().map(|o| o.step).collect::<Vec<_>>(),
+            (1..=11).collect::<Vec<_>>()
+        );
+        assert_eq!(ops[9].recorded_node_affinity, None);
+    }
+}

@@ -9,4 +9,5 @@ pub mod model;
 pub mod plan;
 pub mod report;
 pub mod sched;
+pub mod synth;
 pub mod systems;

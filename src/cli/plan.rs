@@ -50,8 +50,8 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let text = match args.output {
         ReportFormat::Table => report::plan::table(&plan, false),
         ReportFormat::Wide => report::plan::table(&plan, true),
-        ReportFormat::Json => report::plan::json(&plan),
-        ReportFormat::Yaml => report::plan::yaml(&plan),
+        ReportFormat::Json => report::to_json(&plan),
+        ReportFormat::Yaml => report::to_yaml(&plan),
     };
     print!("{text}");
     Ok(if plan.has_findings() {

@@ -109,30 +109,41 @@ pub struct OperationRef {
     pub affinity_strategy: AffinityStrategy,
 }
 
+/// DataLoad, DataMigrate and DataProcess name their dataset as `{name, namespace}`; DataBackup
+/// names it as a plain string (`spec.dataset: imagenet`), so both spellings are read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, from = "DatasetRefRepr")]
 pub struct DatasetRef {
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
 }
 
-/// DataBackup names its dataset with a bare string (`dataset: features`); the other kinds
-/// use `{name, namespace}`.
-fn dataset_ref<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<DatasetRef>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Form {
-        Name(String),
-        Ref(DatasetRef),
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum DatasetRefRepr {
+    Name(String),
+    Ref {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        namespace: Option<String>,
+    },
+}
+
+impl From<DatasetRefRepr> for DatasetRef {
+    fn from(repr: DatasetRefRepr) -> Self {
+        match repr {
+            DatasetRefRepr::Name(name) => DatasetRef {
+                name,
+                namespace: String::new(),
+            },
+            DatasetRefRepr::Ref { name, namespace } => DatasetRef {
+                name: name.unwrap_or_default(),
+                namespace: namespace.unwrap_or_default(),
+            },
+        }
     }
-    Ok(Option::<Form>::deserialize(d)?.map(|form| match form {
-        Form::Name(name) => DatasetRef {
-            name,
-            namespace: String::new(),
-        },
-        Form::Ref(r) => r,
-    }))
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -163,10 +174,7 @@ pub struct Processor {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OpSpec {
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "dataset_ref"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dataset: Option<DatasetRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_after: Option<OperationRef>,

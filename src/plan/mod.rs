@@ -2,6 +2,7 @@
 //! manifests and the cluster state through the one engine (`sched`). The `Plan` structs are
 //! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
+pub mod explain;
 pub mod flow;
 pub mod graph;
 pub mod what_if;

@@ -1,8 +1,6 @@
 //! Rendering a [`Plan`]: one table per flow with its warnings under it, or the JSON/YAML
 //! contract.
 
-use comfy_table::{Table, presets};
-
 use crate::model::NodeAffinity;
 use crate::plan::{OpRef, OpStatus, OperationPlan, Plan};
 use crate::systems::fluid::describe_inherited;
@@ -20,8 +18,7 @@ pub fn table(plan: &Plan, wide: bool) -> String {
             out.push('\n');
         }
         out.push_str(&format!("Flow {flow} ({} operations)\n", ops.len()));
-        out.push_str(&flow_table(&ops, wide).to_string());
-        out.push('\n');
+        out.push_str(&super::render_table(&flow_table(&ops, wide)));
         let notes: Vec<String> = ops
             .iter()
             .flat_map(|o| {
@@ -40,9 +37,7 @@ pub fn table(plan: &Plan, wide: bool) -> String {
     out
 }
 
-fn flow_table(ops: &[&OperationPlan], wide: bool) -> Table {
-    let mut table = Table::new();
-    table.load_preset(presets::NOTHING);
+fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
     let mut header = vec![
         "STEP",
         "OPERATION",
@@ -56,7 +51,7 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> Table {
     if wide {
         header.extend(["STATUS", "DEPENDON", "RECORDED", "TIED"]);
     }
-    table.set_header(header);
+    let mut table = super::table(&header);
     for op in ops {
         let mut row = vec![
             op.step.to_string(),
@@ -103,16 +98,4 @@ fn node_text(op: &OperationPlan) -> String {
         (None, OpStatus::Planned) => "-".to_string(),
         (None, status) => format!("<{}>", status.as_str().to_lowercase()),
     }
-}
-
-/// `-o json`: the contract, pretty-printed.
-pub fn json(plan: &Plan) -> String {
-    let mut text = serde_json::to_string_pretty(plan).expect("plans serialize");
-    text.push('\n');
-    text
-}
-
-/// `-o yaml`: the same contract.
-pub fn yaml(plan: &Plan) -> String {
-    serde_saphyr::to_string(plan).expect("plans serialize")
 }

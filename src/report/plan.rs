@@ -2,6 +2,7 @@
 //! contract.
 
 use crate::model::NodeAffinity;
+use crate::plan::flow::recorded_host;
 use crate::plan::{OpRef, OpStatus, OperationPlan, Plan};
 use crate::systems::fluid::describe_inherited;
 
@@ -93,8 +94,12 @@ fn affinity_text(affinity: Option<&NodeAffinity>) -> String {
 }
 
 fn node_text(op: &OperationPlan) -> String {
+    let recorded_host = op.recorded_node_affinity.as_ref().and_then(recorded_host);
     match (&op.node, op.status) {
         (Some(node), _) => node.clone(),
+        (None, OpStatus::Complete) if recorded_host.is_some() => {
+            format!("{} (complete)", recorded_host.unwrap_or_default())
+        }
         (None, OpStatus::Planned) => "-".to_string(),
         (None, status) => format!("<{}>", status.as_str().to_lowercase()),
     }

@@ -2,8 +2,10 @@
 //!
 //! Data flows one way: `manifest` (inputs) -> `model` -> `sched` (engine) -> `plan` -> `report`.
 
+pub mod apply;
 pub mod cli;
 pub mod cluster;
+pub mod lint;
 pub mod manifest;
 pub mod model;
 pub mod plan;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::cluster::{ClusterState, recorded};
+use crate::cluster::{ClusterState, live, recorded};
 use crate::manifest::{self, LoadError, ManifestSet};
 
 /// kubectl's global flags, accepted by every command.
@@ -118,11 +118,27 @@ impl GlobalArgs {
     /// The cluster state: recorded files when given, else the live cluster.
     pub fn cluster_state(&self) -> Result<ClusterState, CommandError> {
         if self.state.is_empty() {
-            return Err(CommandError::Other(anyhow::anyhow!(
-                "no --state given and reading the live cluster is not implemented yet; record one with `kubectl get nodes,pods,namespaces -A -o json > state.json` and pass --state state.json"
-            )));
+            return self.live_state();
         }
         Ok(recorded::load_files(&self.state)?)
+    }
+
+    /// Pods of every namespace count on their nodes, so only an explicit `-n` narrows the read.
+    fn live_state(&self) -> Result<ClusterState, CommandError> {
+        let request_timeout =
+            live::parse_timeout(&self.request_timeout).map_err(|e| anyhow::anyhow!(e))?;
+        let options = live::ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            request_timeout,
+        };
+        let scope = match &self.namespace {
+            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
+            _ => live::Scope::All,
+        };
+        let mut progress = live::StderrProgress::default();
+        live::load(&options, &scope, &mut progress)
+            .map_err(|e| CommandError::Other(anyhow::Error::from(e)))
     }
 
     pub fn color(&self) -> bool {

@@ -1,13 +1,62 @@
 //! `kubectl dataflow snapshot`
 
-use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
 
 use super::{CommandError, GlobalArgs, Outcome};
+use crate::apply::file::write_atomic;
+use crate::cluster::snapshot::{self, Format};
+
+const EXAMPLES: &str = "\
+Examples:
+  # Record the current cluster for offline plans
+  kubectl dataflow snapshot -o json --output-file cluster.json
+  kubectl dataflow plan -f flow.yaml --state cluster.json
+
+  # A snapshot safe to attach to a bug report
+  kubectl dataflow snapshot --redact > cluster.yaml
+
+  # Redact a state recorded earlier
+  kubectl dataflow snapshot --state dump.json --redact -o json";
 
 /// Record the cluster state placement depends on, for offline plans and bug reports
 #[derive(Debug, Args)]
-pub struct SnapshotArgs {}
+#[command(after_help = EXAMPLES)]
+pub struct SnapshotArgs {
+    /// Output format
+    #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
+    pub output: SnapshotFormat,
+    /// Write to this file (atomically) instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Replace names and label values with stable hashes, for sharing
+    #[arg(long)]
+    pub redact: bool,
+}
 
-pub fn run(_global: &GlobalArgs, _args: &SnapshotArgs) -> Result<Outcome, CommandError> {
-    Err(CommandError::NotImplemented("snapshot"))
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SnapshotFormat {
+    Yaml,
+    Json,
+}
+
+pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandError> {
+    let state = global.cluster_state()?;
+    let format = match args.output {
+        SnapshotFormat::Yaml => Format::Yaml,
+        SnapshotFormat::Json => Format::Json,
+    };
+    let text = snapshot::render(&state, format, args.redact).map_err(anyhow::Error::from)?;
+    match &args.output_file {
+        Some(path) => write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .context("cannot write to stdout")?,
+    }
+    Ok(Outcome::Clean)
 }

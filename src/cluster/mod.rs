@@ -2,7 +2,9 @@
 //! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
 //! recorded file or a live cluster is invisible from here on.
 
+pub mod live;
 pub mod recorded;
+pub mod snapshot;
 
 use std::collections::{BTreeMap, HashMap};
 

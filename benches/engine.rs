@@ -1,0 +1,113 @@
+//! Engine benchmark (issue 3): load a 5,000-node / 150,000-pod recorded state from JSON, then
+//! explain one pod with required node affinity, preferred inter-pod affinity and a topology
+//! spread constraint, evaluating every node.
+//!
+//! Run: `cargo bench --bench engine`. The load and the explanation run in a child process so
+//! that its peak memory (VmHWM) is the tool's, not the generator's.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::model::Pod;
+use kubectl_dataflow::plan::explain::{self, Target};
+use kubectl_dataflow::sched::Profile;
+use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+
+const CHILD_FLAG: &str = "--measure-state";
+
+const POD: &str = r#"{
+  "apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "bench", "namespace": "ns-0", "labels": {"app": "bench"}},
+  "spec": {
+    "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
+    "affinity": {
+      "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a", "zone-b"]}]}]}},
+      "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"tier": "backend"}}, "topologyKey": "topology.kubernetes.io/zone"}}]}
+    },
+    "topologySpreadConstraints": [
+      {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+       "labelSelector": {"matchLabels": {"app": "bench"}}}]
+  }
+}"#;
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn measure(path: &str) {
+    let start = Instant::now();
+    let state = recorded::load_files(&[path.to_string()]).expect("generated state loads");
+    let loaded = start.elapsed();
+    let pod: Pod = serde_json::from_str(POD).expect("bench pod parses");
+    let target = Target {
+        pod,
+        from_state: false,
+    };
+    let mut runs = Vec::new();
+    let mut selected = None;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let explanation = explain::explain(&state, Profile::default(), &target, None).unwrap();
+        runs.push(t.elapsed());
+        selected = explanation.decision.selected.clone();
+        black_box(explanation);
+    }
+    let total = start.elapsed();
+    runs.sort();
+    println!("nodes                      {}", state.nodes.len());
+    println!("pods                       {}", state.pods.len());
+    println!(
+        "(a) load state from JSON   {:.0} ms",
+        loaded.as_secs_f64() * 1e3
+    );
+    println!(
+        "(b) explain, every node    {:.1} ms (median of 5, min {:.1} ms)",
+        runs[2].as_secs_f64() * 1e3,
+        runs[0].as_secs_f64() * 1e3
+    );
+    println!(
+        "(a)+(b) end to end         {:.0} ms (load + first explain: {:.0} ms)",
+        total.as_secs_f64() * 1e3,
+        (loaded + runs[0]).as_secs_f64() * 1e3
+    );
+    println!("peak memory (VmHWM)        {:.0} MiB", peak_rss_mib());
+    println!(
+        "selected node              {}",
+        selected.unwrap_or_default()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == CHILD_FLAG) {
+        measure(&args[i + 1]);
+        return;
+    }
+    let spec = SynthSpec::default();
+    let start = Instant::now();
+    let json = cluster_json(&spec);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("state.json");
+    std::fs::write(&path, &json).expect("write state");
+    println!(
+        "generated {} nodes / {} pods ({:.0} MB) in {:.1} s",
+        spec.nodes,
+        spec.pods,
+        json.len() as f64 / 1e6,
+        start.elapsed().as_secs_f64()
+    );
+    drop(json);
+    let status = std::process::Command::new(std::env::current_exe().expect("bench binary"))
+        .args([CHILD_FLAG, path.to_str().expect("utf-8 path")])
+        .status()
+        .expect("run the measurement");
+    assert!(status.success());
+}

@@ -1,0 +1,676 @@
+//! The live cluster: the one place (with `apply/`) that talks to an API server.
+//!
+//! Lists are read as raw JSON pages (`limit` + `continue`) and every item is decoded by the same
+//! `Object::decode` the recorded path uses, so the `ClusterState` built here is indistinguishable
+//! from one loaded with `--state`. Raw pages rather than typed k8s-openapi lists keep memory at
+//! the slim model's size on clusters with 100,000+ pods.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::ClusterState;
+use crate::model::{Object, TypeMeta};
+
+/// Items per page; kubectl uses 500 too.
+const PAGE_SIZE: usize = 500;
+/// Show progress only once reading has taken this long, so fast reads stay silent.
+const PROGRESS_AFTER: Duration = Duration::from_millis(700);
+
+/// Which kubeconfig and context to use, and how long one request may take.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    /// `--kubeconfig`; else `KUBECONFIG` (a path list, merged), else `~/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    /// `None` waits forever (kubectl's `--request-timeout=0`).
+    pub request_timeout: Option<Duration>,
+}
+
+/// Which namespaced objects to read. Nodes and namespaces are cluster-scoped and always read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    All,
+    Namespace(String),
+}
+
+/// One kind the tool reads, and where the API serves it.
+#[derive(Debug, Clone, Copy)]
+pub struct Resource {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+    pub namespaced: bool,
+}
+
+impl Resource {
+    const fn core(kind: &'static str, plural: &'static str, namespaced: bool) -> Resource {
+        Resource {
+            group: "",
+            version: "v1",
+            kind,
+            plural,
+            namespaced,
+        }
+    }
+
+    const fn custom(
+        group: &'static str,
+        version: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+    ) -> Resource {
+        Resource {
+            group,
+            version,
+            kind,
+            plural,
+            namespaced: true,
+        }
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `/api/v1` or `/apis/<group>/<version>`.
+    pub fn group_path(&self) -> String {
+        if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        }
+    }
+
+    fn list_path(&self, scope: &Scope) -> String {
+        match scope {
+            Scope::Namespace(ns) if self.namespaced => {
+                format!("{}/namespaces/{ns}/{}", self.group_path(), self.plural)
+            }
+            _ => format!("{}/{}", self.group_path(), self.plural),
+        }
+    }
+
+    /// `pods`, `dataloads.data.fluid.io`: how kubectl names it.
+    pub fn display(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_string()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+}
+
+/// Everything placement depends on, in the order it is read. Secrets are never read.
+pub const RESOURCES: &[Resource] = &[
+    Resource::core("Node", "nodes", false),
+    Resource::core("Namespace", "namespaces", false),
+    Resource::core("Pod", "pods", true),
+    Resource::custom("data.fluid.io", "v1alpha1", "DataLoad", "dataloads"),
+    Resource::custom("data.fluid.io", "v1alpha1", "DataMigrate", "datamigrates"),
+    Resource::custom("data.fluid.io", "v1alpha1", "DataProcess", "dataprocesses"),
+    Resource::custom("data.fluid.io", "v1alpha1", "DataBackup", "databackups"),
+    Resource::custom(
+        "scheduling.godel.kubewharf.io",
+        "v1alpha1",
+        "PodGroup",
+        "podgroups",
+    ),
+    Resource::custom("batch.volcano.sh", "v1alpha1", "Job", "jobs"),
+    Resource::custom("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("cannot load the kubeconfig: {0}; pass --kubeconfig FILE or --state FILE")]
+    Kubeconfig(String),
+    #[error(
+        "cannot reach the API server at {server}: {message}; check the kubeconfig's server address and your network, or pass --state FILE"
+    )]
+    Unreachable { server: String, message: String },
+    #[error(
+        "the API server at {server} did not answer {what} within {timeout:?} (--request-timeout); raise the timeout or check the server"
+    )]
+    Timeout {
+        server: String,
+        what: String,
+        timeout: Duration,
+    },
+    #[error(
+        "unauthorized ({what}): the API server at {server} rejected the credentials of the current context; refresh them (log in again) or pick another --context"
+    )]
+    Unauthorized { server: String, what: String },
+    #[error(
+        "forbidden: cannot {what}: {message}; ask for list permission, or record the state elsewhere and pass --state FILE"
+    )]
+    Forbidden { what: String, message: String },
+    #[error("the API server refused to {what}: {code} {message}")]
+    Api {
+        what: String,
+        code: u16,
+        message: String,
+    },
+    #[error("cannot decode {what}: {message}")]
+    Decode { what: String, message: String },
+}
+
+/// An API client bound to one server, with the per-request timeout applied to every call.
+pub struct Session {
+    client: Client,
+    server: String,
+    timeout: Option<Duration>,
+    /// The context's namespace, for commands that default to it.
+    pub default_namespace: String,
+}
+
+impl Session {
+    pub async fn connect(options: &ConnectOptions) -> Result<Session, LiveError> {
+        let kubeconfig = match &options.kubeconfig {
+            Some(path) => Kubeconfig::read_from(path),
+            None => Kubeconfig::read(),
+        }
+        .map_err(|e| LiveError::Kubeconfig(error_chain(&e)))?;
+        let kube_options = KubeConfigOptions {
+            context: options.context.clone(),
+            ..Default::default()
+        };
+        let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options)
+            .await
+            .map_err(|e| LiveError::Kubeconfig(error_chain(&e)))?;
+        if let Some(timeout) = options.request_timeout {
+            config.read_timeout = Some(timeout);
+            config.connect_timeout = Some(timeout);
+        }
+        let server = config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client = Client::try_from(config).map_err(|e| LiveError::Unreachable {
+            server: server.clone(),
+            message: error_chain(&e),
+        })?;
+        Ok(Session {
+            client,
+            server,
+            timeout: options.request_timeout,
+            default_namespace,
+        })
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Send one request; `what` names it in errors ("list pods in all namespaces").
+    pub async fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+        what: &str,
+    ) -> Result<String, RequestError> {
+        let call = self.client.request_text(request);
+        let result = match self.timeout {
+            Some(timeout) => match tokio::time::timeout(timeout, call).await {
+                Ok(result) => result,
+                Err(_) => {
+                    return Err(RequestError::Failed(LiveError::Timeout {
+                        server: self.server.clone(),
+                        what: what.to_string(),
+                        timeout,
+                    }));
+                }
+            },
+            None => call.await,
+        };
+        result.map_err(|e| self.classify(e, what))
+    }
+
+    pub async fn get(&self, path: &str, what: &str) -> Result<String, RequestError> {
+        let request = http::Request::get(path)
+            .header("Accept", "application/json")
+            .body(Vec::new())
+            .map_err(|e| RequestError::Failed(self.api_error(what, 0, e.to_string())))?;
+        self.send(request, what).await
+    }
+
+    fn api_error(&self, what: &str, code: u16, message: String) -> LiveError {
+        LiveError::Api {
+            what: what.to_string(),
+            code,
+            message,
+        }
+    }
+
+    fn classify(&self, error: kube::Error, what: &str) -> RequestError {
+        let kube::Error::Api(status) = error else {
+            let message = error_chain(&error);
+            if message.contains("timed out") || message.contains("deadline") {
+                return RequestError::Failed(LiveError::Timeout {
+                    server: self.server.clone(),
+                    what: what.to_string(),
+                    timeout: self.timeout.unwrap_or_default(),
+                });
+            }
+            return RequestError::Failed(LiveError::Unreachable {
+                server: self.server.clone(),
+                message,
+            });
+        };
+        let message = status.message.trim().to_string();
+        RequestError::from_status(status.code, message, what, &self.server)
+    }
+}
+
+/// A request failure: `NotFound` is kept apart because a missing CRD is not an error here.
+#[derive(Debug)]
+pub enum RequestError {
+    NotFound,
+    Failed(LiveError),
+}
+
+impl RequestError {
+    fn from_status(code: u16, message: String, what: &str, server: &str) -> RequestError {
+        RequestError::Failed(match code {
+            404 => return RequestError::NotFound,
+            401 => LiveError::Unauthorized {
+                server: server.to_string(),
+                what: what.to_string(),
+            },
+            403 => LiveError::Forbidden {
+                what: what.to_string(),
+                message,
+            },
+            _ => LiveError::Api {
+                what: what.to_string(),
+                code,
+                message,
+            },
+        })
+    }
+
+    pub fn into_live(self, what: &str) -> LiveError {
+        match self {
+            RequestError::NotFound => LiveError::Api {
+                what: what.to_string(),
+                code: 404,
+                message: "not found".into(),
+            },
+            RequestError::Failed(e) => e,
+        }
+    }
+}
+
+/// The whole error chain on one line (kube's top-level messages hide the cause).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+#[derive(Deserialize)]
+struct Page<'a> {
+    #[serde(default)]
+    metadata: PageMeta,
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ApiResourceList {
+    #[serde(default)]
+    resources: Vec<ApiResource>,
+}
+
+#[derive(Deserialize)]
+struct ApiResource {
+    name: String,
+}
+
+/// Reports what the read skipped (CRDs not installed) and shows progress on a terminal.
+pub trait Progress {
+    fn note(&mut self, message: &str);
+    fn read(&mut self, resource: &Resource, total: usize);
+    fn done(&mut self);
+}
+
+/// Notes to stderr; a progress line too when stderr is a terminal and the read is slow.
+pub struct StderrProgress {
+    started: Instant,
+    terminal: bool,
+    shown: bool,
+}
+
+impl Default for StderrProgress {
+    fn default() -> Self {
+        StderrProgress {
+            started: Instant::now(),
+            terminal: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+}
+
+impl Progress for StderrProgress {
+    fn note(&mut self, message: &str) {
+        self.done();
+        eprintln!("note: {message}");
+    }
+
+    fn read(&mut self, resource: &Resource, total: usize) {
+        if self.terminal && self.started.elapsed() >= PROGRESS_AFTER {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2Kreading {}: {total}", resource.display());
+            let _ = err.flush();
+            self.shown = true;
+        }
+    }
+
+    fn done(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+            self.shown = false;
+        }
+    }
+}
+
+/// Read every object placement depends on, decoded through the model.
+pub async fn read_objects(
+    session: &Session,
+    scope: &Scope,
+    progress: &mut dyn Progress,
+) -> Result<Vec<Object>, LiveError> {
+    let mut objects = Vec::new();
+    let mut installed: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    for resource in RESOURCES {
+        if !resource.group.is_empty() {
+            let group_path = resource.group_path();
+            let known = match installed.iter().find(|(path, _)| *path == group_path) {
+                Some((_, known)) => known.clone(),
+                None => {
+                    let known = discover(session, &group_path).await?;
+                    installed.push((group_path, known.clone()));
+                    known
+                }
+            };
+            if !known.is_some_and(|plurals| plurals.iter().any(|p| p == resource.plural)) {
+                progress.note(&format!(
+                    "{} ({}) is not installed in the cluster; skipping {} objects",
+                    resource.display(),
+                    resource.api_version(),
+                    resource.kind
+                ));
+                continue;
+            }
+        }
+        match list(session, resource, scope, &mut objects, progress).await {
+            Ok(()) => {}
+            Err(RequestError::NotFound) if !resource.group.is_empty() => progress.note(&format!(
+                "{} ({}) is not served by the cluster; skipping {} objects",
+                resource.display(),
+                resource.api_version(),
+                resource.kind
+            )),
+            Err(e) => {
+                progress.done();
+                return Err(e.into_live(&list_what(resource, scope)));
+            }
+        }
+    }
+    progress.done();
+    Ok(objects)
+}
+
+/// The resource names a group version serves; `None` when the group is not installed.
+async fn discover(session: &Session, group_path: &str) -> Result<Option<Vec<String>>, LiveError> {
+    let what = format!("discover {group_path}");
+    match session.get(group_path, &what).await {
+        Ok(text) => {
+            let list: ApiResourceList =
+                serde_json::from_str(&text).map_err(|e| LiveError::Decode {
+                    what: what.clone(),
+                    message: e.to_string(),
+                })?;
+            Ok(Some(list.resources.into_iter().map(|r| r.name).collect()))
+        }
+        Err(RequestError::NotFound) => Ok(None),
+        Err(e) => Err(e.into_live(&what)),
+    }
+}
+
+fn list_what(resource: &Resource, scope: &Scope) -> String {
+    match scope {
+        Scope::Namespace(ns) if resource.namespaced => {
+            format!("list {} in namespace {ns:?}", resource.display())
+        }
+        _ if resource.namespaced => format!("list {} in all namespaces", resource.display()),
+        _ => format!("list {}", resource.display()),
+    }
+}
+
+/// Page through one resource; each page is decoded and dropped before the next is fetched.
+async fn list(
+    session: &Session,
+    resource: &Resource,
+    scope: &Scope,
+    objects: &mut Vec<Object>,
+    progress: &mut dyn Progress,
+) -> Result<(), RequestError> {
+    let what = list_what(resource, scope);
+    let type_meta = TypeMeta {
+        api_version: resource.api_version(),
+        kind: resource.kind.to_string(),
+    };
+    let base = resource.list_path(scope);
+    let mut continue_token: Option<String> = None;
+    let mut total = 0;
+    loop {
+        let mut path = format!("{base}?limit={PAGE_SIZE}");
+        if let Some(token) = &continue_token {
+            path.push_str("&continue=");
+            path.push_str(&percent_encode(token));
+        }
+        let text = session.get(&path, &what).await?;
+        let decode_error = |message: String| {
+            RequestError::Failed(LiveError::Decode {
+                what: what.clone(),
+                message,
+            })
+        };
+        let page: Page<'_> =
+            serde_json::from_str(&text).map_err(|e| decode_error(e.to_string()))?;
+        let items = page.items.unwrap_or_default();
+        for (index, item) in items.iter().enumerate() {
+            let mut de = serde_json::Deserializer::from_str(item.get());
+            let mut object = Object::decode(type_meta.clone(), &mut de).map_err(|e| {
+                decode_error(format!(
+                    "items[{}].{}: {}",
+                    total + index,
+                    e.path,
+                    e.message
+                ))
+            })?;
+            if object.is_namespaced() && object.metadata().namespace.is_empty() {
+                object.metadata_mut().namespace = "default".into();
+            }
+            objects.push(object);
+        }
+        total += items.len();
+        progress.read(resource, total);
+        match page.metadata.continue_token {
+            Some(token) if !token.is_empty() => continue_token = Some(token),
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Continue tokens are base64 (`+`, `/`, `=`), which must not reach the query string raw.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Read the live cluster into a `ClusterState`, blocking: the CLI is synchronous and this is
+/// the only place it needs an async runtime.
+pub fn load(
+    options: &ConnectOptions,
+    scope: &Scope,
+    progress: &mut dyn Progress,
+) -> Result<ClusterState, LiveError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| LiveError::Unreachable {
+            server: String::new(),
+            message: format!("cannot start the I/O runtime: {e}"),
+        })?;
+    let objects = runtime.block_on(async {
+        let session = Session::connect(options).await?;
+        read_objects(&session, scope, progress).await
+    })?;
+    Ok(ClusterState::from_objects(objects))
+}
+
+/// Parse kubectl's `--request-timeout`: a bare number of seconds or a Go duration (`1m30s`,
+/// `500ms`); zero means no timeout.
+pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
+    let invalid = || {
+        format!("invalid --request-timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
+    };
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Ok((seconds > 0).then(|| Duration::from_secs(seconds)));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    if rest.is_empty() {
+        return Err(invalid());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(invalid)?;
+        let number: f64 = rest[..digits].parse().map_err(|_| invalid())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds_per_unit = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "us" | "µs" => 1e-6,
+            "ns" => 1e-9,
+            _ => return Err(invalid()),
+        };
+        rest = &rest[unit_len..];
+        total += Duration::from_secs_f64(number * seconds_per_unit);
+    }
+    Ok((!total.is_zero()).then_some(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_request_timeouts_like_kubectl() {
+        let cases = [
+            ("30s", Ok(Some(Duration::from_secs(30)))),
+            ("5", Ok(Some(Duration::from_secs(5)))),
+            ("1m30s", Ok(Some(Duration::from_secs(90)))),
+            ("500ms", Ok(Some(Duration::from_millis(500)))),
+            ("0", Ok(None)),
+            ("0s", Ok(None)),
+            (
+                "soon",
+                Err(
+                    "invalid --request-timeout \"soon\": expected a duration such as 30s, 1m or 500ms",
+                ),
+            ),
+            (
+                "10x",
+                Err(
+                    "invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms",
+                ),
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                parse_timeout(text),
+                expected.map_err(String::from),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn list_paths_follow_the_scope() {
+        let all = Scope::All;
+        let team = Scope::Namespace("team".into());
+        let cases = [
+            (&RESOURCES[0], &team, "/api/v1/nodes", "list nodes"),
+            (
+                &RESOURCES[2],
+                &all,
+                "/api/v1/pods",
+                "list pods in all namespaces",
+            ),
+            (
+                &RESOURCES[2],
+                &team,
+                "/api/v1/namespaces/team/pods",
+                "list pods in namespace \"team\"",
+            ),
+            (
+                &RESOURCES[3],
+                &team,
+                "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads",
+                "list dataloads.data.fluid.io in namespace \"team\"",
+            ),
+        ];
+        for (resource, scope, path, what) in cases {
+            assert_eq!(resource.list_path(scope), path);
+            assert_eq!(list_what(resource, scope), what);
+        }
+    }
+
+    #[test]
+    fn continue_tokens_are_percent_encoded() {
+        assert_eq!(percent_encode("eyJ2Ijo+/=="), "eyJ2Ijo%2B%2F%3D%3D");
+    }
+}

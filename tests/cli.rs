@@ -1,0 +1,337 @@
+//! End-to-end tests of the `kubectl-dataflow` binary: help, exit codes, kubectl plugin
+//! discovery with the real kubectl, and a property test that the loaders never panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::manifest;
+use proptest::prelude::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn help_of_the_tool_and_of_every_command() {
+    // (arguments, text the help must contain)
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--help"],
+            &[
+                "Usage: kubectl dataflow [OPTIONS] <COMMAND>",
+                "Examples:",
+                "kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml",
+            ],
+        ),
+        (
+            &["lint", "--help"],
+            &[
+                "Usage: kubectl dataflow lint",
+                "Examples:",
+                "kubectl dataflow lint -f",
+            ],
+        ),
+        (
+            &["plan", "--help"],
+            &[
+                "Usage: kubectl dataflow plan",
+                "Examples:",
+                "kubectl dataflow plan -f",
+            ],
+        ),
+        (
+            &["explain-placement", "--help"],
+            &[
+                "Usage: kubectl dataflow explain-placement",
+                "Examples:",
+                "kubectl dataflow explain-placement -f",
+            ],
+        ),
+        (
+            &["completion", "--help"],
+            &[
+                "Usage: kubectl dataflow completion",
+                "Examples:",
+                "kubectl dataflow completion bash",
+            ],
+        ),
+        (
+            &["snapshot", "--help"],
+            &[
+                "Usage: kubectl dataflow snapshot",
+                "Record the cluster state",
+            ],
+        ),
+        (
+            &["patch", "--help"],
+            &[
+                "Usage: kubectl dataflow patch",
+                "Write the computed affinity",
+            ],
+        ),
+        (
+            &["launch", "--help"],
+            &["Usage: kubectl dataflow launch", "Create an operation"],
+        ),
+        (
+            &["version", "--help"],
+            &["Usage: kubectl dataflow version", "Print the version"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = run(args);
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        for needle in *needles {
+            assert!(
+                stdout.contains(needle),
+                "{args:?} lacks {needle:?}:\n{stdout}"
+            );
+        }
+        // Examples point at bundled files: they must exist.
+        for word in stdout
+            .split_whitespace()
+            .filter(|w| w.starts_with("testdata/"))
+        {
+            let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(word);
+            assert!(
+                file.exists(),
+                "{args:?}: example names a missing file {word}"
+            );
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["no-such-command"],
+        &["plan", "--no-such-flag"],
+        &["plan", "-o", "xml"],
+    ];
+    for args in cases {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert!(!text(&out.stderr).contains("panicked"), "{args:?}");
+    }
+}
+
+/// Failures are one `error: ...` line each and exit 2, whether the command is not built yet
+/// or it reads its input and finds the problem.
+#[test]
+fn failures_are_one_line_and_exit_2() {
+    let state = "testdata/clusters/three-zone.yaml";
+    // (arguments, the command, the line a command that reads -f prints)
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &[
+                "plan",
+                "-f",
+                "testdata/bad/malformed.yaml",
+                "--state",
+                state,
+            ],
+            "plan",
+            "error: testdata/bad/malformed.yaml:6:5: while parsing a flow mapping, did not find expected ',' or '}'",
+        ),
+        (
+            &["plan", "-f", "testdata/no-such-file.yaml", "--state", state],
+            "plan",
+            "error: testdata/no-such-file.yaml: no such file or directory",
+        ),
+        (
+            &[
+                "explain-placement",
+                "-f",
+                "testdata/bad/wrong-api-version.yaml",
+                "--state",
+                state,
+            ],
+            "explain-placement",
+            "error: testdata/bad/wrong-api-version.yaml:1:13: apiVersion: unsupported apiVersion \"data.fluid.io/v1beta1\" for DataLoad (expected \"data.fluid.io/v1alpha1\")",
+        ),
+    ];
+    for (args, command, load_error) in cases {
+        let out = run(args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        let not_built = format!("error: {command} is not implemented yet");
+        assert!(
+            lines == [not_built.as_str()] || lines == [*load_error],
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Where the real kubectl is, if installed.
+fn kubectl() -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join("kubectl"))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn kubectl_finds_and_runs_the_plugin() {
+    let Some(kubectl) = kubectl() else {
+        eprintln!("note: kubectl is not on PATH; skipping the plugin discovery test");
+        return;
+    };
+    // A directory holding only the plugin: target/debug also holds `kubectl-dataflow.d`, which
+    // `kubectl plugin list` reports as a non-executable plugin (exit 1).
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(BIN, dir.path().join("kubectl-dataflow")).unwrap();
+    let path = std::env::join_paths([dir.path().to_path_buf()]).unwrap();
+    let kubectl_run = |args: &[&str]| {
+        Command::new(&kubectl)
+            .args(args)
+            .env("PATH", &path)
+            .env("KUBECONFIG", dir.path().join("no-kubeconfig"))
+            .output()
+            .unwrap()
+    };
+
+    let out = kubectl_run(&["dataflow", "--help"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Usage: kubectl dataflow [OPTIONS] <COMMAND>"));
+
+    let out = kubectl_run(&["plugin", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let listed = dir.path().join("kubectl-dataflow").display().to_string();
+    assert!(
+        text(&out.stdout).lines().any(|l| l.trim() == listed),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// Lines that look like Kubernetes YAML: keys, values and indentation the loaders care about.
+fn yamlish() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "apiVersion: v1",
+        "apiVersion: data.fluid.io/v1alpha1",
+        "apiVersion: scheduling.godel.kubewharf.io/v1alpha1",
+        "apiVersion: batch.volcano.sh/v1alpha1",
+        "kind: List",
+        "kind: Pod",
+        "kind: Node",
+        "kind: DataLoad",
+        "kind: PodGroup",
+        "kind: Job",
+        "items:",
+        "- ",
+        "metadata:",
+        "name: a",
+        "namespace: ~",
+        "labels: {a: b}",
+        "spec:",
+        "runAfter:",
+        "affinityStrategy: {policy: Require, requires: [{name: x}]}",
+        "prefers: [{name: z, weight: high}]",
+        "containers: [{name: c, resources: {requests: {cpu: 1x}}}]",
+        "resources: {requests: {cpu: \"500m\", memory: 1Gi}}",
+        "allocatable: {cpu: 4, memory: -1, pods: 1e3}",
+        "nodeName: n1",
+        "status: {phase: Running}",
+        "affinity: {nodeAffinity: null}",
+        "minMember: 9999999999999",
+        "tasks: [{replicas: -1}]",
+        "---",
+        "&a [*a]",
+        "!!binary x",
+        "\"unterminated",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        "? ",
+        "\t",
+        "#",
+        "%YAML 1.2",
+    ]);
+    prop::collection::vec((0usize..6, token), 0..40).prop_map(|lines| {
+        lines
+            .into_iter()
+            .map(|(indent, token)| format!("{}{token}", "  ".repeat(indent)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// JSON-like text, for the state loader's JSON path.
+fn jsonish() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"kind\"",
+        "\"List\"",
+        "\"items\"",
+        "\"apiVersion\"",
+        "\"v1\"",
+        "\"Pod\"",
+        "\"Node\"",
+        "\"metadata\"",
+        "\"name\"",
+        "\"spec\"",
+        "\"nodeName\"",
+        "\"status\"",
+        "\"allocatable\"",
+        "\"cpu\"",
+        "\"1x\"",
+        "null",
+        "1e999",
+        "-0",
+        "\"\\u0000\"",
+    ]);
+    prop::collection::vec(token, 0..60).prop_map(|tokens| format!("{{{}", tokens.concat()))
+}
+
+fn load_everything(bytes: &[u8]) {
+    let file: Arc<str> = Arc::from("fuzz.yaml");
+    let _ = manifest::parse_text(&file, &String::from_utf8_lossy(bytes));
+    let _ = recorded::parse_state("fuzz.yaml", bytes);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn loaders_never_panic_on_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        load_everything(&bytes);
+    }
+
+    #[test]
+    fn loaders_never_panic_on_yamlish_text(text in yamlish()) {
+        load_everything(text.as_bytes());
+    }
+
+    #[test]
+    fn loaders_never_panic_on_jsonish_text(text in jsonish()) {
+        load_everything(text.as_bytes());
+    }
+}

@@ -1,0 +1,446 @@
+//! End-to-end tests of the live-cluster path against the test API server in tests/support.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, Scope};
+use kubectl_dataflow::cluster::{ClusterState, recorded};
+use serde_json::json;
+use support::apiserver::{
+    ApiServer, Behaviour, DATALOADS, DATAPROCESSES, NAMESPACES, NODES, PODS, VOLCANO_JOBS,
+    kubeconfig_text,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+
+fn cluster(behaviour: Behaviour) -> ApiServer {
+    let server = ApiServer::start(
+        vec![
+            NODES,
+            NAMESPACES,
+            PODS,
+            DATALOADS,
+            DATAPROCESSES,
+            VOLCANO_JOBS,
+        ],
+        behaviour,
+    );
+    server.add(
+        &NODES,
+        json!({"metadata": {"name": "node-a", "managedFields": [{"manager": "kubelet"}],
+        "labels": {"kubernetes.io/hostname": "node-a", "topology.kubernetes.io/zone": "a"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
+    );
+    server.add(
+        &NODES,
+        json!({"metadata": {"name": "node-b",
+        "labels": {"kubernetes.io/hostname": "node-b", "topology.kubernetes.io/zone": "b"}},
+        "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}),
+    );
+    server.add(
+        &NAMESPACES,
+        json!({"metadata": {"name": "default",
+        "labels": {"kubernetes.io/metadata.name": "default"}}}),
+    );
+    server.add(
+        &NAMESPACES,
+        json!({"metadata": {"name": "team",
+        "labels": {"kubernetes.io/metadata.name": "team", "tier": "data"}}}),
+    );
+    server.add(
+        &PODS,
+        json!({"metadata": {"name": "db-0", "namespace": "default"},
+        "spec": {"nodeName": "node-b", "containers": [{"name": "db", "image": "postgres:16",
+            "env": [{"name": "PASSWORD", "value": "hunter2"}],
+            "resources": {"requests": {"cpu": "2", "memory": "4Gi"}}}],
+            "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]},
+        "status": {"phase": "Running"}}),
+    );
+    server.add(
+        &PODS,
+        json!({"metadata": {"name": "loader-0", "namespace": "team", "labels": {"app": "loader"}},
+        "spec": {"nodeName": "node-a", "containers": [{"name": "c", "image": "fluid/loader",
+            "resources": {"requests": {"cpu": "500m"}}}]},
+        "status": {"phase": "Running"}}),
+    );
+    server.add(&PODS, json!({"metadata": {"name": "web-1", "namespace": "team"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "loader"}}, "topologyKey": "kubernetes.io/hostname"}]}}},
+        "status": {"phase": "Pending"}}));
+    server.add(&DATALOADS, json!({"metadata": {"name": "warmup", "namespace": "team"},
+        "spec": {"dataset": {"name": "imagenet"}},
+        "status": {"phase": "Complete", "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-a"]}]}]}}}}));
+    server
+}
+
+fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent");
+    if let Some(path) = kubeconfig {
+        command.arg("--kubeconfig").arg(path);
+    }
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const NOT_INSTALLED: &str = "\
+note: datamigrates.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping DataMigrate objects
+note: databackups.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping DataBackup objects
+note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
+note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
+";
+
+const SNAPSHOT_YAML: &str = "\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-a
+    labels:
+      kubernetes.io/hostname: node-a
+      topology.kubernetes.io/zone: a
+  spec: {}
+  status:
+    allocatable:
+      cpu: \"4\"
+      memory: \"8589934592\"
+      pods: \"110\"
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-b
+    labels:
+      kubernetes.io/hostname: node-b
+      topology.kubernetes.io/zone: b
+  spec:
+    taints:
+    - key: gpu
+      effect: NoSchedule
+  status:
+    allocatable:
+      cpu: \"8\"
+      memory: \"17179869184\"
+      pods: \"110\"
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: default
+    labels:
+      kubernetes.io/metadata.name: default
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: team
+    labels:
+      kubernetes.io/metadata.name: team
+      tier: data
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: db-0
+    namespace: default
+  spec:
+    nodeName: node-b
+    tolerations:
+    - key: gpu
+      operator: Exists
+      effect: NoSchedule
+    containers:
+    - name: db
+      image: postgres:16
+      resources:
+        requests:
+          cpu: \"2\"
+          memory: \"4294967296\"
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: loader-0
+    namespace: team
+    labels:
+      app: loader
+  spec:
+    nodeName: node-a
+    containers:
+    - name: c
+      image: fluid/loader
+      resources:
+        requests:
+          cpu: 500m
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-1
+    namespace: team
+  spec:
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector:
+            matchLabels:
+              app: loader
+          topologyKey: kubernetes.io/hostname
+    containers:
+    - name: c
+      image: nginx
+      resources: {}
+  status:
+    phase: Pending
+- apiVersion: data.fluid.io/v1alpha1
+  kind: DataLoad
+  metadata:
+    name: warmup
+    namespace: team
+  spec:
+    dataset:
+      name: imagenet
+    resources: {}
+  status:
+    phase: Complete
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - key: kubernetes.io/hostname
+            operator: In
+            values:
+            - node-a
+metadata: {}
+";
+
+#[test]
+fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
+    let server = cluster(Behaviour {
+        max_page: Some(2),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(&["snapshot"], Some(&kubeconfig));
+    assert_eq!(text(&out.stderr), NOT_INSTALLED);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout, SNAPSHOT_YAML);
+    let requests: Vec<String> = server
+        .log()
+        .into_iter()
+        .filter(|line| line.contains("pods") || line.starts_with("GET /apis/"))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "GET /api/v1/pods?limit=500",
+            "GET /api/v1/pods?continue=rv=108+off/2&limit=500",
+            "GET /apis/data.fluid.io/v1alpha1",
+            "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
+            "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
+            "GET /apis/scheduling.godel.kubewharf.io/v1alpha1",
+            "GET /apis/batch.volcano.sh/v1alpha1",
+            "GET /apis/batch.volcano.sh/v1alpha1/jobs?limit=500",
+            "GET /apis/scheduling.volcano.sh/v1beta1",
+        ]
+    );
+}
+
+/// Decoded objects of a state, for comparing two states field by field.
+fn objects(state: &ClusterState) -> String {
+    format!(
+        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
+        state.nodes,
+        state.namespaces,
+        state.pods,
+        state.fluid_ops,
+        state.godel_pod_groups,
+        state.volcano_jobs,
+        state.volcano_pod_groups
+    )
+}
+
+struct Quiet(Vec<String>);
+
+impl Progress for Quiet {
+    fn note(&mut self, message: &str) {
+        self.0.push(message.to_string());
+    }
+    fn read(&mut self, _: &Resource, _: usize) {}
+    fn done(&mut self) {}
+}
+
+#[test]
+fn live_state_equals_the_state_read_back_from_its_snapshot() {
+    let server = cluster(Behaviour::default());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let options = ConnectOptions {
+        kubeconfig: Some(kubeconfig.clone()),
+        context: None,
+        request_timeout: Some(Duration::from_secs(10)),
+    };
+    let mut notes = Quiet(Vec::new());
+    let live = live::load(&options, &Scope::All, &mut notes).unwrap();
+    assert_eq!(notes.0.len(), 4, "{:?}", notes.0);
+    assert_eq!(live.nodes.len(), 2);
+    assert_eq!(live.pods.len(), 3);
+    assert_eq!(live.fluid_ops.len(), 1);
+    for format in ["json", "yaml"] {
+        let file = dir.path().join(format!("snap.{format}"));
+        let out = run(
+            &[
+                "snapshot",
+                "-o",
+                format,
+                "--output-file",
+                file.to_str().unwrap(),
+            ],
+            Some(&kubeconfig),
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "");
+        let recorded = recorded::load_files(&[file.to_str().unwrap().to_string()]).unwrap();
+        assert_eq!(objects(&recorded), objects(&live), "{format}");
+    }
+}
+
+#[test]
+fn kubeconfig_path_lists_and_context_select_the_server() {
+    let server = cluster(Behaviour::default());
+    let dir = tempfile::tempdir().unwrap();
+    // The first file's current context points at a closed port; the second holds `test`.
+    let first = dir.path().join("first");
+    std::fs::write(
+        &first,
+        kubeconfig_text(&[("dead", "http://127.0.0.1:9")], "dead"),
+    )
+    .unwrap();
+    let second = dir.path().join("second");
+    std::fs::write(&second, kubeconfig_text(&[("test", &server.url)], "test")).unwrap();
+    let list = std::env::join_paths([&first, &second]).unwrap();
+    let with_env = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("KUBECONFIG", &list)
+            .output()
+            .unwrap()
+    };
+    let out = with_env(&["snapshot", "-o", "json", "--context", "test"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"name\": \"node-a\""));
+    let out = with_env(&["snapshot", "--request-timeout", "5s"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error: cannot reach the API server at http://127.0.0.1:9: "),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_namespace_narrows_the_namespaced_lists_only() {
+    let server = cluster(Behaviour::default());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(&["snapshot", "-n", "team", "-o", "json"], Some(&kubeconfig));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lists: Vec<String> = server
+        .log()
+        .into_iter()
+        .filter(|line| line.contains("?limit"))
+        .collect();
+    assert_eq!(
+        lists,
+        [
+            "GET /api/v1/nodes?limit=500",
+            "GET /api/v1/namespaces?limit=500",
+            "GET /api/v1/namespaces/team/pods?limit=500",
+            "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
+            "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
+            "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",
+        ]
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\"loader-0\"") && !stdout.contains("\"db-0\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn api_failures_are_one_clear_line_and_exit_2() {
+    let cases: [(Behaviour, &[&str], &str); 3] = [
+        (
+            Behaviour {
+                slow: vec![("/api/v1/nodes".into(), Duration::from_secs(5))],
+                ..Default::default()
+            },
+            &["snapshot", "--request-timeout", "300ms"],
+            "error: the API server at {url} did not answer list nodes within 300ms (--request-timeout); raise the timeout or check the server\n",
+        ),
+        (
+            Behaviour {
+                forbidden: vec!["/api/v1/pods".into()],
+                ..Default::default()
+            },
+            &["snapshot"],
+            "error: forbidden: cannot list pods in all namespaces: /api/v1/pods is forbidden: User \"alice\" cannot list resource at the cluster scope; ask for list permission, or record the state elsewhere and pass --state FILE\n",
+        ),
+        (
+            Behaviour::default(),
+            &["snapshot", "--request-timeout", "soon"],
+            "error: invalid --request-timeout \"soon\": expected a duration such as 30s, 1m or 500ms\n",
+        ),
+    ];
+    for (behaviour, args, expected) in cases {
+        let server = cluster(behaviour);
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = server.kubeconfig(dir.path(), "config");
+        let out = run(args, Some(&kubeconfig));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            expected.replace("{url}", &server.url),
+            "{args:?}"
+        );
+        assert_eq!(text(&out.stdout), "");
+    }
+}
+
+#[test]
+fn redacted_snapshots_hide_names_but_keep_references() {
+    let server = cluster(Behaviour::default());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(&["snapshot", "--redact", "-o", "json"], Some(&kubeconfig));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for secret in [
+        "node-a", "node-b", "team", "loader", "db-0", "warmup", "imagenet", "postgres",
+    ] {
+        assert!(!stdout.contains(secret), "{secret} leaked: {stdout}");
+    }
+    let state =
+        ClusterState::from_objects(recorded::parse_state("snap", stdout.as_bytes()).unwrap());
+    assert_eq!(state.warnings, Vec::<String>::new());
+    let bound: Vec<usize> = (0..state.nodes.len())
+        .map(|i| state.pods_on(i).count())
+        .collect();
+    assert_eq!(bound, [1, 1]);
+}

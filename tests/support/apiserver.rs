@@ -1,0 +1,434 @@
+//! A small Kubernetes API server for end-to-end tests: plain HTTP/1.1 on 127.0.0.1 with a random
+//! port, speaking the REST paths the tool uses (discovery, paged lists with `limit`/`continue`/
+//! `resourceVersion`, get), with injectable 403s and slow responses. Each connection gets a
+//! thread; the server lives as long as the test process.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// A resource the server serves: where, and under which kind.
+#[derive(Clone)]
+pub struct Served {
+    pub group_version: &'static str,
+    pub plural: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+}
+
+pub const NODES: Served = core("nodes", "Node", false);
+pub const NAMESPACES: Served = core("namespaces", "Namespace", false);
+pub const PODS: Served = core("pods", "Pod", true);
+pub const DATALOADS: Served = custom("data.fluid.io/v1alpha1", "dataloads", "DataLoad");
+pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesses", "DataProcess");
+pub const VOLCANO_JOBS: Served = custom("batch.volcano.sh/v1alpha1", "jobs", "Job");
+
+const fn core(plural: &'static str, kind: &'static str, namespaced: bool) -> Served {
+    Served {
+        group_version: "v1",
+        plural,
+        kind,
+        namespaced,
+    }
+}
+
+const fn custom(group_version: &'static str, plural: &'static str, kind: &'static str) -> Served {
+    Served {
+        group_version,
+        plural,
+        kind,
+        namespaced: true,
+    }
+}
+
+impl Served {
+    fn group_path(&self) -> String {
+        if self.group_version == "v1" {
+            "/api/v1".into()
+        } else {
+            format!("/apis/{}", self.group_version)
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Behaviour {
+    /// Largest page the server returns, whatever `limit` asks (a legal server choice).
+    pub max_page: Option<usize>,
+    /// Paths (without query) answered with 403.
+    pub forbidden: Vec<String>,
+    /// Paths (without query) answered only after this delay.
+    pub slow: Vec<(String, Duration)>,
+}
+
+struct State {
+    served: Vec<Served>,
+    /// (served index, namespace, name) -> object JSON, as the API stores it.
+    objects: BTreeMap<(usize, String, String), Value>,
+    resource_version: u64,
+    behaviour: Behaviour,
+    log: Vec<String>,
+}
+
+#[derive(Clone)]
+pub struct ApiServer {
+    pub url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl ApiServer {
+    pub fn start(served: Vec<Served>, behaviour: Behaviour) -> ApiServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(State {
+            served,
+            objects: BTreeMap::new(),
+            resource_version: 100,
+            behaviour,
+            log: Vec::new(),
+        }));
+        let shared = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let state = Arc::clone(&shared);
+                std::thread::spawn(move || serve_connection(stream, &state));
+            }
+        });
+        ApiServer { url, state }
+    }
+
+    /// Store an object (as JSON without apiVersion/kind, like list items) under `served`.
+    pub fn add(&self, served: &Served, object: Value) {
+        let mut state = self.state.lock().unwrap();
+        let index = state
+            .served
+            .iter()
+            .position(|s| s.plural == served.plural && s.group_version == served.group_version)
+            .expect("resource is served");
+        let namespace = object["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let name = object["metadata"]["name"].as_str().unwrap().to_string();
+        state.resource_version += 1;
+        state.objects.insert((index, namespace, name), object);
+    }
+
+    /// Request lines (`GET /api/v1/pods?limit=500`) in the order received.
+    pub fn log(&self) -> Vec<String> {
+        self.state.lock().unwrap().log.clone()
+    }
+
+    /// A kubeconfig with one context `test` (current) pointing at this server.
+    pub fn kubeconfig(&self, dir: &Path, file: &str) -> PathBuf {
+        let path = dir.join(file);
+        std::fs::write(&path, kubeconfig_text(&[("test", &self.url)], "test")).unwrap();
+        path
+    }
+}
+
+/// A kubeconfig with one context (and cluster and user) per entry.
+pub fn kubeconfig_text(contexts: &[(&str, &str)], current: &str) -> String {
+    let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
+    for (name, url) in contexts {
+        text.push_str(&format!("- name: {name}\n  cluster:\n    server: {url}\n"));
+    }
+    text.push_str("users:\n");
+    for (name, _) in contexts {
+        text.push_str(&format!(
+            "- name: {name}\n  user:\n    token: secret-{name}\n"
+        ));
+    }
+    text.push_str("contexts:\n");
+    for (name, _) in contexts {
+        text.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
+        ));
+    }
+    text.push_str(&format!("current-context: {current}\n"));
+    text
+}
+
+struct Request {
+    method: String,
+    path: String,
+    query: BTreeMap<String, String>,
+}
+
+fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut writer = stream;
+    while let Some(request) = read_request(&mut reader) {
+        let (code, body) = respond(&request, state);
+        let reason = match code {
+            200 => "OK",
+            403 => "Forbidden",
+            404 => "Not Found",
+            410 => "Gone",
+            _ => "Error",
+        };
+        let head = format!(
+            "HTTP/1.1 {code} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        if writer.write_all(head.as_bytes()).is_err() || writer.write_all(body.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let target = parts.next()?.to_string();
+    let mut content_length = 0;
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            content_length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; content_length];
+    reader.read_exact(&mut body).ok()?;
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let query = query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), percent_decode(v)))
+        .collect();
+    Some(Request {
+        method,
+        path: path.to_string(),
+        query,
+    })
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn status(code: u16, reason: &str, message: &str) -> (u16, String) {
+    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": message, "reason": reason, "code": code});
+    (code, body.to_string())
+}
+
+fn respond(request: &Request, state: &Mutex<State>) -> (u16, String) {
+    let delay = {
+        let mut state = state.lock().unwrap();
+        let query: Vec<String> = request
+            .query
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let line = if query.is_empty() {
+            format!("{} {}", request.method, request.path)
+        } else {
+            format!("{} {}?{}", request.method, request.path, query.join("&"))
+        };
+        state.log.push(line);
+        state
+            .behaviour
+            .slow
+            .iter()
+            .find(|(path, _)| *path == request.path)
+            .map(|(_, delay)| *delay)
+    };
+    if let Some(delay) = delay {
+        std::thread::sleep(delay);
+    }
+    let state = state.lock().unwrap();
+    if state.behaviour.forbidden.contains(&request.path) {
+        return status(
+            403,
+            "Forbidden",
+            &format!(
+                "{} is forbidden: User \"alice\" cannot list resource at the cluster scope",
+                request.path
+            ),
+        );
+    }
+    if request.method != "GET" {
+        return status(405, "MethodNotAllowed", "only GET is served");
+    }
+    route(request, &state)
+}
+
+fn route(request: &Request, state: &State) -> (u16, String) {
+    let path = request.path.as_str();
+    if path == "/api" {
+        return (
+            200,
+            json!({"kind": "APIVersions", "versions": ["v1"]}).to_string(),
+        );
+    }
+    if path == "/apis" {
+        let mut versions: Vec<&str> = state
+            .served
+            .iter()
+            .map(|s| s.group_version)
+            .filter(|gv| *gv != "v1")
+            .collect();
+        versions.dedup();
+        let groups: Vec<Value> = versions
+            .iter()
+            .map(|gv| {
+                let group = gv.split('/').next().unwrap();
+                json!({"name": group, "versions": [{"groupVersion": gv, "version": gv.split('/').nth(1)}]})
+            })
+            .collect();
+        return (
+            200,
+            json!({"kind": "APIGroupList", "groups": groups}).to_string(),
+        );
+    }
+    let discovered: Vec<&Served> = state
+        .served
+        .iter()
+        .filter(|s| s.group_path() == path)
+        .collect();
+    if !discovered.is_empty() {
+        let resources: Vec<Value> = discovered
+            .iter()
+            .map(|s| json!({"name": s.plural, "kind": s.kind, "namespaced": s.namespaced, "verbs": ["get", "list"]}))
+            .collect();
+        let gv = discovered[0].group_version;
+        return (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": gv, "resources": resources})
+                .to_string(),
+        );
+    }
+    for (index, served) in state.served.iter().enumerate() {
+        let Some(rest) = path.strip_prefix(&served.group_path()) else {
+            continue;
+        };
+        let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
+        let (namespace, tail) = match segments.as_slice() {
+            ["namespaces", ns, tail @ ..] if served.namespaced && !tail.is_empty() => {
+                (Some(*ns), tail)
+            }
+            tail => (None, tail),
+        };
+        match tail {
+            [plural] if *plural == served.plural => {
+                return list(state, index, served, namespace, &request.query);
+            }
+            [plural, name] if *plural == served.plural => {
+                let key = (index, namespace.unwrap_or("").to_string(), name.to_string());
+                return match state.objects.get(&key) {
+                    Some(object) => (200, with_type(served, object).to_string()),
+                    None => status(
+                        404,
+                        "NotFound",
+                        &format!("{} \"{name}\" not found", served.plural),
+                    ),
+                };
+            }
+            _ => {}
+        }
+    }
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
+}
+
+fn with_type(served: &Served, object: &Value) -> Value {
+    let mut object = object.clone();
+    object["apiVersion"] = json!(served.group_version);
+    object["kind"] = json!(served.kind);
+    object
+}
+
+/// Continue tokens carry the list's resourceVersion and offset, base64-like so the client must
+/// percent-encode them; a token from an older resourceVersion is answered 410 like etcd does.
+fn list(
+    state: &State,
+    index: usize,
+    served: &Served,
+    namespace: Option<&str>,
+    query: &BTreeMap<String, String>,
+) -> (u16, String) {
+    let items: Vec<&Value> = state
+        .objects
+        .iter()
+        .filter(|((i, ns, _), _)| *i == index && namespace.is_none_or(|n| n == ns))
+        .map(|(_, object)| object)
+        .collect();
+    let start = match query.get("continue") {
+        Some(token) => {
+            let Some((rv, offset)) = token
+                .strip_prefix("rv=")
+                .and_then(|t| t.split_once("+off/"))
+            else {
+                return status(400, "BadRequest", "invalid continue token");
+            };
+            if rv != state.resource_version.to_string() {
+                return status(410, "Expired", "the provided continue parameter is too old");
+            }
+            offset.parse::<usize>().unwrap()
+        }
+        None => 0,
+    };
+    let limit = query
+        .get("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .unwrap_or(usize::MAX)
+        .min(state.behaviour.max_page.unwrap_or(usize::MAX));
+    let end = items.len().min(start.saturating_add(limit));
+    let mut metadata = json!({"resourceVersion": state.resource_version.to_string()});
+    if end < items.len() {
+        metadata["continue"] = json!(format!("rv={}+off/{end}", state.resource_version));
+    }
+    let list_kind = format!("{}List", served.kind);
+    // Core lists carry no apiVersion/kind per item, as the real API server does.
+    let page: Vec<Value> = items[start..end]
+        .iter()
+        .map(|o| {
+            if served.group_version == "v1" {
+                (*o).clone()
+            } else {
+                with_type(served, o)
+            }
+        })
+        .collect();
+    (
+        200,
+        json!({"kind": list_kind, "apiVersion": served.group_version, "metadata": metadata, "items": page})
+            .to_string(),
+    )
+}

@@ -84,6 +84,8 @@ pub enum CommandError {
     #[error("{0} is not implemented yet")]
     NotImplemented(&'static str),
     #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
+    #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
 

@@ -2,6 +2,7 @@
 
 pub mod explain;
 pub mod lint;
+pub mod plan;
 
 use serde::Serialize;
 

@@ -94,8 +94,9 @@ pub fn complete(command: &Command, words: &[String], environment: &Environment) 
         }
         return complete_flags(scope, current, &line);
     }
-    if line.subcommand.is_none() {
-        let candidates = command
+    // Subcommands come before positionals (`help` has subcommands of its own).
+    if line.positionals == 0 && scope.has_subcommands() {
+        let candidates = scope
             .get_subcommands()
             .filter(|sub| !sub.is_hide_set() && sub.get_name().starts_with(current))
             .map(|sub| Candidate {
@@ -120,7 +121,7 @@ struct Line<'a> {
     values: BTreeMap<&'a str, Vec<String>>,
     /// Flags given so far, left out of flag candidates unless repeatable.
     seen: Vec<&'a Arg>,
-    /// Positional arguments of the subcommand given so far.
+    /// Positional arguments of the innermost subcommand given so far.
     positionals: usize,
     after_double_dash: bool,
 }
@@ -140,8 +141,8 @@ impl<'a> Line<'a> {
             if let Some(arg) = line.pending.take() {
                 line.record(arg, word);
             } else if line.after_double_dash || word == "-" || !word.starts_with('-') {
-                match root.find_subcommand(word) {
-                    Some(sub) if line.subcommand.is_none() && !line.after_double_dash => {
+                match scope.find_subcommand(word) {
+                    Some(sub) if line.positionals == 0 && !line.after_double_dash => {
                         line.subcommand = Some(sub);
                     }
                     _ => line.positionals += 1,
@@ -534,6 +535,8 @@ metadata: {name: worker-1}
             ),
             (&["plan", "--", "-"], ":4\n"),
             (&["--no-such-flag", "sn"], "snapshot\n:4\n"),
+            (&["help", "ex"], "explain-placement\n:4\n"),
+            (&["help", "plan", ""], ":4\n"),
             (
                 &[],
                 "lint\nplan\nexplain-placement\nsnapshot\npatch\nlaunch\ncompletion\nversion\nhelp\n:4\n",

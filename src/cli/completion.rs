@@ -17,13 +17,17 @@ Print a shell completion script for the kubectl-dataflow executable.
 
 The scripts complete `kubectl-dataflow ...` typed as one word. For `kubectl dataflow ...`,
 kubectl (1.26 or later) completes plugins itself by running `kubectl_complete-dataflow` from
-PATH: put completions/kubectl_complete-dataflow (krew installs it) next to kubectl-dataflow,
-and keep kubectl's own completion loaded (`source <(kubectl completion bash)`). That route also
-completes contexts and namespaces from the kubeconfig and KIND/NAME from the -f files.";
+PATH: put completions/kubectl_complete-dataflow (in the release archive; krew's caveats show
+where it lands) on PATH next to kubectl-dataflow, and keep kubectl's own completion loaded
+(`source <(kubectl completion bash)`). That route also completes contexts and namespaces from
+the kubeconfig and KIND/NAME from the -f files.";
 
 const EXAMPLES: &str = "\
 Examples:
-  # Load completion into the current bash session
+  # Complete `kubectl dataflow ...` through kubectl itself (kubectl 1.26 or later)
+  install -m 755 completions/kubectl_complete-dataflow ~/.local/bin/
+
+  # Load completion of kubectl-dataflow into the current bash session
   source <(kubectl dataflow completion bash)
 
   # Install it for every bash session

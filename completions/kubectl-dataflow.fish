@@ -44,6 +44,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "c
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "version" -d 'Print the version, the git commit and the Kubernetes semantics simulated'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "text\t'file:line:col with the source line and a caret'
+json\t'The JSON contract (diagnostics and summary)'
+sarif\t'SARIF 2.1.0 for code scanning'
+github\t'GitHub Actions workflow commands'"
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l disable -d 'Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l enable -d 'Rule codes or prefixes to turn on (including opt-in rules); wins over --disable' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l explain -d 'Print the documentation of one rule and exit' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
@@ -51,9 +58,10 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s R -l recursive -d 'Process the directories given with -f recursively'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l strict -d 'Fail (exit 1) on warnings too'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'

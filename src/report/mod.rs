@@ -1,6 +1,7 @@
 //! Renderers: tables for people, the JSON/YAML contracts for scripts.
 
 pub mod explain;
+pub mod lint;
 
 use serde::Serialize;
 

@@ -643,7 +643,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --scheduler-config --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +663,14 @@ _kubectl__dataflow() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --what-if)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)

@@ -68,6 +68,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'"
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

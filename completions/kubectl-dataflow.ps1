@@ -80,6 +80,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--what-if', '--what-if', [CompletionResultType]::ParameterName, 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order')
+            [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')

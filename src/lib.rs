@@ -11,3 +11,4 @@ pub mod plan;
 pub mod report;
 pub mod sched;
 pub mod synth;
+pub mod systems;

@@ -1,0 +1,3 @@
+//! Each seed system as a thin layer over the engine (`sched`).
+
+pub mod flow;

@@ -98,6 +98,12 @@ fn main() {
         plan.rounds,
         plan.total_cost
     );
+    let feasible = plan.classes.iter().map(|c| c.feasible_nodes);
+    println!(
+        "feasible nodes per class: {} to {}",
+        feasible.clone().min().unwrap_or(0),
+        feasible.max().unwrap_or(0)
+    );
     println!(
         "nodes used {}, max pods per node {}, std dev {:.3}, preferred weight {}",
         metrics.nodes_used,

@@ -357,37 +357,49 @@ fn class_key(pod: &Pod) -> String {
 }
 
 /// The engine decides one representative per class: its feasible nodes become arcs, priced by
-/// the class's preferred node-affinity weight there.
+/// the class's preferred node-affinity weight there. Decisions are independent and each scans
+/// every node, so classes are split over the available cores.
 fn decide_classes(sched: &Scheduler, profile: &Profile, pods: &[Pod], classes: &mut [TaskClass]) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = classes.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for part in classes.chunks_mut(chunk) {
+            scope.spawn(move || {
+                for class in part {
+                    decide_class(sched, profile, &pods[class.members[0]], class);
+                }
+            });
+        }
+    });
+}
+
+fn decide_class(sched: &Scheduler, profile: &Profile, pod: &Pod, class: &mut TaskClass) {
     let weight = profile.weight("NodeAffinity").unwrap_or(0);
     let state = sched.state();
-    for class in classes.iter_mut() {
-        let pod = &pods[class.members[0]];
-        let decision = sched.decide(pod);
-        let feasible: Vec<usize> = decision
-            .nodes
-            .iter()
-            .filter(|v| v.feasible)
-            .map(|v| v.index)
-            .collect();
-        let preferred: Vec<i64> = feasible
-            .iter()
-            .map(|&n| preferred_weight(pod, &state.nodes[n]))
-            .collect();
-        let best = preferred.iter().copied().max().unwrap_or(0);
-        let mut arcs: Vec<(usize, u32)> = feasible
-            .iter()
-            .zip(&preferred)
-            .map(|(&node, &p)| {
-                let normalised = if best > 0 { p * MAX_SCORE / best } else { 0 };
-                let cost = 1 + weight * (MAX_SCORE - normalised);
-                (node, u32::try_from(cost).unwrap_or(u32::MAX))
-            })
-            .collect();
-        arcs.sort_unstable();
-        class.arcs = arcs;
-        class.summary = decision.summary;
-    }
+    let decision = sched.decide(pod);
+    let feasible: Vec<usize> = decision
+        .nodes
+        .iter()
+        .filter(|v| v.feasible)
+        .map(|v| v.index)
+        .collect();
+    let preferred: Vec<i64> = feasible
+        .iter()
+        .map(|&n| preferred_weight(pod, &state.nodes[n]))
+        .collect();
+    let best = preferred.iter().copied().max().unwrap_or(0);
+    let mut arcs: Vec<(usize, u32)> = feasible
+        .iter()
+        .zip(&preferred)
+        .map(|(&node, &p)| {
+            let normalised = if best > 0 { p * MAX_SCORE / best } else { 0 };
+            let cost = 1 + weight * (MAX_SCORE - normalised);
+            (node, u32::try_from(cost).unwrap_or(u32::MAX))
+        })
+        .collect();
+    arcs.sort_unstable();
+    class.arcs = arcs;
+    class.summary = decision.summary;
 }
 
 /// The sum of the weights of the pod's preferred node-affinity terms the node matches (an

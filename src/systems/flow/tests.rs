@@ -151,6 +151,22 @@ fn placements_follow_cost_and_constraints() {
 }
 
 #[test]
+fn most_allocated_packs_the_batch_onto_fuller_nodes() {
+    // n1 already runs 2 CPUs: with MostAllocated it is the cheapest node for every pod while
+    // it has room, and the cost no longer rises per pod.
+    let state = cluster(&["", "", ""], RUNNING_2CPU_ON_N1);
+    let profile = Profile {
+        strategy: ScoringStrategyType::MostAllocated,
+        ..Profile::default()
+    };
+    let plan = solve_batch(&state, &profile, &pods("web", 4, "1", ""));
+    assert_eq!(
+        placed(&plan),
+        vec!["web-0=n1", "web-1=n1", "web-2=n2", "web-3=n2"]
+    );
+}
+
+#[test]
 fn notes_say_why_a_pod_is_pending() {
     let state = cluster(&["", ""], "");
     let batch = [

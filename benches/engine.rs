@@ -64,7 +64,10 @@ fn measure(path: &str) {
     runs.sort();
     println!("nodes                      {}", state.nodes.len());
     println!("pods                       {}", state.pods.len());
-    println!("(a) load state from JSON   {:.0} ms", loaded.as_secs_f64() * 1e3);
+    println!(
+        "(a) load state from JSON   {:.0} ms",
+        loaded.as_secs_f64() * 1e3
+    );
     println!(
         "(b) explain, every node    {:.1} ms (median of 5, min {:.1} ms)",
         runs[2].as_secs_f64() * 1e3,
@@ -76,7 +79,10 @@ fn measure(path: &str) {
         (loaded + runs[0]).as_secs_f64() * 1e3
     );
     println!("peak memory (VmHWM)        {:.0} MiB", peak_rss_mib());
-    println!("selected node              {}", selected.unwrap_or_default());
+    println!(
+        "selected node              {}",
+        selected.unwrap_or_default()
+    );
 }
 
 fn main() {

@@ -5,6 +5,8 @@
 pub mod apply;
 pub mod cli;
 pub mod cluster;
+pub mod completion;
+pub mod lint;
 pub mod manifest;
 pub mod model;
 pub mod plan;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, ValueEnum, ValueHint};
 
 use crate::cluster::{ClusterState, live, recorded};
 use crate::manifest::{self, LoadError, ManifestSet};
@@ -24,7 +24,7 @@ pub struct GlobalArgs {
     pub kubeconfig: Option<PathBuf>,
     /// Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable;
     /// without it the live cluster of the kubeconfig is read
-    #[arg(long = "state", global = true, value_name = "FILE")]
+    #[arg(long = "state", global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Vec<String>,
     /// How long to wait for a single request to the API server (e.g. 30s, 1m)
     #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
@@ -47,7 +47,7 @@ pub struct GlobalArgs {
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable
-    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub filenames: Vec<String>,
     /// Process the directories given with -f recursively
     #[arg(short = 'R', long)]
@@ -67,6 +67,17 @@ pub enum ReportFormat {
     Yaml,
 }
 
+/// `--dry-run` of the commands that change objects, as kubectl's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    /// Change the objects
+    None,
+    /// Only show the diff
+    Client,
+    /// Let the API server validate the change without persisting it
+    Server,
+}
+
 /// How a command ended when it did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -83,6 +94,8 @@ pub enum CommandError {
     Load(Vec<LoadError>),
     #[error("{0} is not implemented yet")]
     NotImplemented(&'static str),
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }

@@ -1,8 +1,15 @@
 //! `kubectl dataflow lint`
 
-use clap::Args;
+use std::io::{IsTerminal, Write};
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
 
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
+use crate::cluster::recorded;
+use crate::lint::{self, LintOptions, Severity, rules};
+use crate::manifest;
+use crate::report;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -10,7 +17,28 @@ Examples:
   kubectl dataflow lint -f deploy/ -R
 
   # Annotate a pull request from GitHub Actions
-  kubectl dataflow lint -f deploy/ -R -o github";
+  kubectl dataflow lint -f deploy/ -R -o github
+
+  # Check satisfiability against a recorded cluster, for code scanning
+  kubectl dataflow lint -f flow.yaml --state cluster.json -o sarif > lint.sarif
+
+  # What does a rule check?
+  kubectl dataflow lint --explain DF101
+
+Suppress a finding with `# kubectl-dataflow: ignore DF101` on its line or on the object's
+first line. Exit status: 0 clean, 1 errors (or warnings with --strict), 2 the tool could not run.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// file:line:col with the source line and a caret
+    Text,
+    /// The JSON contract (diagnostics and summary)
+    Json,
+    /// SARIF 2.1.0 for code scanning
+    Sarif,
+    /// GitHub Actions workflow commands
+    Github,
+}
 
 /// Validate DataFlow / PodGroup / Job / Pod manifests, with exact file:line:column
 #[derive(Debug, Args)]
@@ -18,8 +46,70 @@ Examples:
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Output format
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: LintFormat,
+    /// Fail (exit 1) on warnings too
+    #[arg(long)]
+    pub strict: bool,
+    /// Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub disable: Vec<String>,
+    /// Rule codes or prefixes to turn on (including opt-in rules); wins over --disable
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub enable: Vec<String>,
+    /// Print the documentation of one rule and exit
+    #[arg(long, value_name = "CODE")]
+    pub explain: Option<String>,
 }
 
-pub fn run(_global: &GlobalArgs, _args: &LintArgs) -> Result<Outcome, CommandError> {
-    Err(CommandError::NotImplemented("lint"))
+pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError> {
+    if let Some(code) = &args.explain {
+        let rule =
+            rules::find(code).ok_or_else(|| anyhow::Error::new(lint::UnknownCode(code.clone())))?;
+        print(&report::lint::explain(rule))?;
+        return Ok(Outcome::Clean);
+    }
+    if args.input.filenames.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
+        )
+        .into());
+    }
+    let options = LintOptions {
+        disable: args.disable.clone(),
+        enable: args.enable.clone(),
+    };
+    options.enabled_codes().map_err(anyhow::Error::new)?;
+    let set = manifest::load(&args.input.filenames, args.input.recursive)?;
+    let state = if global.state.is_empty() {
+        None
+    } else {
+        Some(recorded::load_files(&global.state)?)
+    };
+    let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
+    let color = global.color() && std::io::stdout().is_terminal();
+    let rendered = match args.output {
+        LintFormat::Text => report::lint::text(&result, &set.sources, color),
+        LintFormat::Json => report::lint::json(&result),
+        LintFormat::Sarif => report::lint::sarif(&result),
+        LintFormat::Github => report::lint::github(&result),
+    };
+    print(&rendered)?;
+    let failing =
+        result.count(Severity::Error) > 0 || (args.strict && result.count(Severity::Warning) > 0);
+    Ok(if failing {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn print(text: &str) -> Result<(), CommandError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("writing the report")?;
+    Ok(())
 }

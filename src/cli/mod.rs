@@ -2,6 +2,7 @@
 //! modules; each command turns parsed flags into library calls and a rendered report.
 
 mod common;
+mod complete;
 mod completion;
 mod explain;
 mod launch;
@@ -11,6 +12,7 @@ mod plan;
 mod snapshot;
 mod version;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -72,8 +74,12 @@ pub enum Command {
 /// Parse arguments, run the command, and map the outcome to kubectl-style exit codes:
 /// 0 clean, 1 findings (lint errors, unschedulable plan, diff found), 2 usage or runtime error.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.command {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|first| first == complete::NAME) {
+        return exit(complete::run(&args[2..]));
+    }
+    let cli = Cli::parse_from(args);
+    exit(match &cli.command {
         Command::Lint(args) => lint::run(&cli.global, args),
         Command::Plan(args) => plan::run(&cli.global, args),
         Command::ExplainPlacement(args) => explain::run(&cli.global, args),
@@ -82,7 +88,10 @@ pub fn main() -> ExitCode {
         Command::Launch(args) => launch::run(&cli.global, args),
         Command::Completion(args) => completion::run(args),
         Command::Version(args) => version::run(args),
-    };
+    })
+}
+
+fn exit(result: Result<Outcome, CommandError>) -> ExitCode {
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),

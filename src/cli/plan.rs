@@ -4,6 +4,9 @@ use clap::Args;
 
 use super::common::ReportFormat;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
+use crate::plan::{self, WhatIf, what_if};
+use crate::report;
+use crate::sched::Profile;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -11,7 +14,11 @@ Examples:
   kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml
 
   # The same as JSON for scripts
-  kubectl dataflow plan -f flow.yaml --state cluster.json -o json";
+  kubectl dataflow plan -f flow.yaml --state cluster.json -o json
+
+  # Where does the flow go if worker-1 is drained and worker-2 moves zone?
+  kubectl dataflow plan -f flow.yaml --state cluster.json --what-if drain=worker-1 \\
+      --what-if label=worker-2:topology.kubernetes.io/zone=zone-c";
 
 /// Preview where every operation of a DataFlow and every pod of a gang lands
 #[derive(Debug, Args)]
@@ -22,8 +29,34 @@ pub struct PlanArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    /// Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict
+    /// its pods) or label=NODE:key=value; repeatable, applied in order
+    #[arg(long = "what-if", value_name = "EDIT")]
+    pub what_if: Vec<WhatIf>,
+    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
+    #[arg(long = "scheduler-config", value_name = "FILE")]
+    pub scheduler_config: Option<String>,
 }
 
-pub fn run(_global: &GlobalArgs, _args: &PlanArgs) -> Result<Outcome, CommandError> {
-    Err(CommandError::NotImplemented("plan"))
+pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
+    let set = args.input.load_strict()?;
+    let profile = match &args.scheduler_config {
+        Some(path) => Profile::from_file(path)?,
+        None => Profile::default(),
+    };
+    let mut state = global.cluster_state()?;
+    what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+    let plan = plan::plan(&set.manifests, &state, profile)?;
+    let text = match args.output {
+        ReportFormat::Table => report::plan::table(&plan, false),
+        ReportFormat::Wide => report::plan::table(&plan, true),
+        ReportFormat::Json => report::to_json(&plan),
+        ReportFormat::Yaml => report::to_yaml(&plan),
+    };
+    print!("{text}");
+    Ok(if plan.has_findings() {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
 }

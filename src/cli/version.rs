@@ -1,41 +1,56 @@
 //! `kubectl dataflow version`
 
 use clap::Args;
+use serde::Serialize;
 
 use super::common::ReportFormat;
 use super::{CommandError, Outcome};
+use crate::report;
 
 /// The Kubernetes release whose scheduler semantics the engine reproduces.
 pub const KUBERNETES_SEMANTICS: &str = "v1.34";
 
+const EXAMPLES: &str = "\
+Examples:
+  # Which build is this, and which Kubernetes release does it simulate?
+  kubectl dataflow version
+
+  # The same as JSON, for bug reports and scripts
+  kubectl dataflow version -o json";
+
 /// Print the version, the git commit and the Kubernetes semantics simulated
 #[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
 pub struct VersionArgs {
     /// Output format (table prints plain text)
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
 }
 
+/// The `-o json|yaml` contract.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VersionInfo {
+    version: &'static str,
+    /// `git rev-parse --short HEAD` at build time (build.rs), or "unknown".
+    git_commit: &'static str,
+    kubernetes_semantics: &'static str,
+}
+
 pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
-    let version = env!("CARGO_PKG_VERSION");
-    let commit = option_env!("KUBECTL_DATAFLOW_GIT_COMMIT").unwrap_or("unknown");
-    match args.output {
-        ReportFormat::Json | ReportFormat::Yaml => {
-            let value = serde_json::json!({
-                "version": version,
-                "gitCommit": commit,
-                "kubernetesSemantics": KUBERNETES_SEMANTICS,
-            });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).expect("plain JSON")
-            );
-        }
-        ReportFormat::Table | ReportFormat::Wide => {
-            println!(
-                "kubectl-dataflow {version} (commit {commit}), Kubernetes {KUBERNETES_SEMANTICS} scheduler semantics"
-            );
-        }
-    }
+    let info = VersionInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        git_commit: env!("KUBECTL_DATAFLOW_GIT_COMMIT"),
+        kubernetes_semantics: KUBERNETES_SEMANTICS,
+    };
+    let text = match args.output {
+        ReportFormat::Json => report::to_json(&info),
+        ReportFormat::Yaml => report::to_yaml(&info),
+        ReportFormat::Table | ReportFormat::Wide => format!(
+            "kubectl-dataflow {} (commit {}), Kubernetes {} scheduler semantics\n",
+            info.version, info.git_commit, info.kubernetes_semantics
+        ),
+    };
+    print!("{text}");
     Ok(Outcome::Clean)
 }

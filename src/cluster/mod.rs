@@ -6,7 +6,9 @@ pub mod live;
 pub mod recorded;
 pub mod snapshot;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{
     FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, VolcanoJob,
@@ -25,65 +27,49 @@ pub struct ClusterState {
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
-    node_by_name: HashMap<String, usize>,
+    node_by_name: FxHashMap<String, usize>,
     pods_by_node: Vec<Vec<usize>>,
     pods_by_namespace: BTreeMap<String, Vec<usize>>,
-    namespace_by_name: HashMap<String, usize>,
+    namespace_by_name: FxHashMap<String, usize>,
 }
 
 impl ClusterState {
-    /// Build the state and its indexes. Later objects replace earlier ones with the same
-    /// kind, namespace and name (several `--state` files may overlap).
+    /// Build the state and its indexes. Of objects with the same kind, namespace and name (several
+    /// `--state` files may overlap), the last one read wins.
     pub fn from_objects(objects: impl IntoIterator<Item = Object>) -> ClusterState {
         let mut state = ClusterState::default();
-        let mut seen: HashMap<(String, String, String), (usize, usize)> = HashMap::new();
         let mut unknown_kinds: BTreeMap<String, usize> = BTreeMap::new();
         for object in objects {
-            let meta = object.metadata();
-            let key = (
-                object.kind().to_string(),
-                meta.namespace.clone(),
-                meta.name.clone(),
-            );
-            let slot = |state: &ClusterState, object: &Object| -> Option<(usize, usize)> {
-                Some(match object {
-                    Object::Node(_) => (0, state.nodes.len()),
-                    Object::Pod(_) => (1, state.pods.len()),
-                    Object::Namespace(_) => (2, state.namespaces.len()),
-                    Object::FluidOp(_) => (3, state.fluid_ops.len()),
-                    Object::GodelPodGroup(_) => (4, state.godel_pod_groups.len()),
-                    Object::VolcanoJob(_) => (5, state.volcano_jobs.len()),
-                    Object::VolcanoPodGroup(_) => (6, state.volcano_pod_groups.len()),
-                    Object::Workload(_) | Object::Unknown { .. } => return None,
-                })
-            };
-            let Some(new_slot) = slot(&state, &object) else {
-                *unknown_kinds.entry(object.kind().to_string()).or_default() += 1;
-                continue;
-            };
-            let existing = seen.get(&key).copied();
-            let (_, index) = existing.unwrap_or(new_slot);
-            if existing.is_none() {
-                seen.insert(key, new_slot);
-            }
-            fn put<T>(list: &mut Vec<T>, index: usize, item: T) {
-                if index < list.len() {
-                    list[index] = item;
-                } else {
-                    list.push(item);
+            match object {
+                Object::Node(o) => state.nodes.push(o),
+                Object::Pod(o) => state.pods.push(o),
+                Object::Namespace(o) => state.namespaces.push(o),
+                Object::FluidOp(o) => state.fluid_ops.push(o),
+                Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
+                Object::VolcanoJob(o) => state.volcano_jobs.push(o),
+                Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),
+                other @ (Object::Workload(_) | Object::Unknown { .. }) => {
+                    *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
                 }
             }
-            match object {
-                Object::Node(o) => put(&mut state.nodes, index, o),
-                Object::Pod(o) => put(&mut state.pods, index, o),
-                Object::Namespace(o) => put(&mut state.namespaces, index, o),
-                Object::FluidOp(o) => put(&mut state.fluid_ops, index, o),
-                Object::GodelPodGroup(o) => put(&mut state.godel_pod_groups, index, o),
-                Object::VolcanoJob(o) => put(&mut state.volcano_jobs, index, o),
-                Object::VolcanoPodGroup(o) => put(&mut state.volcano_pod_groups, index, o),
-                Object::Workload(_) | Object::Unknown { .. } => unreachable!("skipped above"),
-            }
         }
+        keep_last(&mut state.nodes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.pods, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.fluid_ops, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.godel_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.volcano_jobs, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.volcano_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
         for (kind, count) in unknown_kinds {
             state.warnings.push(format!(
                 "ignored {count} {kind} object(s): placement does not depend on them"
@@ -125,10 +111,13 @@ impl ClusterState {
         self.pods_by_node = vec![Vec::new(); self.nodes.len()];
         self.pods_by_namespace.clear();
         for (i, pod) in self.pods.iter().enumerate() {
-            self.pods_by_namespace
-                .entry(pod.metadata.namespace.clone())
-                .or_default()
-                .push(i);
+            match self.pods_by_namespace.get_mut(&pod.metadata.namespace) {
+                Some(list) => list.push(i),
+                None => {
+                    self.pods_by_namespace
+                        .insert(pod.metadata.namespace.clone(), vec![i]);
+                }
+            }
             if pod.is_terminated() || pod.spec.node_name.is_empty() {
                 continue;
             }
@@ -195,6 +184,20 @@ impl ClusterState {
     }
 }
 
+/// Drop every object that a later one with the same identity replaces.
+fn keep_last<T>(items: &mut Vec<T>, identity: impl Fn(&T) -> (&str, &str, &str)) {
+    let mut seen: FxHashSet<(&str, &str, &str)> = FxHashSet::default();
+    let mut keep = vec![true; items.len()];
+    for (i, item) in items.iter().enumerate().rev() {
+        keep[i] = seen.insert(identity(item));
+    }
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    let mut flags = keep.into_iter();
+    items.retain(|_| flags.next().unwrap_or(true));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,7 +242,13 @@ mod tests {
             node("n1"),
         ]);
         assert_eq!(state.nodes.len(), 2);
-        let on_n1: Vec<_> = state.pods_on(0).map(|p| p.metadata.name.as_str()).collect();
+        let names: Vec<_> = state
+            .nodes
+            .iter()
+            .map(|n| n.metadata.name.as_str())
+            .collect();
+        assert_eq!(names, ["n2", "n1"], "the last n1 wins");
+        let on_n1: Vec<_> = state.pods_on(1).map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(on_n1, ["a"]);
         assert_eq!(state.pods.len(), 3);
         assert_eq!(

@@ -84,7 +84,11 @@ fn parse_json(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
             .map_err(|e| (String::from("kind"), e.to_string()))
             .and_then(|type_meta| {
                 let mut de = serde_json::Deserializer::from_str(item);
-                Object::decode(type_meta, &mut de).map_err(|e| (e.path, e.message))
+                Object::decode_untracked(type_meta.clone(), &mut de).or_else(|_| {
+                    // Decode again, slower, to learn which field is wrong.
+                    let mut de = serde_json::Deserializer::from_str(item);
+                    Object::decode(type_meta, &mut de).map_err(|e| (e.path, e.message))
+                })
             });
         match decoded {
             Ok(mut object) => {

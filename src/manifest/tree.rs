@@ -106,11 +106,35 @@ pub struct SyntaxError {
 /// How many nodes alias expansion may produce before we call the input a YAML bomb.
 const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 /// How deep a document may nest; deeper input is refused instead of overflowing the stack.
-const MAX_DEPTH: usize = 256;
+/// Real manifests nest a few dozen levels.
+const MAX_DEPTH: usize = 1024;
+/// The parser recurses once per nesting level; this stack holds [`MAX_DEPTH`] levels with a
+/// wide margin in debug builds too.
+const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 /// Parse every document of a YAML (or JSON) text.
 pub fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
     check_nesting(text)?;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("yaml-parser".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || parse_on_this_thread(text))
+            .map_err(|e| SyntaxError {
+                pos: Pos { line: 1, column: 1 },
+                message: format!("cannot start the parser: {e}"),
+            })?
+            .join()
+            .unwrap_or_else(|_| {
+                Err(SyntaxError {
+                    pos: Pos { line: 1, column: 1 },
+                    message: "the YAML parser failed on this input".into(),
+                })
+            })
+    })
+}
+
+fn parse_on_this_thread(text: &str) -> Result<Vec<Node>, SyntaxError> {
     let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
     loader.alias_limit(ALIAS_EXPANSION_LIMIT);
     let mut parser = Parser::new_from_str(text);
@@ -136,39 +160,52 @@ fn scan_error(e: &saphyr_parser::ScanError) -> SyntaxError {
     }
 }
 
-/// saphyr's parser recurses per nesting level; refuse pathological nesting before it gets there.
+/// saphyr's parser recurses per nesting level; refuse pathological nesting before it gets
+/// there. A line's block depth is at most its indentation plus the `- ` / `? ` indicators
+/// that open it (each nested block collection needs one more column or one more indicator);
+/// flow collections add their bracket depth.
 fn check_nesting(text: &str) -> Result<(), SyntaxError> {
-    let mut depth = 0usize;
-    let (mut line, mut column) = (1, 0);
+    let mut flow_depth = 0usize;
     let mut in_quote: Option<char> = None;
-    let mut in_comment = false;
-    for c in text.chars() {
-        column += 1;
-        if c == '\n' {
-            line += 1;
-            column = 0;
-            in_comment = false;
-            continue;
-        }
-        if in_comment {
-            continue;
-        }
-        match (in_quote, c) {
-            (Some(q), c) if c == q => in_quote = None,
-            (Some(_), _) => {}
-            (None, '"') | (None, '\'') => in_quote = Some(c),
-            (None, '#') => in_comment = true,
-            (None, '[') | (None, '{') => {
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        let refuse = |column: usize| SyntaxError {
+            pos: Pos {
+                line: line_number,
+                column,
+            },
+            message: format!("document nests deeper than {MAX_DEPTH} levels"),
+        };
+        if in_quote.is_none() && flow_depth == 0 {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let mut rest = &line[indent..];
+            let mut depth = indent;
+            while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
                 depth += 1;
                 if depth > MAX_DEPTH {
-                    return Err(SyntaxError {
-                        pos: Pos { line, column },
-                        message: format!("document nests deeper than {MAX_DEPTH} levels"),
-                    });
+                    return Err(refuse(line.len() - rest.len() + 1));
                 }
+                rest = after.trim_start_matches(' ');
             }
-            (None, ']') | (None, '}') => depth = depth.saturating_sub(1),
-            _ => {}
+            if depth > MAX_DEPTH {
+                return Err(refuse(1));
+            }
+        }
+        for (column, c) in line.chars().enumerate() {
+            match (in_quote, c) {
+                (Some(q), c) if c == q => in_quote = None,
+                (Some(_), _) => {}
+                (None, '"') | (None, '\'') => in_quote = Some(c),
+                (None, '#') => break,
+                (None, '[') | (None, '{') => {
+                    flow_depth += 1;
+                    if flow_depth > MAX_DEPTH {
+                        return Err(refuse(column + 1));
+                    }
+                }
+                (None, ']') | (None, '}') => flow_depth = flow_depth.saturating_sub(1),
+                _ => {}
+            }
         }
     }
     Ok(())
@@ -375,6 +412,28 @@ mod tests {
         let text = "[".repeat(100_000);
         let err = parse_documents(&text).unwrap_err();
         assert!(err.message.contains("nests deeper"));
+    }
+
+    #[test]
+    fn deep_block_nesting_is_refused_not_overflowed() {
+        let sequences = format!("{}x\n", "- ".repeat(10_000));
+        let err = parse_documents(&sequences).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1:2049: document nests deeper than 1024 levels"
+        );
+        let mut mappings = String::new();
+        for i in 0..3_000 {
+            mappings.push_str(&format!("{}k:\n", " ".repeat(i)));
+        }
+        let err = parse_documents(&mappings).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1026:1: document nests deeper than 1024 levels"
+        );
+        // Just under the limit still parses, on any thread's stack.
+        let deep = format!("{}x\n", "- ".repeat(MAX_DEPTH - 1));
+        assert_eq!(parse_documents(&deep).unwrap().len(), 1);
     }
 
     #[test]

@@ -116,11 +116,29 @@ struct MetadataOnly {
 }
 
 impl Object {
-    /// Decode an object whose `apiVersion`/`kind` were already read.
+    /// Decode an object whose `apiVersion`/`kind` were already read; errors name the field.
     pub fn decode<'de, D: Deserializer<'de>>(
         type_meta: TypeMeta,
         deserializer: D,
     ) -> Result<Object, DecodeError> {
+        Object::decode_as(type_meta, deserializer, true)
+    }
+
+    /// The same without tracking field paths: what large states use first, decoding again with
+    /// [`Object::decode`] only when an item fails, to say where.
+    pub fn decode_untracked<'de, D: Deserializer<'de>>(
+        type_meta: TypeMeta,
+        deserializer: D,
+    ) -> Result<Object, DecodeError> {
+        Object::decode_as(type_meta, deserializer, false)
+    }
+
+    fn decode_as<'de, D: Deserializer<'de>>(
+        type_meta: TypeMeta,
+        deserializer: D,
+        tracked: bool,
+    ) -> Result<Object, DecodeError> {
+        let read = |d| Reader { tracked, d };
         let group = type_meta.group().to_string();
         let kind = type_meta.kind.as_str();
         let expected = KNOWN_KINDS
@@ -146,7 +164,7 @@ impl Object {
             }
             Some(_) => {}
             None => {
-                let body: MetadataOnly = decode_path(deserializer)?;
+                let body: MetadataOnly = read(deserializer).get()?;
                 return Ok(Object::Unknown {
                     type_meta,
                     metadata: body.metadata,
@@ -154,11 +172,11 @@ impl Object {
             }
         }
         Ok(match (group.as_str(), kind) {
-            ("", "Pod") => Object::Pod(decode_path(deserializer)?),
-            ("", "Node") => Object::Node(decode_path(deserializer)?),
-            ("", "Namespace") => Object::Namespace(decode_path(deserializer)?),
+            ("", "Pod") => Object::Pod(read(deserializer).get()?),
+            ("", "Node") => Object::Node(read(deserializer).get()?),
+            ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
             ("data.fluid.io", _) => {
-                let body: fluid::FluidOpBody = decode_path(deserializer)?;
+                let body: fluid::FluidOpBody = read(deserializer).get()?;
                 Object::FluidOp(FluidOp {
                     kind: OpKind::parse(kind).expect("listed in KNOWN_KINDS"),
                     metadata: body.metadata,
@@ -167,12 +185,12 @@ impl Object {
                 })
             }
             ("scheduling.godel.kubewharf.io", _) => {
-                Object::GodelPodGroup(decode_path(deserializer)?)
+                Object::GodelPodGroup(read(deserializer).get()?)
             }
-            ("batch.volcano.sh", _) => Object::VolcanoJob(decode_path(deserializer)?),
-            ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(decode_path(deserializer)?),
+            ("batch.volcano.sh", _) => Object::VolcanoJob(read(deserializer).get()?),
+            ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(read(deserializer).get()?),
             _ => {
-                let body: WorkloadBody = decode_path(deserializer)?;
+                let body: WorkloadBody = read(deserializer).get()?;
                 let (replicas, template) = match body.spec.job_template {
                     Some(job) => (job.spec.parallelism.unwrap_or(1), job.spec.template),
                     None => (
@@ -235,6 +253,25 @@ impl Object {
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
         !matches!(self, Object::Node(_) | Object::Namespace(_))
+    }
+}
+
+/// A deserializer with the choice of tracking field paths.
+struct Reader<D> {
+    tracked: bool,
+    d: D,
+}
+
+impl<'de, D: Deserializer<'de>> Reader<D> {
+    fn get<T: Deserialize<'de>>(self) -> Result<T, DecodeError> {
+        if self.tracked {
+            decode_path(self.d)
+        } else {
+            T::deserialize(self.d).map_err(|e| DecodeError {
+                path: String::new(),
+                message: e.to_string(),
+            })
+        }
     }
 }
 

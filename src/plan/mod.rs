@@ -1,3 +1,139 @@
-//! Plans built from manifests and a cluster state, used by plan, explain and lint.
+//! Plans: where each operation of a DataFlow lands and what it inherits, computed from the
+//! manifests and the cluster state through the one engine (`sched`). The `Plan` structs are
+//! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
 pub mod explain;
+pub mod flow;
+pub mod graph;
+pub mod what_if;
+
+use serde::Serialize;
+
+use crate::cluster::ClusterState;
+use crate::manifest::Manifest;
+use crate::model::{Affinity, NodeAffinity};
+use crate::sched::{Profile, Scheduler};
+use crate::systems::fluid::OpKey;
+pub use graph::{FlowError, FlowErrors};
+pub use what_if::{WhatIf, WhatIfError};
+
+/// Why a plan could not be made (exit 2); each problem is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Flow(#[from] FlowErrors),
+    #[error(transparent)]
+    WhatIf(#[from] WhatIfError),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub operations: Vec<OperationPlan>,
+    /// Gang placements (PodGroups, Volcano Jobs).
+    pub groups: Vec<serde_json::Value>,
+}
+
+impl Plan {
+    /// Exit 1: an operation cannot be placed or never gets to run.
+    pub fn has_findings(&self) -> bool {
+        self.operations
+            .iter()
+            .any(|o| matches!(o.status, OpStatus::Unschedulable | OpStatus::Blocked))
+    }
+}
+
+/// `{kind, namespace, name}` of a referenced operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpRef {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl From<&OpKey> for OpRef {
+    fn from(key: &OpKey) -> OpRef {
+        OpRef {
+            kind: key.kind.to_string(),
+            namespace: key.namespace.clone(),
+            name: key.name.clone(),
+        }
+    }
+}
+
+/// What happens to an operation in the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum OpStatus {
+    /// Its pod is placed on `node`.
+    Planned,
+    /// No node fits its pod (`summary` says why).
+    Unschedulable,
+    /// It never starts: what it waits for is missing, Failed, or never completes.
+    Blocked,
+    /// Already Complete in the cluster state: its recorded affinity is used as is.
+    Complete,
+    /// Already Failed in the cluster state, or Fluid would fail it outright.
+    Failed,
+}
+
+impl OpStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpStatus::Planned => "Planned",
+            OpStatus::Unschedulable => "Unschedulable",
+            OpStatus::Blocked => "Blocked",
+            OpStatus::Complete => "Complete",
+            OpStatus::Failed => "Failed",
+        }
+    }
+}
+
+/// One operation of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationPlan {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub after: Option<OpRef>,
+    pub policy: String,
+    pub inherited_affinity: Option<NodeAffinity>,
+    pub affinity: Option<Affinity>,
+    pub node: Option<String>,
+    pub recorded_node_affinity: Option<NodeAffinity>,
+    pub warnings: Vec<String>,
+    /// 1-based index of the flow (weakly connected part of the graph).
+    pub flow: usize,
+    /// 1-based position in the flow's run order.
+    pub step: usize,
+    pub status: OpStatus,
+    /// Where the inherited affinity comes from when `dependOn` overrides `runAfter`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depend_on: Option<OpRef>,
+    /// Weighted score of the chosen node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// Other nodes with the same top score (we pick the smallest name; upstream picks one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tied: Vec<String>,
+    /// `0/N nodes are available: ...` when unschedulable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// `file:line:column` of the manifest, or `cluster state`.
+    pub source: String,
+}
+
+/// Plan the DataFlows of `manifests` (plus the operations of `state` they reach).
+pub fn plan(
+    manifests: &[Manifest],
+    state: &ClusterState,
+    profile: Profile,
+) -> Result<Plan, PlanError> {
+    let graph = graph::build(manifests, state)?;
+    let mut scheduler = Scheduler::new(state, profile);
+    Ok(Plan {
+        operations: flow::plan_operations(&graph, &mut scheduler),
+        groups: Vec::new(),
+    })
+}

@@ -153,7 +153,7 @@ fn why_line(
         .scores
         .iter()
         .filter_map(|(plugin, score)| {
-            let weight = weights.get(plugin).copied().unwrap_or(0);
+            let weight = weights.get(*plugin).copied().unwrap_or(0);
             let diff = (score - runner_up.scores.get(plugin).copied().unwrap_or(0)) * weight;
             (diff != 0).then(|| (diff, format!("{plugin} {diff:+}")))
         })

@@ -1,6 +1,8 @@
 //! Renderers: tables for people, the JSON/YAML contracts for scripts.
 
 pub mod explain;
+pub mod lint;
+pub mod plan;
 
 use serde::Serialize;
 

@@ -1,7 +1,9 @@
 //! One scheduling cycle: what the pod needs is computed once (requests, resolved affinity
 //! terms, topology counts), then every candidate node is filtered and the feasible ones scored.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -98,9 +100,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
             non_zero: super::pod_requests(&pod.spec, true),
             terms: PodTerms::of(pod),
             problems: Vec::new(),
-            affinity_counts: HashMap::new(),
-            anti_affinity_counts: HashMap::new(),
-            existing_anti_affinity_counts: HashMap::new(),
+            affinity_counts: HashMap::default(),
+            anti_affinity_counts: HashMap::default(),
+            existing_anti_affinity_counts: HashMap::default(),
             hard_spread: Vec::new(),
             soft_spread: Vec::new(),
             hard_counts: Vec::new(),
@@ -159,7 +161,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
             ),
         ] {
             for (i, term) in terms.iter().enumerate() {
-                if let Err(e) = term.matches(self.pod, &Labels::new()) {
+                let no_labels = Labels::new();
+                if let Err(e) = term.matches(self.pod, || &no_labels) {
                     term_problems.push(format!("spec.affinity.{kind}[{i}].labelSelector.{e}"));
                 }
                 if kind.ends_with("preferred") && !(1..=100).contains(&term.weight) {
@@ -179,7 +182,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
     }
 
     fn term_matches(&self, term: &Term, pod: &Pod) -> bool {
-        term.matches(pod, self.sched.namespace_labels(&pod.metadata.namespace))
+        term.matches(pod, || self.sched.namespace_labels(&pod.metadata.namespace))
             .unwrap_or(false)
     }
 
@@ -190,13 +193,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         for &index in &sched.with_affinity {
             let placed = &sched.placed[index];
             for term in &placed.terms.required_anti_affinity {
-                if !term
-                    .matches(
-                        self.pod,
-                        sched.namespace_labels(&self.pod.metadata.namespace),
-                    )
-                    .unwrap_or(false)
-                {
+                if !self.term_matches(term, self.pod) {
                     continue;
                 }
                 if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
@@ -221,10 +218,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
             ] {
                 for term in terms {
                     let selected = term
-                        .matches(
-                            &placed.pod,
-                            sched.namespace_labels(&placed.pod.metadata.namespace),
-                        )
+                        .matches(&placed.pod, || {
+                            sched.namespace_labels(&placed.pod.metadata.namespace)
+                        })
                         .unwrap_or(false);
                     if !selected {
                         continue;
@@ -275,7 +271,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
             return;
         }
         let sched = self.sched;
-        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); self.hard_spread.len()];
+        let mut counts: Vec<HashMap<String, i64>> =
+            vec![HashMap::default(); self.hard_spread.len()];
         for (index, node) in sched.state.nodes.iter().enumerate() {
             let labels = &node.metadata.labels;
             if !self.hard_spread.iter().all(|c| labels.contains_key(&c.key)) {
@@ -867,12 +864,21 @@ impl<'s, 'a> Cycle<'s, 'a> {
     fn inter_pod_affinity_scores(&self, feasible: &[usize]) -> HashMap<usize, i64> {
         let sched = self.sched;
         let hard_weight = sched.profile.hard_pod_affinity_weight;
-        let mut topology_score: HashMap<TopologyPair, i64> = HashMap::new();
+        // key -> value -> score: a node then looks up its own value per key instead of
+        // scanning every pair (thousands with hostname terms).
+        let mut topology_score: HashMap<String, HashMap<String, i64>> = HashMap::default();
         let mut add = |labels: &Labels, key: &str, weight: i64| {
             if let Some(value) = labels.get(key) {
-                *topology_score
-                    .entry((key.to_string(), value.clone()))
-                    .or_default() += weight;
+                let by_value = match topology_score.get_mut(key) {
+                    Some(by_value) => by_value,
+                    None => topology_score.entry(key.to_string()).or_default(),
+                };
+                match by_value.get_mut(value) {
+                    Some(score) => *score += weight,
+                    None => {
+                        by_value.insert(value.clone(), weight);
+                    }
+                }
             }
         };
         let has_preferred = !self.terms.preferred_affinity.is_empty()
@@ -919,8 +925,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 let labels = sched.node_labels(i);
                 let score = topology_score
                     .iter()
-                    .filter(|((k, v), _)| labels.get(k) == Some(v))
-                    .map(|(_, s)| *s)
+                    .filter_map(|(key, by_value)| by_value.get(labels.get(key)?))
                     .sum();
                 (i, score)
             })
@@ -942,7 +947,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             .copied()
             .filter(|&i| has_all_keys(sched.node_labels(i)))
             .collect();
-        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); constraints.len()];
+        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::default(); constraints.len()];
         for &i in &scored_nodes {
             for (c, constraint) in constraints.iter().enumerate() {
                 counts[c]
@@ -1025,12 +1030,12 @@ struct Scored {
 }
 
 impl Scored {
-    fn totals(&self, index: usize) -> (BTreeMap<String, i64>, i64) {
+    fn totals(&self, index: usize) -> (BTreeMap<&'static str, i64>, i64) {
         let mut scores = BTreeMap::new();
         let mut total = 0;
         for p in &self.plugins {
             let s = p.normalized.get(&index).copied().unwrap_or(0);
-            scores.insert(p.name.to_string(), s);
+            scores.insert(p.name, s);
             total += s * p.weight;
         }
         (scores, total)

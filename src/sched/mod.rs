@@ -9,7 +9,9 @@ pub mod selector;
 mod terms;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -46,7 +48,7 @@ pub struct NodeVerdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_plugin: Option<&'static str>,
     /// Normalised 0..100 scores by plugin (feasible nodes only).
-    pub scores: BTreeMap<String, i64>,
+    pub scores: BTreeMap<&'static str, i64>,
     /// Weighted total of `scores`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<i64>,
@@ -133,8 +135,8 @@ impl<'a> Scheduler<'a> {
                 used_ports: Vec::new(),
             })
             .collect();
-        let mut node_images = vec![HashMap::new(); state.nodes.len()];
-        let mut images: HashMap<String, (i64, usize)> = HashMap::new();
+        let mut node_images = vec![HashMap::default(); state.nodes.len()];
+        let mut images: HashMap<String, (i64, usize)> = HashMap::default();
         for (i, node) in state.nodes.iter().enumerate() {
             for image in &node.status.images {
                 for name in &image.names {
@@ -157,7 +159,7 @@ impl<'a> Scheduler<'a> {
             with_affinity: Vec::new(),
             images,
             node_images,
-            namespace_labels: HashMap::new(),
+            namespace_labels: HashMap::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state

@@ -48,7 +48,12 @@ impl Resources {
         self.ephemeral_storage += other.ephemeral_storage;
         self.pods += other.pods;
         for (name, v) in &other.scalar {
-            *self.scalar.entry(name.clone()).or_default() += v;
+            match self.scalar.get_mut(name) {
+                Some(total) => *total += v,
+                None => {
+                    self.scalar.insert(name.clone(), *v);
+                }
+            }
         }
     }
 
@@ -105,14 +110,24 @@ fn is_scalar_resource(name: &str) -> bool {
 /// A container's effective requests: requests, falling back to limits per resource as the API
 /// server defaults them; with `non_zero`, unset CPU and memory take the scoring defaults.
 fn container_requests(container: &Container, non_zero: bool) -> Resources {
-    let mut list = container.resources.limits.clone();
-    list.extend(container.resources.requests.clone());
-    let mut r = Resources::from_list(&list);
+    let resources = &container.resources;
+    let mut r = Resources::default();
+    for (name, quantity) in &resources.limits {
+        if !resources.requests.contains_key(name) {
+            r.set(name, *quantity);
+        }
+    }
+    for (name, quantity) in &resources.requests {
+        r.set(name, *quantity);
+    }
     if non_zero {
-        if !list.contains_key("cpu") {
+        let is_set = |name: &str| {
+            resources.requests.contains_key(name) || resources.limits.contains_key(name)
+        };
+        if !is_set("cpu") {
             r.milli_cpu = DEFAULT_MILLI_CPU_REQUEST;
         }
-        if !list.contains_key("memory") {
+        if !is_set("memory") {
             r.memory = DEFAULT_MEMORY_REQUEST;
         }
     }

@@ -90,14 +90,19 @@ fn resolve_term(owner: &Pod, term: &PodAffinityTerm, weight: i64) -> Term {
 }
 
 impl Term {
-    /// Whether `pod` (in a namespace with `namespace_labels`) is selected by this term.
-    pub fn matches(&self, pod: &Pod, namespace_labels: &Labels) -> Result<bool, SelectorError> {
+    /// Whether `pod` is selected by this term. The namespace's labels are looked up only when
+    /// a namespaceSelector needs them: this runs once per existing pod per decision.
+    pub fn matches<'l>(
+        &self,
+        pod: &Pod,
+        namespace_labels: impl FnOnce() -> &'l Labels,
+    ) -> Result<bool, SelectorError> {
         let Some(selector) = &self.selector else {
             return Ok(false);
         };
         let in_namespace = self.namespaces.contains(&pod.metadata.namespace)
             || match &self.namespace_selector {
-                Some(ns) => label_selector_matches(ns, namespace_labels)?,
+                Some(ns) => label_selector_matches(ns, namespace_labels())?,
                 None => false,
             };
         if !in_namespace {

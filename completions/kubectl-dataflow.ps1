@@ -1,0 +1,285 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kubectl-dataflow'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kubectl-dataflow' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Validate DataFlow / PodGroup / Job / Pod manifests, with exact file:line:column')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Preview where every operation of a DataFlow and every pod of a gang lands')
+            [CompletionResult]::new('explain-placement', 'explain-placement', [CompletionResultType]::ParameterValue, 'Explain why a pod or operation lands on a node, and why not on the others')
+            [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Record the cluster state placement depends on, for offline plans and bug reports')
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Write the computed affinity into manifests or live objects, after a diff')
+            [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Create an operation with its computed affinity and follow it')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version, the git commit and the Kubernetes semantics simulated')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-dataflow;lint' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated')
+            [CompletionResult]::new('--enable', '--enable', [CompletionResultType]::ParameterName, 'Rule codes or prefixes to turn on (including opt-in rules); wins over --disable')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Print the documentation of one rule and exit')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 1) on warnings too')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;plan' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;explain-placement' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain this node in full: every filter''s verdict and every score with its inputs')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many feasible nodes the table shows')
+            [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;snapshot' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write to this file (atomically) instead of stdout')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace names and label values with stable hashes, for sharing')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;patch' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show the change (client) or have the API server validate it (server)')
+            [CompletionResult]::new('--ungate', '--ungate', [CompletionResultType]::ParameterName, 'Remove this scheduling gate from the pod once it is patched')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Rewrite the -f files in place instead of patching live objects')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Apply without asking for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Apply without asking for confirmation (required without a terminal)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;launch' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show the object (client) or have the API server validate it (server)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Create without asking for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Create without asking for confirmation (required without a terminal)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the operation is Complete or Failed and report the node it ran on')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;completion' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;version' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table prints plain text)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table prints plain text)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a single request to the API server (e.g. 30s, 1m)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-dataflow;help' {
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Validate DataFlow / PodGroup / Job / Pod manifests, with exact file:line:column')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Preview where every operation of a DataFlow and every pod of a gang lands')
+            [CompletionResult]::new('explain-placement', 'explain-placement', [CompletionResultType]::ParameterValue, 'Explain why a pod or operation lands on a node, and why not on the others')
+            [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Record the cluster state placement depends on, for offline plans and bug reports')
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Write the computed affinity into manifests or live objects, after a diff')
+            [CompletionResult]::new('launch', 'launch', [CompletionResultType]::ParameterValue, 'Create an operation with its computed affinity and follow it')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version, the git commit and the Kubernetes semantics simulated')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-dataflow;help;lint' {
+            break
+        }
+        'kubectl-dataflow;help;plan' {
+            break
+        }
+        'kubectl-dataflow;help;explain-placement' {
+            break
+        }
+        'kubectl-dataflow;help;snapshot' {
+            break
+        }
+        'kubectl-dataflow;help;patch' {
+            break
+        }
+        'kubectl-dataflow;help;launch' {
+            break
+        }
+        'kubectl-dataflow;help;completion' {
+            break
+        }
+        'kubectl-dataflow;help;version' {
+            break
+        }
+        'kubectl-dataflow;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

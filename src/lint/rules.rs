@@ -1,0 +1,421 @@
+//! The rule catalogue. Codes are stable: CI configurations, suppressions and SARIF baselines
+//! refer to them, so a code is never reused for a different check.
+//!
+//! Families: DF0xx input problems, DF1xx Fluid DataFlow, DF2xx Godel PodGroup, DF3xx Volcano
+//! Job, DF4xx any pod spec or template.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    /// A kebab-case name (SARIF `name`).
+    pub name: &'static str,
+    pub severity: Severity,
+    /// Off unless named with `--enable`.
+    pub default_enabled: bool,
+    /// Whether the rule needs a cluster state (`--state`) to run.
+    pub needs_state: bool,
+    pub title: &'static str,
+    /// What the rule checks and why it matters.
+    pub explanation: &'static str,
+    /// How to fix what it finds.
+    pub help: &'static str,
+}
+
+const fn rule(
+    code: &'static str,
+    name: &'static str,
+    severity: Severity,
+    title: &'static str,
+    explanation: &'static str,
+    help: &'static str,
+) -> Rule {
+    Rule {
+        code,
+        name,
+        severity,
+        default_enabled: true,
+        needs_state: false,
+        title,
+        explanation,
+        help,
+    }
+}
+
+const fn with_state(rule: Rule) -> Rule {
+    Rule {
+        needs_state: true,
+        ..rule
+    }
+}
+
+const fn opt_in(rule: Rule) -> Rule {
+    Rule {
+        default_enabled: false,
+        ..rule
+    }
+}
+
+use Severity::{Error, Warning};
+
+pub const RULES: &[Rule] = &[
+    rule(
+        "DF001",
+        "syntax",
+        Error,
+        "file is not valid YAML or JSON",
+        "The file could not be parsed: a YAML/JSON syntax error, binary content, invalid UTF-8, nesting deeper than 256 levels or an alias expansion large enough to be a YAML bomb. Nothing in the file is checked further, and kubectl would refuse it too.",
+        "Fix the syntax at the reported position; for generated files, check the generator's output encoding.",
+    ),
+    rule(
+        "DF002",
+        "decode",
+        Error,
+        "document does not decode into a Kubernetes object",
+        "The document parsed but does not fit the object's schema: apiVersion or kind missing, an apiVersion this tool (and the matching controller) does not serve, or a field of the wrong type (a string where a number is expected, a list where a map is expected).",
+        "Correct the field at the reported path; for a wrong apiVersion, use the version the message names.",
+    ),
+    rule(
+        "DF003",
+        "empty-file",
+        Warning,
+        "file contains no objects",
+        "The file is empty or holds only comments and document separators. It is usually a mistake in a kustomization or a generator that produced nothing.",
+        "Remove the file or add the manifest it was meant to hold.",
+    ),
+    rule(
+        "DF004",
+        "unreadable",
+        Error,
+        "file cannot be read",
+        "The file exists but could not be read as a manifest: permission denied, or larger than 64 MiB (not a hand-written manifest; parsing it with positions would take unbounded time and memory).",
+        "Check the file's permissions, or split huge generated inputs.",
+    ),
+    rule(
+        "DF101",
+        "fluid-unknown-field",
+        Error,
+        "unknown field in a Fluid data operation",
+        "The field is not part of the shipped data.fluid.io/v1alpha1 API. The API server prunes unknown fields of custom resources silently, so the setting has no effect. The most common case is the design document's spelling `require: [string]` / `prefer:` for what shipped as `requires: [{name}]` / `prefers: [{name, weight}]`, and `operationRef` for `runAfter`: the operation then inherits no affinity at all.",
+        "Rename the field to the suggested spelling, or remove it.",
+    ),
+    rule(
+        "DF102",
+        "fluid-invalid-policy",
+        Error,
+        "invalid affinityStrategy policy",
+        "`spec.runAfter.affinityStrategy.policy` must be \"\" (inherit nothing), \"Require\" or \"Prefer\"; values are case-sensitive. Any other value makes Fluid fail to build the operation's affinity.",
+        "Use \"Require\", \"Prefer\" or leave the policy out.",
+    ),
+    rule(
+        "DF103",
+        "fluid-ignored-strategy",
+        Warning,
+        "requires/prefers ignored by the chosen policy",
+        "Fluid reads `requires` only with policy Require and `prefers` only with policy Prefer; with an empty policy it reads neither. The list is silently ignored, which usually means the policy is not the one intended.",
+        "Set the policy that matches the list, or remove the list.",
+    ),
+    rule(
+        "DF104",
+        "fluid-prefer-weight",
+        Error,
+        "prefer weight outside 1..100",
+        "Each `prefers[]` entry becomes a preferred node affinity term with its weight. Kubernetes accepts only weights from 1 to 100 (a missing weight is 0), so the operation's pod is rejected by the API server.",
+        "Give every prefers entry a weight between 1 and 100.",
+    ),
+    rule(
+        "DF105",
+        "fluid-run-after-missing",
+        Error,
+        "runAfter names an operation that does not exist",
+        "The operation referenced by `spec.runAfter` (or `affinityStrategy.dependOn`) is neither among the linted manifests nor in the --state. Fluid keeps the operation waiting for it forever.",
+        "Fix the kind, name or namespace of the reference, or lint the whole DataFlow together.",
+    ),
+    rule(
+        "DF106",
+        "fluid-run-after-kind",
+        Error,
+        "runAfter names an unsupported kind",
+        "`spec.runAfter.kind` must be one of DataLoad, DataMigrate, DataProcess or DataBackup (the CRD's enum, case-sensitive).",
+        "Use one of the four data operation kinds.",
+    ),
+    rule(
+        "DF107",
+        "fluid-run-after-cycle",
+        Error,
+        "runAfter forms a cycle",
+        "An operation that runs after itself, directly or through other operations, waits forever: none of the operations of the cycle ever starts.",
+        "Break the cycle: the first operation of a DataFlow has no runAfter.",
+    ),
+    rule(
+        "DF108",
+        "fluid-depend-on-not-upstream",
+        Error,
+        "dependOn is not upstream of the operation",
+        "`affinityStrategy.dependOn` chooses which earlier operation the affinity is inherited from. It must be on the operation's runAfter chain: otherwise nothing guarantees it has completed and recorded its node when this operation starts.",
+        "Point dependOn at an operation on the runAfter chain, or remove it to inherit from the runAfter operation.",
+    ),
+    rule(
+        "DF109",
+        "fluid-source-records-nothing",
+        Warning,
+        "affinity inherited from an operation that records no node",
+        "Only DataLoad and DataMigrate with parallelism 1 record where they ran (`status.nodeAffinity`). DataProcess, DataBackup and parallel DataMigrate record nothing, so a Require or Prefer policy inheriting from them adds no affinity at all.",
+        "Inherit from an earlier DataLoad or single-pod DataMigrate with dependOn, or drop the policy.",
+    ),
+    rule(
+        "DF110",
+        "fluid-key-not-recorded",
+        Warning,
+        "inherited label key is never recorded",
+        "An operation records only `kubernetes.io/hostname`, `topology.kubernetes.io/zone`, `topology.kubernetes.io/region` and the keys listed in its `affinity.dataflow.fluid.io/labels` annotation. A requires/prefers key outside that set is skipped silently, so the intended locality is not inherited.",
+        "Add the key to the source operation's `affinity.dataflow.fluid.io/labels` annotation (comma separated), or use one of the recorded keys.",
+    ),
+    rule(
+        "DF111",
+        "fluid-old-annotation",
+        Warning,
+        "old annotation name data-operation.fluid.io/affinity.labels",
+        "The design document named the annotation `data-operation.fluid.io/affinity.labels`; Fluid shipped it as `affinity.dataflow.fluid.io/labels` and ignores the old name, so the listed keys are not recorded.",
+        "Rename the annotation to affinity.dataflow.fluid.io/labels.",
+    ),
+    rule(
+        "DF112",
+        "fluid-dataset-namespace",
+        Error,
+        "dataset in another namespace than the operation",
+        "Fluid data operations act on a Dataset in their own namespace; a dataset reference naming another namespace makes the operation fail.",
+        "Create the operation in the dataset's namespace, or drop the dataset namespace.",
+    ),
+    opt_in(rule(
+        "DF113",
+        "fluid-no-affinity-strategy",
+        Warning,
+        "runAfter without an affinity strategy",
+        "Opt-in (--enable DF113). The operation runs after another one but inherits no locality, so data the previous step cached on a node may be read over the network.",
+        "Set `affinityStrategy.policy: Prefer` (or Require) to run near the previous step.",
+    )),
+    rule(
+        "DF201",
+        "godel-sort-rule",
+        Error,
+        "invalid PodGroup sortRules value",
+        "Godel sorts node groups by `sortRules`: `resource` must be CPU, Memory or GPU, `dimension` Capacity or Available (empty means Capacity), and `order` Ascending or Descending. Other values are rejected or ignored by the scheduler.",
+        "Use the listed values; they are case-sensitive.",
+    ),
+    rule(
+        "DF202",
+        "godel-min-member",
+        Error,
+        "PodGroup minMember below 1",
+        "`spec.minMember` is the number of pods that must be placed together. Below 1 the gang has no meaning and Godel rejects the group.",
+        "Set minMember to the number of pods that must start together (at least 1).",
+    ),
+    rule(
+        "DF203",
+        "godel-pod-group-missing",
+        Error,
+        "pod joins a PodGroup that does not exist",
+        "Pods join a Godel PodGroup through the label `godel.bytedance.com/pod-group-name`. When no PodGroup of that name exists in the pod's namespace (among the linted manifests or in the --state), the pods stay pending.",
+        "Create the PodGroup in the same namespace or fix the label value.",
+    ),
+    with_state(rule(
+        "DF204",
+        "godel-required-key-unknown",
+        Error,
+        "required topologyKey that no node carries",
+        "Godel divides nodes into groups by the required topology keys and places the whole unit inside one group. When no node of the cluster has the label, there is no group and the unit can never be scheduled.",
+        "Use a node label key the cluster has (see `kubectl get nodes --show-labels`).",
+    )),
+    with_state(rule(
+        "DF205",
+        "godel-preferred-key-unknown",
+        Warning,
+        "preferred topologyKey that no node carries",
+        "Preferred topology keys divide a node group into circles filled one after another. A key no node carries makes the level meaningless: all nodes fall outside it.",
+        "Use a node label key the cluster has, or remove the level.",
+    )),
+    with_state(rule(
+        "DF206",
+        "godel-preferred-not-nested",
+        Warning,
+        "preferred topology level not nested in the previous level",
+        "Preferred keys are read from the largest scope to the smallest (for example spine, then tor). Each domain of a level should lie inside one domain of the previous level; when nodes sharing a value of this key span several values of the previous one, the circles overlap and the fill order is not what the list suggests.",
+        "Order the preferred keys from the largest scope to the smallest, or fix the node labels.",
+    )),
+    with_state(rule(
+        "DF207",
+        "godel-unit-too-large",
+        Error,
+        "unit larger than any required domain can hold",
+        "The unit (minMember pods times the request of one member) must fit the summed allocatable resources of one required domain. When even the largest domain is too small, Godel cuts every group off and the unit never schedules.",
+        "Lower minMember or the pods' requests, or relax the required topology key.",
+    )),
+    rule(
+        "DF301",
+        "volcano-unknown-task",
+        Error,
+        "task-topology annotation names an unknown task",
+        "The `volcano.sh/task-topology-*` annotations refer to tasks by `spec.tasks[].name`. A name that matches no task is ignored by Volcano, so the intended (anti-)affinity is lost.",
+        "Use the exact task names of spec.tasks.",
+    ),
+    rule(
+        "DF302",
+        "volcano-duplicate-task",
+        Warning,
+        "task named twice in one task-topology group",
+        "A task listed twice in the same group (or twice in the task order) is a copy-paste slip: the second mention adds nothing and often hides a task that was meant instead.",
+        "List each task once per group.",
+    ),
+    rule(
+        "DF303",
+        "volcano-empty-task",
+        Warning,
+        "empty task name in a task-topology annotation",
+        "Groups are separated by `;` and task names by `,`. A doubled or trailing separator yields an empty name that matches no task.",
+        "Remove the extra separator.",
+    ),
+    rule(
+        "DF304",
+        "volcano-affinity-conflict",
+        Error,
+        "task pair in both affinity and anti-affinity",
+        "A pair of tasks (or a task with itself) listed in both `volcano.sh/task-topology-affinity` and `volcano.sh/task-topology-anti-affinity` asks to be together and apart at once; the buckets cancel out.",
+        "Keep the pair in only one of the two annotations.",
+    ),
+    rule(
+        "DF305",
+        "volcano-min-available",
+        Error,
+        "minAvailable above the sum of replicas",
+        "The gang starts only when `spec.minAvailable` pods can be placed, but the tasks create fewer pods than that: the Job never starts.",
+        "Lower minAvailable to at most the sum of the tasks' replicas.",
+    ),
+    rule(
+        "DF401",
+        "selector-values-count",
+        Error,
+        "selector operator with the wrong number of values",
+        "`In` and `NotIn` need at least one value, `Exists` and `DoesNotExist` none, `Gt` and `Lt` exactly one; matchFields take exactly one value. The API server rejects such a pod.",
+        "Give the operator the number of values it needs.",
+    ),
+    rule(
+        "DF402",
+        "selector-not-integer",
+        Error,
+        "Gt/Lt value is not an integer",
+        "`Gt` and `Lt` compare the node label as an integer with the single value, which must itself parse as an integer; otherwise the API server rejects the pod.",
+        "Use an integer value such as \"4\".",
+    ),
+    rule(
+        "DF403",
+        "selector-unknown-operator",
+        Error,
+        "unknown selector operator",
+        "Node selector requirements accept In, NotIn, Exists, DoesNotExist, Gt and Lt; label selectors (pod affinity) accept In, NotIn, Exists and DoesNotExist; matchFields accept In and NotIn. Operators are case-sensitive.",
+        "Use one of the listed operators.",
+    ),
+    rule(
+        "DF404",
+        "selector-empty-term",
+        Error,
+        "node selector term that matches nothing",
+        "An empty node selector term (no matchExpressions and no matchFields) matches no node, and a required node affinity without terms is rejected. It is almost always a YAML indentation mistake that moved the expressions elsewhere.",
+        "Put matchExpressions inside the term, or remove the term.",
+    ),
+    rule(
+        "DF405",
+        "affinity-weight",
+        Error,
+        "preferred affinity weight outside 1..100",
+        "Weights of preferred node affinity and preferred pod (anti-)affinity terms must be between 1 and 100; the API server rejects the pod otherwise.",
+        "Use a weight between 1 and 100.",
+    ),
+    rule(
+        "DF406",
+        "selector-match-fields",
+        Error,
+        "matchFields on a field other than metadata.name",
+        "Node selector `matchFields` supports only the key `metadata.name`; any other field is rejected by the API server.",
+        "Use matchExpressions on a node label instead, or key metadata.name.",
+    ),
+    rule(
+        "DF407",
+        "node-selector-contradiction",
+        Error,
+        "nodeSelector contradicts required node affinity",
+        "A pod must match both its nodeSelector and one of its required node affinity terms. When every term requires a different value for a label the nodeSelector fixes, no node can ever match.",
+        "Make the nodeSelector and the required node affinity agree, or keep only one of them.",
+    ),
+    rule(
+        "DF408",
+        "pod-affinity-topology-key",
+        Error,
+        "pod affinity term without topologyKey",
+        "Every pod affinity and anti-affinity term needs a topologyKey (the domain in which pods are counted); the API server rejects a term without one.",
+        "Set topologyKey, usually kubernetes.io/hostname or topology.kubernetes.io/zone.",
+    ),
+    with_state(rule(
+        "DF409",
+        "unsatisfiable-node-affinity",
+        Error,
+        "required node rules no node satisfies",
+        "With a cluster state, the pod's nodeSelector and required node affinity are evaluated by the scheduling engine against every node. When no node matches, the pod stays pending whatever else happens in the cluster.",
+        "Relax the rules or label the nodes the pod is meant for.",
+    )),
+];
+
+/// The rule with `code`.
+pub fn find(code: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_well_formed() {
+        for pair in RULES.windows(2) {
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} / {}",
+                pair[0].code,
+                pair[1].code
+            );
+        }
+        for rule in RULES {
+            assert!(
+                rule.code.len() == 5 && rule.code.starts_with("DF"),
+                "{}",
+                rule.code
+            );
+            assert!(
+                !rule.title.is_empty() && !rule.explanation.is_empty() && !rule.help.is_empty()
+            );
+        }
+    }
+}

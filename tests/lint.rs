@@ -1,0 +1,681 @@
+//! Lint end to end through the library and the binary: one failing and one passing fixture
+//! per rule with exact positions, suppression, options, renderers and bad input.
+
+use std::path::Path;
+use std::process::Command;
+
+use kubectl_dataflow::cluster::{ClusterState, recorded};
+use kubectl_dataflow::lint::{self, LintOptions, LintReport, RULES};
+use kubectl_dataflow::manifest::{self, ManifestSet};
+use kubectl_dataflow::report;
+
+const DIR: &str = "testdata/lint";
+
+fn state() -> ClusterState {
+    recorded::load_files(&[format!("{DIR}/state.yaml")]).expect("state fixture loads")
+}
+
+fn run(files: &[String], options: &LintOptions) -> (ManifestSet, LintReport) {
+    let set = manifest::load(files, false).expect("fixtures exist");
+    let state = state();
+    let report = lint::lint(&set, Some(&state), options).expect("valid options");
+    (set, report)
+}
+
+fn lint_fixture(name: &str, options: &LintOptions) -> Vec<(usize, usize, String, String)> {
+    let (_, report) = run(&[format!("{DIR}/{name}")], options);
+    report
+        .diagnostics
+        .iter()
+        .map(|d| (d.pos.line, d.pos.column, d.code.to_string(), d.path.clone()))
+        .collect()
+}
+
+fn opt_in(code: &str) -> LintOptions {
+    LintOptions {
+        enable: vec![code.to_string()],
+        ..LintOptions::default()
+    }
+}
+
+type Expected = &'static [(usize, usize, &'static str, &'static str)];
+
+/// Every failing fixture, with every diagnostic it produces (line, column, code, path).
+/// Most put the offending object in the second or a later document of the file.
+const FAILING: &[(&str, Expected)] = &[
+    ("df001-fail.yaml", &[(13, 1, "DF001", "")]),
+    (
+        "df002-fail.yaml",
+        &[(
+            22,
+            17,
+            "DF002",
+            "spec.runAfter.affinityStrategy.prefers[0].weight",
+        )],
+    ),
+    ("df003-fail.yaml", &[(1, 1, "DF003", "")]),
+    (
+        "df101-fail.yaml",
+        &[(21, 7, "DF101", "spec.runAfter.affinityStrategy.require")],
+    ),
+    (
+        "df102-fail.yaml",
+        &[(20, 15, "DF102", "spec.runAfter.affinityStrategy.policy")],
+    ),
+    (
+        "df103-fail.yaml",
+        &[(21, 7, "DF103", "spec.runAfter.affinityStrategy.prefers")],
+    ),
+    (
+        "df104-fail.yaml",
+        &[
+            (
+                23,
+                17,
+                "DF104",
+                "spec.runAfter.affinityStrategy.prefers[0].weight",
+            ),
+            (
+                24,
+                9,
+                "DF104",
+                "spec.runAfter.affinityStrategy.prefers[1].weight",
+            ),
+        ],
+    ),
+    (
+        "df105-fail.yaml",
+        &[(18, 11, "DF105", "spec.runAfter.name")],
+    ),
+    (
+        "df106-fail.yaml",
+        &[(17, 11, "DF106", "spec.runAfter.kind")],
+    ),
+    (
+        "df107-fail.yaml",
+        &[
+            (9, 11, "DF107", "spec.runAfter.name"),
+            (19, 11, "DF107", "spec.runAfter.name"),
+            (29, 11, "DF107", "spec.runAfter.name"),
+        ],
+    ),
+    (
+        "df108-fail.yaml",
+        &[(
+            41,
+            15,
+            "DF108",
+            "spec.runAfter.affinityStrategy.dependOn.name",
+        )],
+    ),
+    (
+        "df109-fail.yaml",
+        &[(35, 11, "DF109", "spec.runAfter.kind")],
+    ),
+    (
+        "df110-fail.yaml",
+        &[(
+            22,
+            15,
+            "DF110",
+            "spec.runAfter.affinityStrategy.requires[0].name",
+        )],
+    ),
+    (
+        "df111-fail.yaml",
+        &[(
+            7,
+            5,
+            "DF111",
+            "metadata.annotations[data-operation.fluid.io/affinity.labels]",
+        )],
+    ),
+    (
+        "df112-fail.yaml",
+        &[(19, 18, "DF112", "spec.from.dataset.namespace")],
+    ),
+    ("df113-fail.yaml", &[(16, 3, "DF113", "spec.runAfter")]),
+    (
+        "df201-fail.yaml",
+        &[
+            (
+                19,
+                19,
+                "DF201",
+                "spec.affinity.podGroupAffinity.sortRules[0].resource",
+            ),
+            (
+                20,
+                20,
+                "DF201",
+                "spec.affinity.podGroupAffinity.sortRules[0].dimension",
+            ),
+            (
+                22,
+                9,
+                "DF201",
+                "spec.affinity.podGroupAffinity.sortRules[1].order",
+            ),
+        ],
+    ),
+    ("df202-fail.yaml", &[(15, 14, "DF202", "spec.minMember")]),
+    (
+        "df203-fail.yaml",
+        &[(
+            15,
+            41,
+            "DF203",
+            "metadata.labels[godel.bytedance.com/pod-group-name]",
+        )],
+    ),
+    (
+        "df204-fail.yaml",
+        &[(
+            11,
+            22,
+            "DF204",
+            "spec.affinity.podGroupAffinity.required[0].topologyKey",
+        )],
+    ),
+    (
+        "df205-fail.yaml",
+        &[(
+            12,
+            22,
+            "DF205",
+            "spec.affinity.podGroupAffinity.preferred[1].topologyKey",
+        )],
+    ),
+    (
+        "df206-fail.yaml",
+        &[(
+            12,
+            22,
+            "DF206",
+            "spec.affinity.podGroupAffinity.preferred[1].topologyKey",
+        )],
+    ),
+    ("df207-fail.yaml", &[(7, 14, "DF207", "spec.minMember")]),
+    (
+        "df301-fail.yaml",
+        &[(
+            34,
+            44,
+            "DF301",
+            "metadata.annotations[volcano.sh/task-topology-affinity]",
+        )],
+    ),
+    (
+        "df302-fail.yaml",
+        &[(
+            7,
+            52,
+            "DF302",
+            "metadata.annotations[volcano.sh/task-topology-task-order]",
+        )],
+    ),
+    (
+        "df303-fail.yaml",
+        &[(
+            7,
+            44,
+            "DF303",
+            "metadata.annotations[volcano.sh/task-topology-affinity]",
+        )],
+    ),
+    (
+        "df304-fail.yaml",
+        &[(
+            8,
+            53,
+            "DF304",
+            "metadata.annotations[volcano.sh/task-topology-anti-affinity]",
+        )],
+    ),
+    ("df305-fail.yaml", &[(9, 17, "DF305", "spec.minAvailable")]),
+    (
+        "df401-fail.yaml",
+        &[
+            (
+                24,
+                23,
+                "DF401",
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator",
+            ),
+            (
+                27,
+                21,
+                "DF401",
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].values",
+            ),
+        ],
+    ),
+    (
+        "df402-fail.yaml",
+        &[(
+            25,
+            22,
+            "DF402",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]",
+        )],
+    ),
+    (
+        "df403-fail.yaml",
+        &[(
+            24,
+            23,
+            "DF403",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator",
+        )],
+    ),
+    (
+        "df404-fail.yaml",
+        &[(
+            22,
+            11,
+            "DF404",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]",
+        )],
+    ),
+    (
+        "df405-fail.yaml",
+        &[
+            (
+                21,
+                17,
+                "DF405",
+                "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+            ),
+            (
+                29,
+                17,
+                "DF405",
+                "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+            ),
+        ],
+    ),
+    (
+        "df406-fail.yaml",
+        &[(
+            23,
+            18,
+            "DF406",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key",
+        )],
+    ),
+    (
+        "df407-fail.yaml",
+        &[(
+            19,
+            5,
+            "DF407",
+            "spec.nodeSelector[topology.kubernetes.io/zone]",
+        )],
+    ),
+    (
+        "df408-fail.yaml",
+        &[(
+            21,
+            9,
+            "DF408",
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+        )],
+    ),
+    (
+        "df409-fail.yaml",
+        &[(
+            21,
+            9,
+            "DF409",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+        )],
+    ),
+];
+
+#[test]
+fn failing_fixtures_report_exact_positions() {
+    for (name, expected) in FAILING {
+        let code = name[..5].to_ascii_uppercase();
+        let got = lint_fixture(name, &opt_in(&code));
+        let expected: Vec<(usize, usize, String, String)> = expected
+            .iter()
+            .map(|(l, c, code, path)| (*l, *c, code.to_string(), path.to_string()))
+            .collect();
+        assert_eq!(got, expected, "{name}");
+    }
+}
+
+#[test]
+fn every_rule_has_a_failing_and_a_passing_fixture() {
+    // DF004 (unreadable: over 64 MiB) is generated in `bad_input_becomes_diagnostics`.
+    for rule in RULES.iter().filter(|r| r.code != "DF004") {
+        let code = rule.code.to_ascii_lowercase();
+        let failing = format!("{code}-fail.yaml");
+        assert!(
+            FAILING
+                .iter()
+                .any(|(name, diags)| *name == failing && diags.iter().any(|d| d.2 == rule.code)),
+            "{} has no failing fixture",
+            rule.code
+        );
+        let passing = format!("{code}-pass.yaml");
+        assert!(Path::new(DIR).join(&passing).exists(), "{passing}");
+        assert_eq!(
+            lint_fixture(&passing, &opt_in(rule.code)),
+            vec![],
+            "{passing}"
+        );
+    }
+}
+
+#[test]
+fn without_a_state_the_state_rules_stay_silent() {
+    let files = [
+        format!("{DIR}/df204-fail.yaml"),
+        format!("{DIR}/df409-fail.yaml"),
+    ];
+    let set = manifest::load(&files, false).unwrap();
+    let report = lint::lint(&set, None, &LintOptions::default()).unwrap();
+    assert_eq!(report.diagnostics, vec![]);
+}
+
+fn lint_text(text: &str, options: &LintOptions) -> Vec<(usize, usize, &'static str)> {
+    let mut set = ManifestSet::default();
+    manifest::add_source(&mut set, "t.yaml".into(), None, text.to_string());
+    lint::lint(&set, None, options)
+        .unwrap()
+        .diagnostics
+        .iter()
+        .map(|d| (d.pos.line, d.pos.column, d.code))
+        .collect()
+}
+
+const TWO_PROBLEMS: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 0%W%\n        preference:\n          matchExpressions:\n          - {key: a, operator: in, values: [x]}%O%\n";
+
+type SuppressionCase = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(usize, usize, &'static str)],
+);
+
+#[test]
+fn inline_suppression_on_the_line_or_the_object() {
+    let both: &[(usize, usize, &str)] = &[(9, 17, "DF405"), (12, 32, "DF403")];
+    let cases: &[SuppressionCase] = &[
+        ("", "", "", both),
+        (
+            "",
+            " # kubectl-dataflow: ignore DF405",
+            "",
+            &[(12, 32, "DF403")],
+        ),
+        (
+            "",
+            " # kubectl-dataflow: ignore DF403",
+            " # kubectl-dataflow: ignore DF405",
+            both,
+        ),
+        (
+            "",
+            "",
+            " # kubectl-dataflow: ignore DF403,DF405",
+            &[(9, 17, "DF405")],
+        ),
+        ("# kubectl-dataflow: ignore DF405 DF403\n", "", "", &[]),
+        ("# other comment\n# kubectl-dataflow: ignore\n", "", "", &[]),
+        ("# kubectl-dataflow: ignore DF101\n", "", "", both),
+    ];
+    for (above, on_weight, on_operator, expected) in cases {
+        let body = TWO_PROBLEMS
+            .replace("%W%", on_weight)
+            .replace("%O%", on_operator);
+        let text = format!("{above}{body}");
+        let shift = above.lines().count();
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|(l, c, code)| (l + shift, *c, *code))
+            .collect();
+        assert_eq!(
+            lint_text(&text, &LintOptions::default()),
+            expected,
+            "{above:?} {on_weight:?} {on_operator:?}"
+        );
+    }
+}
+
+#[test]
+fn disable_and_enable_codes_and_prefixes() {
+    let text = TWO_PROBLEMS.replace("%W%", "").replace("%O%", "");
+    let options = |disable: &[&str], enable: &[&str]| LintOptions {
+        disable: disable.iter().map(|s| s.to_string()).collect(),
+        enable: enable.iter().map(|s| s.to_string()).collect(),
+    };
+    let cases: &[(&[&str], &[&str], &[&str])] = &[
+        (&[], &[], &["DF405", "DF403"]),
+        (&["DF405"], &[], &["DF403"]),
+        (&["DF4"], &[], &[]),
+        (&["DF4xx"], &["df403"], &["DF403"]),
+    ];
+    for (disable, enable, expected) in cases {
+        let got: Vec<&str> = lint_text(&text, &options(disable, enable))
+            .iter()
+            .map(|d| d.2)
+            .collect();
+        assert_eq!(&got, expected, "{disable:?} {enable:?}");
+    }
+    assert_eq!(
+        options(&["DF999"], &[]).enabled_codes().unwrap_err(),
+        lint::UnknownCode("DF999".into())
+    );
+}
+
+#[test]
+fn text_output_has_source_line_caret_and_hint() {
+    let (set, report) = run(&[format!("{DIR}/df102-fail.yaml")], &LintOptions::default());
+    assert_eq!(
+        report::lint::text(&report, &set.sources, false),
+        "testdata/lint/df102-fail.yaml:20:15: error[DF102]: invalid policy \"require\": must be \"\", \"Require\" or \"Prefer\"\n   |\n20 |       policy: require\n   |               ^^^^^^^\n   = hint: policies are case-sensitive: write \"Require\"\n\n1 error, 0 warnings in 1 file\n"
+    );
+}
+
+#[test]
+fn json_output_is_the_contract() {
+    let files = [
+        format!("{DIR}/df202-fail.yaml"),
+        format!("{DIR}/df202-pass.yaml"),
+    ];
+    let (_, report) = run(&files, &LintOptions::default());
+    let value: serde_json::Value = serde_json::from_str(&report::lint::json(&report)).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({
+            "diagnostics": [{
+                "file": "testdata/lint/df202-fail.yaml", "line": 15, "column": 14,
+                "severity": "error", "code": "DF202",
+                "message": "minMember is 0; it must be at least 1",
+                "path": "spec.minMember", "hint": null
+            }],
+            "summary": {"errors": 1, "warnings": 0, "files": 2}
+        })
+    );
+}
+
+#[test]
+fn github_output_escapes_workflow_commands() {
+    let (_, report) = run(&[format!("{DIR}/df110-fail.yaml")], &LintOptions::default());
+    assert_eq!(
+        report::lint::github(&report),
+        "::warning file=testdata/lint/df110-fail.yaml,line=22,col=15,title=DF110::label key \"example.com/rack\" is never recorded by DataLoad/load: it is skipped and nothing is inherited for it%0Ahint: add it to the annotation affinity.dataflow.fluid.io/labels of DataLoad/load\n"
+    );
+}
+
+/// The properties SARIF 2.1.0 requires (and GitHub code scanning reads), checked one by one.
+#[test]
+fn sarif_has_the_required_structure() {
+    let files: Vec<String> = FAILING
+        .iter()
+        .map(|(name, _)| format!("{DIR}/{name}"))
+        .collect();
+    let (_, report) = run(&files, &opt_in("DF113"));
+    assert!(report.diagnostics.len() > 40);
+    let sarif: serde_json::Value = serde_json::from_str(&report::lint::sarif(&report)).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    assert!(sarif["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = sarif["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "kubectl-dataflow");
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), RULES.len());
+    for rule in rules {
+        for key in ["id", "name"] {
+            assert!(rule[key].is_string(), "{rule}");
+        }
+        for key in ["shortDescription", "fullDescription", "help"] {
+            assert!(
+                rule[key]["text"].as_str().is_some_and(|t| !t.is_empty()),
+                "{rule}"
+            );
+        }
+    }
+    let results = runs[0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), report.diagnostics.len());
+    for (result, d) in results.iter().zip(&report.diagnostics) {
+        assert_eq!(result["ruleId"], d.code);
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], d.code);
+        assert!(matches!(
+            result["level"].as_str(),
+            Some("error" | "warning")
+        ));
+        assert!(
+            result["message"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], d.file.as_ref());
+        assert_eq!(location["region"]["startLine"], d.pos.line);
+        assert_eq!(location["region"]["startColumn"], d.pos.column);
+    }
+}
+
+#[test]
+fn realistic_manifests_have_no_false_errors() {
+    let files = manifest::expand_inputs(&[format!("{DIR}/realistic")], true).unwrap();
+    assert!(files.len() >= 4, "{files:?}");
+    let (_, report) = run(&files, &LintOptions::default());
+    assert_eq!(report.diagnostics, vec![]);
+}
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+}
+
+#[test]
+fn exit_codes() {
+    let cases: &[(&[&str], i32)] = &[
+        (&["lint", "-f", "testdata/lint/df202-pass.yaml"], 0),
+        (&["lint", "-f", "testdata/lint/df202-fail.yaml"], 1),
+        (&["lint", "-f", "testdata/lint/df003-fail.yaml"], 0),
+        (
+            &["lint", "-f", "testdata/lint/df003-fail.yaml", "--strict"],
+            1,
+        ),
+        (
+            &["lint", "-f", "testdata/lint/df001-fail.yaml", "-o", "json"],
+            1,
+        ),
+        (&["lint", "-f", "testdata/lint/missing.yaml"], 2),
+        (
+            &[
+                "lint",
+                "-f",
+                "testdata/lint/df202-pass.yaml",
+                "--disable",
+                "DF999",
+            ],
+            2,
+        ),
+        (&["lint", "--explain", "DF101"], 0),
+        (&["lint", "--explain", "DF999"], 2),
+        (&["lint"], 2),
+    ];
+    for (args, code) in cases {
+        let output = binary().args(*args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(*code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn bad_input_becomes_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 0..9 {
+        let prev = if i == 0 {
+            "a".to_string()
+        } else {
+            format!("l{}", i - 1)
+        };
+        let refs = vec![format!("*{prev}"); 10].join(", ");
+        bomb.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+    }
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("binary.yaml", b"apiVersion: v1\n\x00\x01\x02".to_vec()),
+        ("bomb.yaml", bomb.into_bytes()),
+        ("deep.yaml", "[".repeat(100_000).into_bytes()),
+        ("empty.yaml", Vec::new()),
+        ("huge.yaml", vec![b'#'; manifest::MAX_MANIFEST_BYTES + 1]),
+        ("latin1.yaml", b"kind: Pod\nname: caf\xe9\n".to_vec()),
+        (
+            "wrongapi.yaml",
+            b"apiVersion: data.fluid.io/v1beta1\nkind: DataLoad\n".to_vec(),
+        ),
+    ];
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let output = binary()
+        .args(["lint", "-o", "json", "-f"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let got: Vec<(String, String, u64, u64)> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = Path::new(d["file"].as_str().unwrap());
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            let code = d["code"].as_str().unwrap().to_string();
+            (
+                name,
+                code,
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, u64, u64)> = [
+        ("binary.yaml", "DF001", 2, 1),
+        ("bomb.yaml", "DF001", 5, 45),
+        ("deep.yaml", "DF001", 1, 1025),
+        ("empty.yaml", "DF003", 1, 1),
+        ("huge.yaml", "DF004", 1, 1),
+        ("latin1.yaml", "DF001", 2, 10),
+        ("wrongapi.yaml", "DF002", 1, 13),
+    ]
+    .iter()
+    .map(|(f, c, l, col)| (f.to_string(), c.to_string(), *l, *col))
+    .collect();
+    assert_eq!(got, expected);
+    assert_eq!(value["summary"]["files"], 7);
+}

@@ -33,10 +33,6 @@ pub const REASON_POD_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affini
 pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
-/// Pods without an allocatable `pods` count get the kubelet's default (hand-written states
-/// often leave it out; a real node always reports it).
-const DEFAULT_MAX_PODS: i64 = 110;
-
 /// One filter's verdict on one node, for `explain-placement --node`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FilterOutcome {
@@ -426,15 +422,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
     fn resources_fit(&self, index: usize) -> Vec<String> {
         let info = &self.sched.nodes[index];
         let mut reasons = Vec::new();
-        let max_pods = if self.sched.state.nodes[index]
-            .allocatable()
-            .contains_key("pods")
-        {
-            info.allocatable.pods
-        } else {
-            DEFAULT_MAX_PODS
-        };
-        if info.pods.len() as i64 + 1 > max_pods {
+        if info.pods.len() as i64 + 1 > self.sched.max_pods(index) {
             reasons.push(REASON_TOO_MANY_PODS.to_string());
         }
         let req = &self.requests;

@@ -274,6 +274,35 @@ impl<'a> Scheduler<'a> {
         Some(cycle::Cycle::new(self, pod).explain_node(index, &all))
     }
 
+    /// A node's room for new pods: allocatable minus the requests of the pods on it (from the
+    /// state and assumed), with `pods` counting free pod slots as NodeResourcesFit does. Batch
+    /// solvers size their capacities from it instead of keeping a second ledger.
+    pub fn free(&self, node: usize) -> Option<Resources> {
+        let info = self.nodes.get(node)?;
+        let mut free = info.allocatable.clone();
+        free.sub(&info.requested);
+        free.pods = self.max_pods(node) - info.pods.len() as i64;
+        Some(free)
+    }
+
+    /// A node's allocatable and what its pods request as the scorers count it (CPU and memory
+    /// defaults for pods that set none).
+    pub fn scored_usage(&self, node: usize) -> Option<(&Resources, &Resources)> {
+        let info = self.nodes.get(node)?;
+        Some((&info.allocatable, &info.non_zero_requested))
+    }
+
+    /// Pods without an allocatable `pods` count get the kubelet's default (hand-written states
+    /// often leave it out; a real node always reports it).
+    fn max_pods(&self, node: usize) -> i64 {
+        const DEFAULT_MAX_PODS: i64 = 110;
+        if self.state.nodes[node].allocatable().contains_key("pods") {
+            self.nodes[node].allocatable.pods
+        } else {
+            DEFAULT_MAX_PODS
+        }
+    }
+
     fn namespace_labels(&self, namespace: &str) -> &Labels {
         static EMPTY: std::sync::OnceLock<Labels> = std::sync::OnceLock::new();
         self.namespace_labels

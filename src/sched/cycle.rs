@@ -192,7 +192,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         let sched = self.sched;
         for &index in &sched.with_affinity {
             let placed = &sched.placed[index];
-            for term in &placed.terms.required_anti_affinity {
+            for term in &placed.terms().required_anti_affinity {
                 if !self.term_matches(term, self.pod) {
                     continue;
                 }
@@ -900,7 +900,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     add(labels, &term.topology_key, -term.weight);
                 }
             }
-            let theirs = &placed.terms;
+            let theirs = placed.terms();
             if hard_weight > 0 {
                 for term in &theirs.required_affinity {
                     if self.term_matches(term, self.pod) {

@@ -8,7 +8,6 @@ pub mod resources;
 pub mod selector;
 mod terms;
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -95,15 +94,43 @@ struct NodeInfo {
     used_ports: Vec<(String, String, i32)>,
 }
 
+/// A pod from the state is borrowed; one assumed during a plan is owned. Boxed, so that the
+/// 150,000 entries of a large state stay small.
+#[derive(Debug, Clone)]
+enum PodHandle<'a> {
+    State(&'a Pod),
+    Assumed(Box<Pod>),
+}
+
+impl std::ops::Deref for PodHandle<'_> {
+    type Target = Pod;
+    fn deref(&self) -> &Pod {
+        match self {
+            PodHandle::State(pod) => pod,
+            PodHandle::Assumed(pod) => pod,
+        }
+    }
+}
+
 /// A pod that occupies a node: from the state, or assumed during a plan.
 #[derive(Debug, Clone)]
 struct PlacedPod<'a> {
-    pod: Cow<'a, Pod>,
+    pod: PodHandle<'a>,
     node: usize,
     requests: Resources,
     non_zero: Resources,
-    terms: PodTerms,
+    /// Only pods with (anti-)affinity carry resolved terms.
+    terms: Option<Box<PodTerms>>,
     removed: bool,
+}
+
+impl PlacedPod<'_> {
+    fn terms(&self) -> &PodTerms {
+        static NONE: std::sync::OnceLock<PodTerms> = std::sync::OnceLock::new();
+        self.terms
+            .as_deref()
+            .unwrap_or_else(|| NONE.get_or_init(PodTerms::default))
+    }
 }
 
 /// Decides placements against a borrowed state, plus the pods assumed so far.
@@ -173,24 +200,29 @@ impl<'a> Scheduler<'a> {
         for node_index in 0..state.nodes.len() {
             for &pod_index in state.pod_indexes_on(node_index) {
                 let pod = &state.pods[pod_index];
-                scheduler.place(Cow::Borrowed(pod), node_index, &mut nodes);
+                scheduler.place(PodHandle::State(pod), node_index, &mut nodes);
             }
         }
         scheduler.nodes = nodes;
         scheduler
     }
 
-    fn place(&mut self, pod: Cow<'a, Pod>, node: usize, nodes: &mut [NodeInfo]) {
-        let requests = pod_requests(&pod.spec, false);
-        let non_zero = pod_requests(&pod.spec, true);
+    fn place(&mut self, pod: PodHandle<'a>, node: usize, nodes: &mut [NodeInfo]) {
+        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
         let info = &mut nodes[node];
         info.requested.add(&requests);
         info.non_zero_requested.add(&non_zero);
         info.used_ports.extend(host_ports(&pod));
         let index = self.placed.len();
         info.pods.push(index);
-        let terms = PodTerms::of(&pod);
-        if !terms.is_empty() {
+        let terms = pod
+            .spec
+            .affinity
+            .as_ref()
+            .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+            .map(|_| Box::new(PodTerms::of(&pod)))
+            .filter(|terms| !terms.is_empty());
+        if terms.is_some() {
             self.with_affinity.push(index);
         }
         self.placed.push(PlacedPod {
@@ -228,7 +260,7 @@ impl<'a> Scheduler<'a> {
                     pod.metadata.namespace.clone(),
                 )])
             });
-        self.place(Cow::Owned(pod), index, &mut nodes);
+        self.place(PodHandle::Assumed(Box::new(pod)), index, &mut nodes);
         self.nodes = nodes;
     }
 

@@ -107,9 +107,9 @@ fn is_scalar_resource(name: &str) -> bool {
         || (name.contains('/') && !name.starts_with("kubernetes.io/"))
 }
 
-/// A container's effective requests: requests, falling back to limits per resource as the API
-/// server defaults them; with `non_zero`, unset CPU and memory take the scoring defaults.
-fn container_requests(container: &Container, non_zero: bool) -> Resources {
+/// A container's effective requests (requests, falling back to limits per resource as the API
+/// server defaults them), and whether CPU and memory were set at all.
+fn container_requests(container: &Container) -> (Resources, bool, bool) {
     let resources = &container.resources;
     let mut r = Resources::default();
     for (name, quantity) in &resources.limits {
@@ -120,32 +120,34 @@ fn container_requests(container: &Container, non_zero: bool) -> Resources {
     for (name, quantity) in &resources.requests {
         r.set(name, *quantity);
     }
-    if non_zero {
-        let is_set = |name: &str| {
-            resources.requests.contains_key(name) || resources.limits.contains_key(name)
-        };
-        if !is_set("cpu") {
-            r.milli_cpu = DEFAULT_MILLI_CPU_REQUEST;
-        }
-        if !is_set("memory") {
-            r.memory = DEFAULT_MEMORY_REQUEST;
-        }
+    let is_set = |name: &str| resources.requests.contains_key(name) || resources.limits.contains_key(name);
+    (r, is_set("cpu"), is_set("memory"))
+}
+
+/// The scorers' view: unset CPU and memory take the defaults.
+fn with_defaults((requests, cpu_set, memory_set): &(Resources, bool, bool)) -> Resources {
+    let mut r = requests.clone();
+    if !cpu_set {
+        r.milli_cpu = DEFAULT_MILLI_CPU_REQUEST;
+    }
+    if !memory_set {
+        r.memory = DEFAULT_MEMORY_REQUEST;
     }
     r
 }
 
 /// What a pod asks of a node: the sum of its containers, or the largest init container if
 /// larger (sidecar init containers with `restartPolicy: Always` run alongside and add up),
-/// plus overhead.
-pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
+/// plus overhead. `view` turns a container's requests into the amounts to add up.
+fn aggregate(spec: &PodSpec, view: impl Fn(&(Resources, bool, bool)) -> Resources) -> Resources {
     let mut total = Resources::default();
     for c in &spec.containers {
-        total.add(&container_requests(c, non_zero));
+        total.add(&view(&container_requests(c)));
     }
     let mut sidecars = Resources::default();
     let mut init_peak = Resources::default();
     for c in &spec.init_containers {
-        let mut r = container_requests(c, non_zero);
+        let mut r = view(&container_requests(c));
         if c.restart_policy.as_deref() == Some("Always") {
             total.add(&r);
             sidecars.add(&r);
@@ -158,6 +160,32 @@ pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
     total.max_with(&init_peak);
     total.add(&Resources::from_list(&spec.overhead));
     total
+}
+
+/// What a pod asks of a node; with `non_zero`, as the scorers count it (unset CPU and memory
+/// take the defaults).
+pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
+    if non_zero {
+        aggregate(spec, with_defaults)
+    } else {
+        aggregate(spec, |(r, _, _)| r.clone())
+    }
+}
+
+/// Both views at once, reading each container once: indexing 150,000 pods does this per pod.
+pub fn pod_requests_and_non_zero(spec: &PodSpec) -> (Resources, Resources) {
+    let single_plain_pod = spec.init_containers.is_empty() && spec.overhead.is_empty();
+    if !single_plain_pod {
+        return (pod_requests(spec, false), pod_requests(spec, true));
+    }
+    let mut requests = Resources::default();
+    let mut non_zero = Resources::default();
+    for c in &spec.containers {
+        let container = container_requests(c);
+        non_zero.add(&with_defaults(&container));
+        requests.add(&container.0);
+    }
+    (requests, non_zero)
 }
 
 /// Bytes as people read them in manifests (`512Mi`, `8Gi`), exact or to one decimal.
@@ -286,6 +314,7 @@ mod tests {
             ..Default::default()
         };
         let r = pod_requests(&spec, true);
+        assert_eq!(pod_requests_and_non_zero(&spec), (pod_requests(&spec, false), r.clone()));
         assert_eq!(r.milli_cpu, 100);
         assert_eq!(r.memory, 2 * DEFAULT_MEMORY_REQUEST);
         assert!(pod_requests(&spec, false).is_zero());

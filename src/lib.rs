@@ -2,7 +2,8 @@
 //!
 //! Data flows one way: `manifest` (inputs) -> `model` -> `sched` (engine) -> `plan` -> `report`.
 
+pub mod cli;
+pub mod cluster;
 pub mod manifest;
 pub mod model;
-pub mod cluster;
-pub mod cli;
+pub mod systems;

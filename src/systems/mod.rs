@@ -1,0 +1,4 @@
+//! Each seed system as a thin layer over the engine (`sched`).
+
+pub mod gang;
+pub mod godel;

@@ -2,3 +2,4 @@
 
 pub mod gang;
 pub mod godel;
+pub mod volcano;

@@ -178,10 +178,10 @@ pub struct TaskPod {
 /// Why a task has topology; a larger number wins when a task has several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TopologyKind {
-    SelfAntiAffinity = 4,
-    InterAffinity = 3,
-    SelfAffinity = 2,
-    InterAntiAffinity = 1,
+    AntiSelf = 4,
+    LikeOther = 3,
+    LikeSelf = 2,
+    AntiOther = 1,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -248,10 +248,10 @@ impl JobManager {
                 if let [task] = group.as_slice() {
                     if anti {
                         self.self_anti_affinity.insert(task.clone());
-                        self.mark(task, TopologyKind::SelfAntiAffinity);
+                        self.mark(task, TopologyKind::AntiSelf);
                     } else {
                         self.self_affinity.insert(task.clone());
-                        self.mark(task, TopologyKind::SelfAffinity);
+                        self.mark(task, TopologyKind::LikeSelf);
                     }
                     continue;
                 }
@@ -266,9 +266,9 @@ impl JobManager {
                         set.insert((dst.clone(), src.clone()));
                     }
                     let kind = if anti {
-                        TopologyKind::InterAntiAffinity
+                        TopologyKind::AntiOther
                     } else {
-                        TopologyKind::InterAffinity
+                        TopologyKind::LikeOther
                     };
                     self.mark(src, kind);
                 }
@@ -518,7 +518,13 @@ mod tests {
             })
         };
         type Want = Result<Option<TaskTopology>, TopologyError>;
-        let cases: Vec<(&str, BTreeMap<String, String>, &BTreeSet<String>, Want)> = vec![
+        type Case<'a> = (
+            &'a str,
+            BTreeMap<String, String>,
+            &'a BTreeSet<String>,
+            Want,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "correct annotations",
                 ann(
@@ -658,7 +664,14 @@ mod tests {
             pod("j-worker-2", "worker", 2000, None),
             pod("j-worker-3", "worker", 2000, None),
         ];
-        let cases: Vec<(&str, TaskTopology, Vec<TaskPod>, Vec<Vec<&str>>, usize)> = vec![
+        type Case = (
+            &'static str,
+            TaskTopology,
+            Vec<TaskPod>,
+            Vec<Vec<&'static str>>,
+            usize,
+        );
+        let cases: Vec<Case> = vec![
             (
                 // ps first (task order); ps anti-affine to itself so each ps opens a bucket;
                 // workers like ps and join the lighter bucket with the most ps.

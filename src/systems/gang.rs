@@ -6,8 +6,14 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::Node;
+use super::godel::{GroupingError, plan_pod_group};
+use super::volcano::{TopologyError, plan_job};
+use crate::cluster::ClusterState;
+use crate::manifest::ManifestSet;
 use crate::model::fluid::HOSTNAME_LABEL;
+use crate::model::gang::GODEL_POD_GROUP_LABEL;
+use crate::model::{GodelPodGroup, Node, Object, ObjectMeta, Pod};
+use crate::sched::{Profile, Scheduler};
 
 /// One gang in `plan -o json` (`groups[]`). The first six fields are the contract; the rest
 /// explain the plan.
@@ -158,6 +164,246 @@ pub fn spread(levels: &[String], gang: &[LevelCount], default: &[LevelCount]) ->
             key: key.clone(),
             gang: g.pods.len(),
             default: d.pods.len(),
+        })
+        .collect()
+}
+
+/// How one pod of a gang ends up in the plan.
+#[derive(Debug, Clone)]
+pub struct PodOutcome<'a> {
+    pub pod: &'a Pod,
+    pub task: Option<String>,
+    /// The node, or why the pod stays pending.
+    pub result: Result<String, String>,
+    pub running: bool,
+}
+
+impl GroupPlan {
+    /// The plan of a gang from its pods' outcomes, in planning order.
+    pub fn assemble(
+        kind: &'static str,
+        meta: &ObjectMeta,
+        state: &ClusterState,
+        levels: Vec<String>,
+        outcomes: &[PodOutcome],
+        min_member: usize,
+    ) -> GroupPlan {
+        let domain = |node: &str, key: &str| -> Option<String> {
+            state.node(node)?.metadata.labels.get(key).cloned()
+        };
+        let pods: Vec<PodRow> = outcomes
+            .iter()
+            .map(|o| PodRow {
+                pod: o.pod.metadata.name.clone(),
+                task: o.task.clone(),
+                node: o.result.as_ref().ok().cloned(),
+                domains: levels
+                    .iter()
+                    .map(|key| o.result.as_ref().ok().and_then(|n| domain(n, key)))
+                    .collect(),
+                running: o.running,
+                reason: o.result.as_ref().err().filter(|r| !r.is_empty()).cloned(),
+            })
+            .collect();
+        let placements: BTreeMap<String, Option<String>> =
+            pods.iter().map(|r| (r.pod.clone(), r.node.clone())).collect();
+        let domains = count_domains(&levels, placed_nodes(state, &placements));
+        let scheduled = placements.values().flatten().count();
+        GroupPlan {
+            kind,
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone(),
+            summary: summary_line(scheduled, placements.len(), &domains),
+            placements,
+            scheduled,
+            min_member,
+            running: outcomes.iter().filter(|o| o.running).count(),
+            levels,
+            pods,
+            node_group: None,
+            domains,
+            rejections: Vec::new(),
+            warnings: Vec::new(),
+            comparison: None,
+        }
+    }
+}
+
+fn placed_nodes<'a>(
+    state: &'a ClusterState,
+    placements: &'a BTreeMap<String, Option<String>>,
+) -> impl Iterator<Item = &'a Node> + Clone {
+    placements
+        .values()
+        .flatten()
+        .filter_map(|node| state.node(node))
+}
+
+/// Place the same pending pods with the plain default scheduler, one by one over all nodes
+/// (each placed pod assumed, as the default scheduler would have bound it), and count the
+/// domains each plan spans.
+pub fn compare_with_default(
+    state: &ClusterState,
+    profile: &Profile,
+    pods: &[Pod],
+    running: &[&Pod],
+    plan: &GroupPlan,
+) -> Comparison {
+    let mut scheduler = Scheduler::new(state, profile.clone());
+    let mut placements: BTreeMap<String, Option<String>> = running
+        .iter()
+        .map(|p| (p.metadata.name.clone(), Some(p.spec.node_name.clone())))
+        .collect();
+    for pod in pods {
+        let node = scheduler.decide(pod).selected;
+        if let Some(node) = &node {
+            scheduler.assume(pod.clone(), node);
+        }
+        placements.insert(pod.metadata.name.clone(), node);
+    }
+    let default = count_domains(&plan.levels, placed_nodes(state, &placements));
+    Comparison {
+        scheduled: placements.values().flatten().count(),
+        levels: spread(&plan.levels, &plan.domains, &default),
+        placements,
+    }
+}
+
+/// Options of `plan` that shape gang plans.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GangOptions {
+    /// `--replicas N`: plan N copies of each pod template that joins a PodGroup.
+    pub replicas: Option<usize>,
+    /// `--compare`: also place the pods with the plain default scheduler.
+    pub compare: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GangError {
+    #[error("Job {namespace}/{name}: {source}")]
+    Topology {
+        namespace: String,
+        name: String,
+        source: TopologyError,
+    },
+    #[error("PodGroup {namespace}/{name}: {source}")]
+    Grouping {
+        namespace: String,
+        name: String,
+        source: GroupingError,
+    },
+}
+
+/// Plan every gang of the manifests: Godel PodGroups (given, or in the state and joined by a
+/// given pod) with their pods, and Volcano Jobs. Sorted by kind, namespace and name.
+pub fn plan_gangs(
+    manifests: &ManifestSet,
+    state: &ClusterState,
+    profile: &Profile,
+    opts: &GangOptions,
+) -> Result<Vec<GroupPlan>, GangError> {
+    let objects: Vec<&Object> = manifests.manifests.iter().map(|m| &m.object).collect();
+    let mut groups: BTreeMap<(String, String), GodelPodGroup> = BTreeMap::new();
+    let mut members: BTreeMap<(String, String), Vec<Pod>> = BTreeMap::new();
+    for object in &objects {
+        match object {
+            Object::GodelPodGroup(g) => {
+                let key = (g.metadata.namespace.clone(), g.metadata.name.clone());
+                groups.insert(key, g.clone());
+            }
+            Object::Pod(pod) => {
+                if let Some(group) = pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
+                    let key = (pod.metadata.namespace.clone(), group.clone());
+                    let copies = opts.replicas.map(|n| copies(pod, n)).unwrap_or_else(|| vec![pod.clone()]);
+                    members.entry(key).or_default().extend(copies);
+                }
+            }
+            Object::Workload(w) => {
+                if let Some(group) = w.template.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
+                    let key = (w.metadata.namespace.clone(), group.clone());
+                    let n = opts
+                        .replicas
+                        .unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
+                    let pod = Pod {
+                        metadata: ObjectMeta {
+                            name: w.metadata.name.clone(),
+                            namespace: w.metadata.namespace.clone(),
+                            ..w.template.metadata.clone()
+                        },
+                        spec: w.template.spec.clone(),
+                        status: Default::default(),
+                    };
+                    members.entry(key).or_default().extend(copies(&pod, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in members.keys() {
+        if !groups.contains_key(key) {
+            if let Some(g) = state
+                .godel_pod_groups
+                .iter()
+                .find(|g| g.metadata.namespace == key.0 && g.metadata.name == key.1)
+            {
+                groups.insert(key.clone(), g.clone());
+            }
+        }
+    }
+    let mut plans = Vec::new();
+    for ((namespace, name), group) in &groups {
+        let in_group = |pod: &&Pod| {
+            pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) == Some(name) && !pod.is_terminated()
+        };
+        let given = members.remove(&(namespace.clone(), name.clone())).unwrap_or_default();
+        let state_pods: Vec<&Pod> = state.pods_in_namespace(namespace).filter(in_group).collect();
+        let running: Vec<&Pod> = state_pods
+            .iter()
+            .copied()
+            .filter(|p| !p.spec.node_name.is_empty())
+            .collect();
+        let mut pending: Vec<Pod> = state_pods
+            .iter()
+            .filter(|p| p.spec.node_name.is_empty())
+            .filter(|p| !given.iter().any(|g| g.metadata.name == p.metadata.name))
+            .map(|&p| p.clone())
+            .collect();
+        pending.extend(
+            given
+                .into_iter()
+                .filter(|g| !running.iter().any(|r| r.metadata.name == g.metadata.name)),
+        );
+        let plan = plan_pod_group(state, profile, group, &pending, &running, opts.compare)
+            .map_err(|source| GangError::Grouping {
+                namespace: namespace.clone(),
+                name: name.clone(),
+                source,
+            })?;
+        plans.push(plan);
+    }
+    for object in &objects {
+        if let Object::VolcanoJob(job) = object {
+            let plan = plan_job(state, profile, job, opts.compare).map_err(|source| {
+                GangError::Topology {
+                    namespace: job.metadata.namespace.clone(),
+                    name: job.metadata.name.clone(),
+                    source,
+                }
+            })?;
+            plans.push(plan);
+        }
+    }
+    plans.sort_by(|a, b| (a.kind, &a.namespace, &a.name).cmp(&(b.kind, &b.namespace, &b.name)));
+    Ok(plans)
+}
+
+/// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.
+fn copies(pod: &Pod, n: usize) -> Vec<Pod> {
+    (0..n)
+        .map(|i| {
+            let mut copy = pod.clone();
+            copy.metadata.name = format!("{}-{i}", pod.metadata.name);
+            copy
         })
         .collect()
 }

@@ -19,8 +19,14 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::model::gang::SortRule;
-use crate::model::{Node, Quantity, ResourceList};
+use super::gang::{GroupPlan, PodOutcome, Rejection, compare_with_default};
+use crate::cluster::ClusterState;
+use crate::model::fluid::HOSTNAME_LABEL;
+use crate::model::gang::{SortRule, TopologyTerm};
+use crate::model::{GodelPodGroup, Node, Pod, Quantity};
+use crate::sched::resources::node_allocatable;
+use crate::sched::selector::node_selector_matches;
+use crate::sched::{Profile, Resources, Scheduler, pod_requests};
 
 /// The GPU resource Godel pre-checks and sorts by.
 pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
@@ -36,12 +42,11 @@ pub struct Demand {
 }
 
 impl Demand {
-    pub fn from_list(list: &ResourceList) -> Demand {
-        let get = |name: &str| list.get(name).copied().unwrap_or(Quantity::ZERO);
+    pub fn from_resources(r: &Resources) -> Demand {
         Demand {
-            milli_cpu: get("cpu").milli_value(),
-            memory: get("memory").value(),
-            gpu: get(GPU_RESOURCE).value(),
+            milli_cpu: r.milli_cpu,
+            memory: r.memory,
+            gpu: r.scalar(GPU_RESOURCE),
         }
     }
 
@@ -486,6 +491,211 @@ pub fn node_groups(input: &GroupingInput) -> Result<Grouping, GroupingError> {
         }
     }
     Ok(grouping)
+}
+
+/// Plan a PodGroup: `pods` are the unit's pending pods in planning order, `running` the
+/// unit's pods already bound. Pods placed earlier count for the affinity, anti-affinity and
+/// spread of later ones (they are assumed into the scheduler).
+pub fn plan_pod_group(
+    state: &ClusterState,
+    profile: &Profile,
+    group: &GodelPodGroup,
+    pods: &[Pod],
+    running: &[&Pod],
+    compare: bool,
+) -> Result<GroupPlan, GroupingError> {
+    let affinity = group
+        .spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pod_group_affinity.clone())
+        .unwrap_or_default();
+    let min_member = usize::try_from(group.spec.min_member).unwrap_or(0);
+    let mut warnings = Vec::new();
+    let candidates: Vec<usize> = match &affinity.node_selector {
+        None => (0..state.nodes.len()).collect(),
+        Some(selector) => {
+            let mut problems = std::collections::BTreeSet::new();
+            let matched = (0..state.nodes.len())
+                .filter(|&i| {
+                    let node = &state.nodes[i];
+                    let (ok, errors) =
+                        node_selector_matches(selector, &node.metadata.name, &node.metadata.labels);
+                    problems.extend(errors.into_iter().map(|e| format!("{}: {}", e.path, e.message)));
+                    ok
+                })
+                .collect();
+            warnings.extend(
+                problems
+                    .into_iter()
+                    .map(|p| format!("spec.affinity.podGroupAffinity.nodeSelector.{p}")),
+            );
+            matched
+        }
+    };
+    let capacity: Vec<NodeCapacity> = (0..state.nodes.len())
+        .map(|i| NodeCapacity {
+            allocatable: Demand::from_resources(&node_allocatable(&state.nodes[i])),
+            requested: state.pods_on(i).fold(Demand::default(), |mut sum, pod| {
+                sum.add(&Demand::from_resources(&pod_requests(&pod.spec, false)));
+                sum
+            }),
+        })
+        .collect();
+    let demands: Vec<Demand> = pods
+        .iter()
+        .map(|p| Demand::from_resources(&pod_requests(&p.spec, false)))
+        .collect();
+    let mut assigned: Vec<usize> = running
+        .iter()
+        .filter_map(|p| state.node_index(&p.spec.node_name))
+        .collect();
+    assigned.sort_unstable();
+    assigned.dedup();
+    let input = GroupingInput {
+        nodes: &state.nodes,
+        capacity: &capacity,
+        candidates: &candidates,
+        required: &keys(&affinity.required),
+        preferred: &keys(&affinity.preferred),
+        sort_rules: &affinity.sort_rules,
+        min_request: unit_min_request(&demands, min_member, !running.is_empty()),
+        assigned: &assigned,
+    };
+    let grouping = node_groups(&input)?;
+    warnings.extend(grouping.warnings.iter().cloned());
+
+    let mut rejections: Vec<Rejection> = grouping
+        .cut_off
+        .iter()
+        .map(|(group, reason)| Rejection {
+            group: group.clone(),
+            reason: reason.clone(),
+        })
+        .collect();
+    let mut scheduler = Scheduler::new(state, profile.clone());
+    let mut chosen: Option<(String, Vec<Result<String, String>>)> = None;
+    for group in &grouping.groups {
+        match fill_group(&mut scheduler, group, pods, running.len(), min_member) {
+            Ok(outcome) => {
+                chosen = Some((group.label.clone(), outcome));
+                break;
+            }
+            Err(reason) => rejections.push(Rejection {
+                group: group.label.clone(),
+                reason,
+            }),
+        }
+    }
+    if grouping.groups.is_empty() {
+        rejections.push(Rejection {
+            group: "-".into(),
+            reason: format!(
+                "no node group: {} of {} nodes match the nodeSelector and none is left after \
+                 grouping by the topology keys and cutting off",
+                candidates.len(),
+                state.nodes.len()
+            ),
+        });
+    }
+    let mut levels: Vec<String> = input.required.to_vec();
+    levels.extend(input.preferred.iter().cloned());
+    if levels.is_empty() {
+        levels.push(HOSTNAME_LABEL.to_string());
+    }
+    let (node_group, results) = match chosen {
+        Some((label, results)) => (Some(label), results),
+        None => (
+            None,
+            vec![Err("the unit fits no node group".to_string()); pods.len()],
+        ),
+    };
+    let outcomes: Vec<PodOutcome> = running
+        .iter()
+        .map(|&pod| PodOutcome {
+            pod,
+            task: None,
+            result: Ok(pod.spec.node_name.clone()),
+            running: true,
+        })
+        .chain(pods.iter().zip(results).map(|(pod, result)| PodOutcome {
+            pod,
+            task: None,
+            result,
+            running: false,
+        }))
+        .collect();
+    let mut plan = GroupPlan::assemble(
+        "PodGroup",
+        &group.metadata,
+        state,
+        levels,
+        &outcomes,
+        min_member,
+    );
+    plan.node_group = node_group;
+    plan.rejections = rejections;
+    plan.warnings = warnings;
+    if compare {
+        plan.comparison = Some(compare_with_default(state, profile, pods, running, &plan));
+    }
+    Ok(plan)
+}
+
+fn keys(terms: &[TopologyTerm]) -> Vec<String> {
+    terms.iter().map(|t| t.topology_key.clone()).collect()
+}
+
+/// Place the unit in one node group, pod by pod: each pod takes the first circle with a
+/// feasible node. Keeps the placements when at least `min_member` pods (running ones counted)
+/// fit; otherwise undoes them and says why.
+fn fill_group(
+    scheduler: &mut Scheduler,
+    group: &NodeGroup,
+    pods: &[Pod],
+    running: usize,
+    min_member: usize,
+) -> Result<Vec<Result<String, String>>, String> {
+    let mut outcomes: Vec<Result<String, String>> = Vec::with_capacity(pods.len());
+    let mut placed: Vec<&Pod> = Vec::new();
+    let mut first_failure: Option<String> = None;
+    for (i, pod) in pods.iter().enumerate() {
+        let mut outcome = Err(String::new());
+        for circle in &group.circles {
+            let decision = scheduler.decide_within(pod, &circle.nodes);
+            match decision.selected {
+                Some(node) => {
+                    scheduler.assume(pod.clone(), &node);
+                    placed.push(pod);
+                    outcome = Ok(node);
+                    break;
+                }
+                None => {
+                    outcome = Err(decision.summary.unwrap_or_default());
+                }
+            }
+        }
+        if let Err(reason) = &outcome {
+            first_failure.get_or_insert_with(|| format!("pod {}: {reason}", pod.metadata.name));
+        }
+        outcomes.push(outcome);
+        // Stop early once the remaining pods cannot reach minMember any more.
+        if running + placed.len() + (pods.len() - i - 1) < min_member {
+            break;
+        }
+    }
+    if running + placed.len() >= min_member {
+        outcomes.resize(pods.len(), Err("not tried".into()));
+        return Ok(outcomes);
+    }
+    for pod in &placed {
+        scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
+    }
+    Err(format!(
+        "only {} of minMember {min_member} pods fit ({running} running); {}",
+        running + placed.len(),
+        first_failure.unwrap_or_default()
+    ))
 }
 
 #[cfg(test)]

@@ -12,7 +12,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::ResourceList;
+use super::gang::{GroupPlan, PodOutcome, Rejection, compare_with_default};
+use crate::cluster::ClusterState;
+use crate::model::fluid::HOSTNAME_LABEL;
+use crate::model::{Pod, VolcanoJob};
+use crate::sched::resources::node_allocatable;
+use crate::sched::{Profile, Resources, Scheduler, pod_requests};
 use crate::model::gang::{
     VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
@@ -115,18 +120,18 @@ pub struct VResource {
 }
 
 impl VResource {
-    pub fn from_list(list: &ResourceList) -> VResource {
-        let mut r = VResource::default();
-        for (name, q) in list {
-            match name.as_str() {
-                "cpu" => r.milli_cpu += q.milli_value(),
-                "memory" => r.memory += q.value(),
-                "ephemeral-storage" => r.ephemeral += q.value(),
-                "pods" => {}
-                other => *r.scalars.entry(other.to_string()).or_default() += q.milli_value(),
-            }
+    /// From the engine's resources, whose extended resources are whole units.
+    pub fn from_resources(r: &Resources) -> VResource {
+        VResource {
+            milli_cpu: r.milli_cpu,
+            memory: r.memory,
+            ephemeral: r.ephemeral_storage,
+            scalars: r
+                .scalar
+                .iter()
+                .map(|(name, v)| (name.clone(), v.saturating_mul(1000)))
+                .collect(),
         }
-        r
     }
 
     pub fn add(&mut self, other: &VResource) {
@@ -469,6 +474,195 @@ impl JobManager {
 /// `<job>-<task>-<index>`, the pod name the Volcano job controller gives.
 pub fn pod_name(job: &str, task: &str, index: usize) -> String {
     format!("{job}-{task}-{index}")
+}
+
+/// The pods a Volcano job creates: `<job>-<task>-<index>` from each task's template, labelled
+/// and annotated as the job controller does, in task order.
+pub fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
+    let mut pods = Vec::new();
+    for task in &job.spec.tasks {
+        for index in 0..usize::try_from(task.replicas).unwrap_or(0) {
+            let mut metadata = task.template.metadata.clone();
+            metadata.name = pod_name(&job.metadata.name, &task.name, index);
+            metadata.namespace = job.metadata.namespace.clone();
+            metadata
+                .labels
+                .insert(JOB_NAME_LABEL.into(), job.metadata.name.clone());
+            metadata
+                .labels
+                .insert(TASK_SPEC_KEY.into(), task.name.clone());
+            metadata
+                .annotations
+                .insert(TASK_SPEC_KEY.into(), task.name.clone());
+            let mut spec = task.template.spec.clone();
+            if spec.scheduler_name.is_empty() {
+                spec.scheduler_name = job.spec.scheduler_name.clone();
+            }
+            pods.push((
+                task.name.clone(),
+                Pod {
+                    metadata,
+                    spec,
+                    status: Default::default(),
+                },
+            ));
+        }
+    }
+    pods
+}
+
+/// The job controller's labels: which job and which task a pod belongs to.
+pub const JOB_NAME_LABEL: &str = "volcano.sh/job-name";
+pub const TASK_SPEC_KEY: &str = "volcano.sh/task-spec";
+
+/// Plan a Volcano job as the `allocate` action does with the task-topology and nodeorder
+/// plugins: pods in task order, each to the feasible node with the best sum of the engine's
+/// weighted score and the task-topology score; stop at the first pod that fits nowhere; keep
+/// the placements only when `minAvailable` pods (running ones counted) fit.
+pub fn plan_job(
+    state: &ClusterState,
+    profile: &Profile,
+    job: &VolcanoJob,
+    compare: bool,
+) -> Result<GroupPlan, TopologyError> {
+    let expanded = expand_job(job);
+    let namespace = &job.metadata.namespace;
+    let task_pods: Vec<TaskPod> = expanded
+        .iter()
+        .map(|(task, pod)| TaskPod {
+            name: pod.metadata.name.clone(),
+            task: task.clone(),
+            request: VResource::from_resources(&pod_requests(&pod.spec, false)),
+            node: state
+                .pod(namespace, &pod.metadata.name)
+                .filter(|p| !p.spec.node_name.is_empty() && !p.is_terminated())
+                .map(|p| p.spec.node_name.clone()),
+        })
+        .collect();
+    let task_names: BTreeSet<String> = job.spec.tasks.iter().map(|t| t.name.clone()).collect();
+    let topology = read_topology(
+        &job.metadata.annotations,
+        &task_names,
+        namespace,
+        &job.metadata.name,
+    )?
+    .unwrap_or_default();
+    let mut manager = JobManager::new(&topology, &task_pods);
+    let mut idle: Vec<VResource> = (0..state.nodes.len())
+        .map(|i| {
+            let mut idle = VResource::from_resources(&node_allocatable(&state.nodes[i]));
+            for pod in state.pods_on(i) {
+                idle.sub(&VResource::from_resources(&pod_requests(&pod.spec, false)));
+            }
+            idle
+        })
+        .collect();
+    let pending: Vec<usize> = (0..task_pods.len())
+        .filter(|&i| task_pods[i].node.is_none())
+        .collect();
+    let order = manager.task_order(&pending, &task_pods);
+    let mut scheduler = Scheduler::new(state, profile.clone());
+    let mut results: BTreeMap<usize, Result<String, String>> = BTreeMap::new();
+    let mut blocked: Option<String> = None;
+    for &i in &order {
+        if let Some(pod) = &blocked {
+            results.insert(i, Err(format!("not tried: {pod} fits no node")));
+            continue;
+        }
+        let pod = &expanded[i].1;
+        let decision = scheduler.decide(pod);
+        let best = decision
+            .nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let topology = manager.node_score(i, &v.name, &idle[v.index], &task_pods);
+                (v.score.unwrap_or(0) as f64 + topology, v)
+            })
+            .max_by(|(a, va), (b, vb)| a.total_cmp(b).then_with(|| vb.name.cmp(&va.name)));
+        match best {
+            Some((_, verdict)) => {
+                let node = verdict.name.clone();
+                idle[verdict.index].sub(&task_pods[i].request);
+                manager.bound(i, &node, &task_pods);
+                scheduler.assume(pod.clone(), &node);
+                results.insert(i, Ok(node));
+            }
+            None => {
+                results.insert(i, Err(decision.summary.unwrap_or_default()));
+                blocked = Some(pod.metadata.name.clone());
+            }
+        }
+    }
+    let total = task_pods.len();
+    let min_available = match usize::try_from(job.spec.min_available) {
+        Ok(n) if n > 0 => n,
+        _ => total,
+    };
+    let running = total - pending.len();
+    let placed = results.values().filter(|r| r.is_ok()).count();
+    let ready = running + placed >= min_available;
+    let mut rejections = Vec::new();
+    if !ready {
+        rejections.push(Rejection {
+            group: "job".into(),
+            reason: format!(
+                "only {} of minAvailable {min_available} pods fit ({running} running); \
+                 the gang binds none of its pending pods",
+                running + placed
+            ),
+        });
+    }
+    let mut outcomes: Vec<PodOutcome> = (0..total)
+        .filter_map(|i| {
+            let (task, pod) = &expanded[i];
+            let result = match &task_pods[i].node {
+                Some(node) => Ok(node.clone()),
+                None => match results.remove(&i)? {
+                    Ok(_) if !ready => Err("gang not ready (minAvailable)".into()),
+                    other => other,
+                },
+            };
+            Some(PodOutcome {
+                pod,
+                task: Some(task.clone()),
+                running: task_pods[i].node.is_some(),
+                result,
+            })
+        })
+        .collect();
+    // Running pods first, then pending ones in the order they were planned.
+    let rank: BTreeMap<usize, usize> = order.iter().enumerate().map(|(r, &i)| (i, r)).collect();
+    let index_of: BTreeMap<&str, usize> = task_pods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.as_str(), i))
+        .collect();
+    outcomes.sort_by_key(|o| {
+        let i = index_of[o.pod.metadata.name.as_str()];
+        (!o.running, rank.get(&i).copied().unwrap_or(0), i)
+    });
+    let mut plan = GroupPlan::assemble(
+        "Job",
+        &job.metadata,
+        state,
+        vec![HOSTNAME_LABEL.to_string()],
+        &outcomes,
+        min_available,
+    );
+    plan.rejections = rejections;
+    if compare {
+        let running_pods: Vec<&Pod> = outcomes.iter().filter(|o| o.running).map(|o| o.pod).collect();
+        let pending_pods: Vec<Pod> = order.iter().map(|&i| expanded[i].1.clone()).collect();
+        plan.comparison = Some(compare_with_default(
+            state,
+            profile,
+            &pending_pods,
+            &running_pods,
+            &plan,
+        ));
+    }
+    Ok(plan)
 }
 
 #[cfg(test)]

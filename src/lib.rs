@@ -6,4 +6,5 @@ pub mod cli;
 pub mod cluster;
 pub mod manifest;
 pub mod model;
+pub mod sched;
 pub mod systems;

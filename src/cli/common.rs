@@ -33,7 +33,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_color: bool,
     /// Log verbosity level, as kubectl's -v
-    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0)]
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
     pub verbosity: u8,
 }
 

@@ -17,7 +17,8 @@ use clap::{Parser, Subcommand};
 
 pub use common::{CommandError, GlobalArgs, InputArgs, Outcome};
 
-const ABOUT: &str = "Preview where Fluid DataFlow operations and gang-scheduled pods land, before anything runs";
+const ABOUT: &str =
+    "Preview where Fluid DataFlow operations and gang-scheduled pods land, before anything runs";
 
 const LONG_ABOUT: &str = "\
 kubectl-dataflow makes Kubernetes placement visible before anything runs.

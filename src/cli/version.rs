@@ -26,7 +26,10 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
                 "gitCommit": commit,
                 "kubernetesSemantics": KUBERNETES_SEMANTICS,
             });
-            println!("{}", serde_json::to_string_pretty(&value).expect("plain JSON"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&value).expect("plain JSON")
+            );
         }
         ReportFormat::Table | ReportFormat::Wide => {
             println!(

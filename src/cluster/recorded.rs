@@ -65,7 +65,12 @@ fn parse_json(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
             line: e.line(),
             column: e.column(),
         },
-        message: e.to_string().split(" at line ").next().unwrap_or("").to_string(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
     };
     let shape: ListShape<'_> = serde_json::from_str(text).map_err(syntax)?;
     let items: Vec<&str> = match shape.items {
@@ -144,7 +149,10 @@ fn parse_yaml(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
 fn position_at(bytes: &[u8], offset: usize) -> Pos {
     let before = &bytes[..offset.min(bytes.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     Pos {
         line,
         column: before.len() - line_start + 1,

@@ -202,7 +202,10 @@ fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
     let position_of = |bytes: &[u8], offset: usize| {
         let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         Pos {
             line,
             column: offset - line_start + 1,
@@ -277,7 +280,13 @@ pub fn parse_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>
                 .and_then(Node::as_str)
                 .is_some_and(|k| k.ends_with("List") && root.get("items").is_some());
         if is_list {
-            for (i, item) in root.get("items").map(Node::items).unwrap_or(&[]).iter().enumerate() {
+            for (i, item) in root
+                .get("items")
+                .map(Node::items)
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+            {
                 match decode_node(item) {
                     Ok(object) => manifests.push(Manifest {
                         file: file.clone(),
@@ -331,7 +340,10 @@ pub fn decode_node(root: &Node) -> Result<Object, DecodeError> {
         path: "kind".into(),
         message: e.to_string(),
     })?;
-    for (field, value) in [("apiVersion", &type_meta.api_version), ("kind", &type_meta.kind)] {
+    for (field, value) in [
+        ("apiVersion", &type_meta.api_version),
+        ("kind", &type_meta.kind),
+    ] {
         if value.is_empty() {
             return Err(DecodeError {
                 path: field.into(),
@@ -365,7 +377,10 @@ mod tests {
             .collect();
         assert_eq!(
             summary,
-            vec![(0, "Pod/default/a".to_string(), 4), (1, "Node/n1".to_string(), 8)]
+            vec![
+                (0, "Pod/default/a".to_string(), 4),
+                (1, "Node/n1".to_string(), 8)
+            ]
         );
     }
 
@@ -380,8 +395,14 @@ mod tests {
                 "apiVersion: data.fluid.io/v1\nkind: DataLoad\n",
                 "m.yaml:1:13: apiVersion: unsupported apiVersion \"data.fluid.io/v1\" for DataLoad (expected \"data.fluid.io/v1alpha1\")",
             ),
-            ("kind: Pod\n", "m.yaml:1:1: apiVersion: missing required field \"apiVersion\""),
-            ("a: [1,\n", "m.yaml:2:1: while parsing a node, did not find expected node content"),
+            (
+                "kind: Pod\n",
+                "m.yaml:1:1: apiVersion: missing required field \"apiVersion\"",
+            ),
+            (
+                "a: [1,\n",
+                "m.yaml:2:1: while parsing a node, did not find expected node content",
+            ),
             (
                 "apiVersion: v1\nkind: Pod\nspec:\n  nodeSelector: [a]\n",
                 "m.yaml:4:17: spec.nodeSelector: invalid type: sequence, expected a map",
@@ -402,6 +423,9 @@ mod tests {
             "b.yaml:2:4: binary content (NUL byte); expected YAML or JSON text"
         );
         let err = text_from_bytes("u.yaml", b"a: \xff".to_vec()).unwrap_err();
-        assert_eq!(err.to_string(), "u.yaml:1:4: invalid UTF-8; expected YAML or JSON text");
+        assert_eq!(
+            err.to_string(),
+            "u.yaml:1:4: invalid UTF-8; expected YAML or JSON text"
+        );
     }
 }

@@ -338,7 +338,13 @@ mod tests {
         let image = docs[1]
             .lookup(&parse_path("spec.containers[0].image"))
             .unwrap();
-        assert_eq!(image.pos, Pos { line: 7, column: 12 });
+        assert_eq!(
+            image.pos,
+            Pos {
+                line: 7,
+                column: 12
+            }
+        );
         assert_eq!(
             docs[1].key_pos(&parse_path("spec.containers[0].image")),
             Some(Pos { line: 7, column: 5 })
@@ -375,7 +381,11 @@ mod tests {
     fn alias_bombs_are_refused() {
         let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..9 {
-            let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("l{}", i - 1)
+            };
             text.push_str(&format!(
                 "l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
             ));

@@ -18,9 +18,15 @@ pub struct ObjectMeta {
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub labels: Labels,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub annotations: BTreeMap<String, String>,
 }
 
@@ -69,9 +75,15 @@ pub type ResourceList = BTreeMap<String, Quantity>;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ResourceRequirements {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub requests: ResourceList,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub limits: ResourceList,
 }
 
@@ -94,7 +106,10 @@ pub struct Container {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub image: String,
     pub resources: ResourceRequirements,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub ports: Vec<ContainerPort>,
     /// `Always` on an init container makes it a sidecar, which changes the request formula.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,16 +122,25 @@ pub struct NodeSelectorRequirement {
     pub key: String,
     /// Kept as text so an invalid operator is explained rather than rejected at load time.
     pub operator: String,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub values: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeSelectorTerm {
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_expressions: Vec<NodeSelectorRequirement>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_fields: Vec<NodeSelectorRequirement>,
 }
 
@@ -155,16 +179,25 @@ pub struct NodeAffinity {
 pub struct LabelSelectorRequirement {
     pub key: String,
     pub operator: String,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub values: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelector {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_labels: Labels,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
@@ -173,14 +206,23 @@ pub struct LabelSelector {
 pub struct PodAffinityTerm {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<LabelSelector>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub namespaces: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
     pub topology_key: String,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_label_keys: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub mismatch_label_keys: Vec<String>,
 }
 
@@ -263,7 +305,10 @@ pub struct TopologySpreadConstraint {
     pub node_affinity_policy: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_taints_policy: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub match_label_keys: Vec<String>,
 }
 
@@ -276,32 +321,59 @@ pub struct SchedulingGate {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodSpec {
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub node_name: String,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub node_selector: Labels,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub tolerations: Vec<Toleration>,
     #[serde(deserialize_with = "null_as_default")]
     pub containers: Vec<Container>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub init_containers: Vec<Container>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub overhead: ResourceList,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub scheduler_name: String,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub scheduling_gates: Vec<SchedulingGate>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodStatus {
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub phase: String,
 }
 
@@ -332,7 +404,10 @@ pub struct PodTemplateSpec {
 pub struct NodeSpec {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unschedulable: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub taints: Vec<Taint>,
 }
 
@@ -347,11 +422,20 @@ pub struct ContainerImage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeStatus {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub allocatable: ResourceList,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub capacity: ResourceList,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub images: Vec<ContainerImage>,
 }
 

@@ -85,9 +85,15 @@ pub struct AffinityStrategy {
     pub depend_on: Option<ObjectRef>,
     #[serde(deserialize_with = "null_as_default")]
     pub policy: String,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub requires: Vec<Require>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub prefers: Vec<Prefer>,
 }
 
@@ -145,11 +151,20 @@ pub struct OpSpec {
     pub run_after: Option<OperationRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
-    #[serde(skip_serializing_if = "Labels::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Labels::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub node_selector: Labels,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub tolerations: Vec<Toleration>,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub scheduler_name: String,
     pub resources: ResourceRequirements,
     /// DataMigrate only: more than one pod means Fluid records no node affinity.
@@ -157,7 +172,10 @@ pub struct OpSpec {
     pub parallelism: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processor: Option<Processor>,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub image: String,
 }
 

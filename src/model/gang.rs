@@ -32,11 +32,20 @@ pub struct SortRule {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodGroupAffinity {
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub required: Vec<TopologyTerm>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub preferred: Vec<TopologyTerm>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub sort_rules: Vec<SortRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<NodeSelector>,
@@ -78,9 +87,15 @@ pub struct VolcanoTask {
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoJobSpec {
     pub min_available: i32,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub scheduler_name: String,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub queue: String,
     #[serde(deserialize_with = "null_as_default")]
     pub tasks: Vec<VolcanoTask>,
@@ -97,9 +112,15 @@ pub struct VolcanoJob {
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoPodGroupSpec {
     pub min_member: i32,
-    #[serde(skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub queue: String,
-    #[serde(skip_serializing_if = "ResourceList::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub min_resources: ResourceList,
 }
 

@@ -39,6 +39,9 @@ pub struct Workload {
     pub template: PodTemplateSpec,
 }
 
+// Objects are decoded once and moved straight into typed lists; boxing the large variants
+// would cost an allocation per pod when loading 150,000 of them.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
     Pod(Pod),
@@ -123,7 +126,13 @@ impl Object {
         let expected = KNOWN_KINDS
             .iter()
             .filter(|(g, _, k)| *g == group && *k == kind)
-            .map(|(g, v, _)| if g.is_empty() { v.to_string() } else { format!("{g}/{v}") })
+            .map(|(g, v, _)| {
+                if g.is_empty() {
+                    v.to_string()
+                } else {
+                    format!("{g}/{v}")
+                }
+            })
             .next();
         match expected {
             Some(expected) if expected != type_meta.api_version => {
@@ -249,11 +258,26 @@ mod tests {
     #[test]
     fn dispatches_on_group_and_kind() {
         let cases = [
-            (r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}"#, "Pod"),
-            (r#"{"apiVersion":"batch/v1","kind":"Job","spec":{"parallelism":3}}"#, "Job"),
-            (r#"{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job"}"#, "Job"),
-            (r#"{"apiVersion":"data.fluid.io/v1alpha1","kind":"DataLoad"}"#, "DataLoad"),
-            (r#"{"apiVersion":"example.com/v1","kind":"Widget"}"#, "Widget"),
+            (
+                r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}"#,
+                "Pod",
+            ),
+            (
+                r#"{"apiVersion":"batch/v1","kind":"Job","spec":{"parallelism":3}}"#,
+                "Job",
+            ),
+            (
+                r#"{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job"}"#,
+                "Job",
+            ),
+            (
+                r#"{"apiVersion":"data.fluid.io/v1alpha1","kind":"DataLoad"}"#,
+                "DataLoad",
+            ),
+            (
+                r#"{"apiVersion":"example.com/v1","kind":"Widget"}"#,
+                "Widget",
+            ),
         ];
         for (text, kind) in cases {
             assert_eq!(decode_json(text).unwrap().kind(), kind, "{text}");
@@ -274,8 +298,8 @@ mod tests {
 
     #[test]
     fn wrong_api_version_is_an_error_on_api_version() {
-        let err = decode_json(r#"{"apiVersion":"data.fluid.io/v1beta1","kind":"DataLoad"}"#)
-            .unwrap_err();
+        let err =
+            decode_json(r#"{"apiVersion":"data.fluid.io/v1beta1","kind":"DataLoad"}"#).unwrap_err();
         assert_eq!(err.path, "apiVersion");
         assert_eq!(
             err.message,
@@ -296,6 +320,10 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path, "spec.containers[0].resources.requests.cpu");
-        assert!(err.message.contains("invalid quantity \"lots\""), "{}", err.message);
+        assert!(
+            err.message.contains("invalid quantity \"lots\""),
+            "{}",
+            err.message
+        );
     }
 }

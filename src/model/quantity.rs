@@ -103,7 +103,9 @@ impl Quantity {
             _ => return Err(err("unknown suffix")),
         };
         let scale = exp10 + 3 - fraction.len() as i32;
-        let mut milli = mantissa.checked_mul(1i128 << exp2).ok_or_else(|| err("too large"))?;
+        let mut milli = mantissa
+            .checked_mul(1i128 << exp2)
+            .ok_or_else(|| err("too large"))?;
         if scale >= 0 {
             milli = 10i128
                 .checked_pow(scale as u32)

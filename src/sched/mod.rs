@@ -1,0 +1,346 @@
+//! The placement engine: Kubernetes v1.34 default-profile filters and scores over a
+//! [`ClusterState`]. Pure and synchronous; `plan`, `lint` and `explain-placement` all decide
+//! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
+
+mod cycle;
+pub mod profile;
+pub mod resources;
+pub mod selector;
+mod terms;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::cluster::ClusterState;
+use crate::model::{Labels, Pod};
+pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
+pub use profile::Profile;
+pub use resources::{Resources, pod_requests};
+use terms::PodTerms;
+
+/// Filter plugins of the default profile, in the order upstream runs them.
+pub const FILTER_ORDER: [&str; 8] = [
+    "NodeUnschedulable",
+    "NodeName",
+    "TaintToleration",
+    "NodeAffinity",
+    "NodePorts",
+    "NodeResourcesFit",
+    "PodTopologySpread",
+    "InterPodAffinity",
+];
+
+/// The verdict on one node for one pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeVerdict {
+    pub name: String,
+    #[serde(skip)]
+    pub index: usize,
+    pub feasible: bool,
+    /// Upstream failure messages of the first failing filter (several for NodeResourcesFit).
+    pub reasons: Vec<String>,
+    /// The plugin that rejected the node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_plugin: Option<&'static str>,
+    /// Normalised 0..100 scores by plugin (feasible nodes only).
+    pub scores: BTreeMap<String, i64>,
+    /// Weighted total of `scores`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<i64>,
+}
+
+/// The outcome of scheduling one pod against the state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub nodes: Vec<NodeVerdict>,
+    pub selected: Option<String>,
+    /// Every node that had the top score (upstream picks one at random; we pick the smallest
+    /// name and say which others were equal).
+    pub tied: Vec<String>,
+    /// `0/N nodes are available: ...` when no node fits.
+    pub summary: Option<String>,
+    /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+impl Decision {
+    pub fn verdict(&self, node: &str) -> Option<&NodeVerdict> {
+        self.nodes.iter().find(|v| v.name == node)
+    }
+
+    pub fn selected_verdict(&self) -> Option<&NodeVerdict> {
+        self.selected.as_deref().and_then(|n| self.verdict(n))
+    }
+
+    pub fn feasible_count(&self) -> usize {
+        self.nodes.iter().filter(|v| v.feasible).count()
+    }
+}
+
+/// Per-node bookkeeping, as the scheduler cache's NodeInfo.
+#[derive(Debug, Clone)]
+struct NodeInfo {
+    allocatable: Resources,
+    requested: Resources,
+    non_zero_requested: Resources,
+    pods: Vec<usize>,
+    /// (protocol, hostIP, hostPort) in use.
+    used_ports: Vec<(String, String, i32)>,
+}
+
+/// A pod that occupies a node: from the state, or assumed during a plan.
+#[derive(Debug, Clone)]
+struct PlacedPod<'a> {
+    pod: Cow<'a, Pod>,
+    node: usize,
+    requests: Resources,
+    non_zero: Resources,
+    terms: PodTerms,
+    removed: bool,
+}
+
+/// Decides placements against a borrowed state, plus the pods assumed so far.
+#[derive(Debug, Clone)]
+pub struct Scheduler<'a> {
+    state: &'a ClusterState,
+    profile: Profile,
+    nodes: Vec<NodeInfo>,
+    placed: Vec<PlacedPod<'a>>,
+    /// Indexes into `placed` of pods with any (anti-)affinity term.
+    with_affinity: Vec<usize>,
+    /// Normalised image name -> (size, number of nodes that have it).
+    images: HashMap<String, (i64, usize)>,
+    /// Per node: normalised image name -> size.
+    node_images: Vec<HashMap<String, i64>>,
+    namespace_labels: HashMap<String, Labels>,
+}
+
+impl<'a> Scheduler<'a> {
+    pub fn new(state: &'a ClusterState, profile: Profile) -> Scheduler<'a> {
+        let mut nodes: Vec<NodeInfo> = state
+            .nodes
+            .iter()
+            .map(|n| NodeInfo {
+                allocatable: resources::node_allocatable(n),
+                requested: Resources::default(),
+                non_zero_requested: Resources::default(),
+                pods: Vec::new(),
+                used_ports: Vec::new(),
+            })
+            .collect();
+        let mut node_images = vec![HashMap::new(); state.nodes.len()];
+        let mut images: HashMap<String, (i64, usize)> = HashMap::new();
+        for (i, node) in state.nodes.iter().enumerate() {
+            for image in &node.status.images {
+                for name in &image.names {
+                    let name = normalized_image_name(name);
+                    if node_images[i]
+                        .insert(name.clone(), image.size_bytes)
+                        .is_none()
+                    {
+                        let entry = images.entry(name).or_insert((image.size_bytes, 0));
+                        entry.1 += 1;
+                    }
+                }
+            }
+        }
+        let mut scheduler = Scheduler {
+            state,
+            profile,
+            nodes: Vec::new(),
+            placed: Vec::with_capacity(state.pods.len()),
+            with_affinity: Vec::new(),
+            images,
+            node_images,
+            namespace_labels: HashMap::new(),
+        };
+        for namespace in state.namespace_names() {
+            let labels = state
+                .namespace_labels(&namespace)
+                .cloned()
+                .unwrap_or_else(|| {
+                    Labels::from([("kubernetes.io/metadata.name".to_string(), namespace.clone())])
+                });
+            scheduler.namespace_labels.insert(namespace, labels);
+        }
+        for node_index in 0..state.nodes.len() {
+            for &pod_index in state.pod_indexes_on(node_index) {
+                let pod = &state.pods[pod_index];
+                scheduler.place(Cow::Borrowed(pod), node_index, &mut nodes);
+            }
+        }
+        scheduler.nodes = nodes;
+        scheduler
+    }
+
+    fn place(&mut self, pod: Cow<'a, Pod>, node: usize, nodes: &mut [NodeInfo]) {
+        let requests = pod_requests(&pod.spec, false);
+        let non_zero = pod_requests(&pod.spec, true);
+        let info = &mut nodes[node];
+        info.requested.add(&requests);
+        info.non_zero_requested.add(&non_zero);
+        info.used_ports.extend(host_ports(&pod));
+        let index = self.placed.len();
+        info.pods.push(index);
+        let terms = PodTerms::of(&pod);
+        if !terms.is_empty() {
+            self.with_affinity.push(index);
+        }
+        self.placed.push(PlacedPod {
+            pod,
+            node,
+            requests,
+            non_zero,
+            terms,
+            removed: false,
+        });
+    }
+
+    pub fn state(&self) -> &'a ClusterState {
+        self.state
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Count `pod` on `node` for every later decision: its resources, ports, labels and
+    /// affinity terms. Unknown node names are ignored (the caller planned against this state).
+    pub fn assume(&mut self, pod: Pod, node: &str) {
+        let Some(index) = self.state.node_index(node) else {
+            return;
+        };
+        let mut nodes = std::mem::take(&mut self.nodes);
+        let mut pod = pod;
+        pod.spec.node_name = node.to_string();
+        self.namespace_labels
+            .entry(pod.metadata.namespace.clone())
+            .or_insert_with(|| {
+                Labels::from([(
+                    "kubernetes.io/metadata.name".to_string(),
+                    pod.metadata.namespace.clone(),
+                )])
+            });
+        self.place(Cow::Owned(pod), index, &mut nodes);
+        self.nodes = nodes;
+    }
+
+    /// Undo an [`assume`](Self::assume) (or remove a state pod, as a drain would).
+    pub fn forget(&mut self, namespace: &str, name: &str) -> bool {
+        let Some(index) = self.placed.iter().rposition(|p| {
+            !p.removed && p.pod.metadata.namespace == namespace && p.pod.metadata.name == name
+        }) else {
+            return false;
+        };
+        let placed = &mut self.placed[index];
+        placed.removed = true;
+        let info = &mut self.nodes[placed.node];
+        info.requested.sub(&placed.requests);
+        info.non_zero_requested.sub(&placed.non_zero);
+        info.pods.retain(|&p| p != index);
+        for port in host_ports(&placed.pod) {
+            if let Some(i) = info.used_ports.iter().position(|p| *p == port) {
+                info.used_ports.remove(i);
+            }
+        }
+        self.with_affinity.retain(|&p| p != index);
+        true
+    }
+
+    /// Schedule `pod` against every node.
+    pub fn decide(&self, pod: &Pod) -> Decision {
+        let all: Vec<usize> = (0..self.nodes.len()).collect();
+        self.decide_within(pod, &all)
+    }
+
+    /// Schedule `pod` against a subset of nodes (indexes into the state's nodes), as gang
+    /// planners do when they restrict a unit to one topology domain.
+    pub fn decide_within(&self, pod: &Pod, candidates: &[usize]) -> Decision {
+        cycle::Cycle::new(self, pod).decide(candidates)
+    }
+
+    /// Every filter's verdict (without stopping at the first failure) and every score with
+    /// its inputs, for one node.
+    pub fn explain_node(&self, pod: &Pod, node: &str) -> Option<NodeDetail> {
+        let index = self.state.node_index(node)?;
+        let all: Vec<usize> = (0..self.nodes.len()).collect();
+        Some(cycle::Cycle::new(self, pod).explain_node(index, &all))
+    }
+
+    fn namespace_labels(&self, namespace: &str) -> &Labels {
+        static EMPTY: std::sync::OnceLock<Labels> = std::sync::OnceLock::new();
+        self.namespace_labels
+            .get(namespace)
+            .unwrap_or_else(|| EMPTY.get_or_init(Labels::new))
+    }
+
+    fn live_pods(&self) -> impl Iterator<Item = &PlacedPod<'a>> {
+        self.placed.iter().filter(|p| !p.removed)
+    }
+
+    fn node_labels(&self, node: usize) -> &Labels {
+        &self.state.nodes[node].metadata.labels
+    }
+}
+
+/// Host ports a pod claims, with defaults filled in (TCP, all addresses).
+fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
+    pod.spec
+        .containers
+        .iter()
+        .chain(&pod.spec.init_containers)
+        .flat_map(|c| &c.ports)
+        .filter_map(|p| {
+            let port = p.host_port.filter(|&h| h > 0)?;
+            let protocol = if p.protocol.is_empty() {
+                "TCP".to_string()
+            } else {
+                p.protocol.clone()
+            };
+            let ip = if p.host_ip.is_empty() {
+                "0.0.0.0".to_string()
+            } else {
+                p.host_ip.clone()
+            };
+            Some((protocol, ip, port))
+        })
+        .collect()
+}
+
+/// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.
+fn normalized_image_name(name: &str) -> String {
+    let last_segment = name.rsplit('/').next().unwrap_or(name);
+    if name.contains('@') || last_segment.contains(':') {
+        name.to_string()
+    } else {
+        format!("{name}:latest")
+    }
+}
+
+/// Upstream's `FitError` message: counts per reason, string-sorted.
+pub fn unschedulable_summary(total_nodes: usize, verdicts: &[NodeVerdict]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for verdict in verdicts.iter().filter(|v| !v.feasible) {
+        for reason in &verdict.reasons {
+            *counts.entry(reason.as_str()).or_default() += 1;
+        }
+    }
+    let mut parts: Vec<String> = counts
+        .into_iter()
+        .map(|(reason, count)| format!("{count} {reason}"))
+        .collect();
+    parts.sort();
+    if parts.is_empty() {
+        format!("0/{total_nodes} nodes are available.")
+    } else {
+        format!("0/{total_nodes} nodes are available: {}.", parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests;

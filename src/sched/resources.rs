@@ -1,0 +1,264 @@
+//! Pod requests and node allocatable, computed the way the scheduler's NodeInfo does.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Container, Node, PodSpec, Quantity, ResourceList};
+
+/// Defaults the scorers use for containers that leave CPU or memory unset, so best-effort pods
+/// are not all piled onto one node.
+pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+
+/// Requested or allocatable amounts: CPU in millicores, the rest in whole units.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resources {
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub ephemeral_storage: i64,
+    pub pods: i64,
+    /// Extended resources (`nvidia.com/gpu`, hugepages...), by name.
+    pub scalar: BTreeMap<String, i64>,
+}
+
+impl Resources {
+    pub fn from_list(list: &ResourceList) -> Resources {
+        let mut out = Resources::default();
+        for (name, quantity) in list {
+            out.set(name, *quantity);
+        }
+        out
+    }
+
+    fn set(&mut self, name: &str, quantity: Quantity) {
+        match name {
+            "cpu" => self.milli_cpu = quantity.milli_value(),
+            "memory" => self.memory = quantity.value(),
+            "ephemeral-storage" => self.ephemeral_storage = quantity.value(),
+            "pods" => self.pods = quantity.value(),
+            other if is_scalar_resource(other) => {
+                self.scalar.insert(other.to_string(), quantity.value());
+            }
+            _ => {}
+        }
+    }
+
+    pub fn add(&mut self, other: &Resources) {
+        self.milli_cpu += other.milli_cpu;
+        self.memory += other.memory;
+        self.ephemeral_storage += other.ephemeral_storage;
+        self.pods += other.pods;
+        for (name, v) in &other.scalar {
+            *self.scalar.entry(name.clone()).or_default() += v;
+        }
+    }
+
+    pub fn sub(&mut self, other: &Resources) {
+        self.milli_cpu -= other.milli_cpu;
+        self.memory -= other.memory;
+        self.ephemeral_storage -= other.ephemeral_storage;
+        self.pods -= other.pods;
+        for (name, v) in &other.scalar {
+            *self.scalar.entry(name.clone()).or_default() -= v;
+        }
+    }
+
+    fn max_with(&mut self, other: &Resources) {
+        self.milli_cpu = self.milli_cpu.max(other.milli_cpu);
+        self.memory = self.memory.max(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.max(other.ephemeral_storage);
+        for (name, v) in &other.scalar {
+            let e = self.scalar.entry(name.clone()).or_default();
+            *e = (*e).max(*v);
+        }
+    }
+
+    pub fn scalar(&self, name: &str) -> i64 {
+        self.scalar.get(name).copied().unwrap_or(0)
+    }
+
+    /// Amount of a named resource, as the scorers address them.
+    pub fn get(&self, name: &str) -> i64 {
+        match name {
+            "cpu" => self.milli_cpu,
+            "memory" => self.memory,
+            "ephemeral-storage" => self.ephemeral_storage,
+            "pods" => self.pods,
+            other => self.scalar(other),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.milli_cpu == 0
+            && self.memory == 0
+            && self.ephemeral_storage == 0
+            && self.scalar.values().all(|v| *v == 0)
+    }
+}
+
+/// Extended and hugepages resources are tracked per name; native ones have fields.
+fn is_scalar_resource(name: &str) -> bool {
+    name.starts_with("hugepages-")
+        || name.starts_with("attachable-volumes-")
+        || (name.contains('/') && !name.starts_with("kubernetes.io/"))
+}
+
+/// A container's effective requests: requests, falling back to limits per resource as the API
+/// server defaults them; with `non_zero`, unset CPU and memory take the scoring defaults.
+fn container_requests(container: &Container, non_zero: bool) -> Resources {
+    let mut list = container.resources.limits.clone();
+    list.extend(container.resources.requests.clone());
+    let mut r = Resources::from_list(&list);
+    if non_zero {
+        if !list.contains_key("cpu") {
+            r.milli_cpu = DEFAULT_MILLI_CPU_REQUEST;
+        }
+        if !list.contains_key("memory") {
+            r.memory = DEFAULT_MEMORY_REQUEST;
+        }
+    }
+    r
+}
+
+/// What a pod asks of a node: the sum of its containers, or the largest init container if
+/// larger (sidecar init containers with `restartPolicy: Always` run alongside and add up),
+/// plus overhead.
+pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
+    let mut total = Resources::default();
+    for c in &spec.containers {
+        total.add(&container_requests(c, non_zero));
+    }
+    let mut sidecars = Resources::default();
+    let mut init_peak = Resources::default();
+    for c in &spec.init_containers {
+        let mut r = container_requests(c, non_zero);
+        if c.restart_policy.as_deref() == Some("Always") {
+            total.add(&r);
+            sidecars.add(&r);
+            r = sidecars.clone();
+        } else {
+            r.add(&sidecars);
+        }
+        init_peak.max_with(&r);
+    }
+    total.max_with(&init_peak);
+    total.add(&Resources::from_list(&spec.overhead));
+    total
+}
+
+/// What the scheduler may hand out on a node.
+pub fn node_allocatable(node: &Node) -> Resources {
+    Resources::from_list(node.allocatable())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ResourceRequirements;
+
+    fn container(requests: &[(&str, &str)], restart: Option<&str>) -> Container {
+        Container {
+            name: "c".into(),
+            resources: ResourceRequirements {
+                requests: requests
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+                    .collect(),
+                limits: Default::default(),
+            },
+            restart_policy: restart.map(String::from),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn requests_follow_the_init_container_and_sidecar_rules() {
+        let spec = |containers, init, overhead: &[(&str, &str)]| PodSpec {
+            containers,
+            init_containers: init,
+            overhead: overhead
+                .iter()
+                .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+                .collect(),
+            ..Default::default()
+        };
+        let cases = [
+            // two containers sum
+            (
+                spec(
+                    vec![
+                        container(&[("cpu", "1")], None),
+                        container(&[("cpu", "500m")], None),
+                    ],
+                    vec![],
+                    &[],
+                ),
+                1500,
+            ),
+            // a larger init container wins
+            (
+                spec(
+                    vec![container(&[("cpu", "1")], None)],
+                    vec![container(&[("cpu", "3")], None)],
+                    &[],
+                ),
+                3000,
+            ),
+            // a sidecar adds to the regular containers and to later init containers
+            (
+                spec(
+                    vec![container(&[("cpu", "1")], None)],
+                    vec![
+                        container(&[("cpu", "500m")], Some("Always")),
+                        container(&[("cpu", "2")], None),
+                    ],
+                    &[],
+                ),
+                2500,
+            ),
+            // overhead is added on top
+            (
+                spec(
+                    vec![container(&[("cpu", "1")], None)],
+                    vec![],
+                    &[("cpu", "250m")],
+                ),
+                1250,
+            ),
+        ];
+        for (spec, milli) in cases {
+            assert_eq!(pod_requests(&spec, false).milli_cpu, milli, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn non_zero_defaults_only_for_unset_values() {
+        let spec = PodSpec {
+            containers: vec![container(&[], None), container(&[("cpu", "0")], None)],
+            ..Default::default()
+        };
+        let r = pod_requests(&spec, true);
+        assert_eq!(r.milli_cpu, 100);
+        assert_eq!(r.memory, 2 * DEFAULT_MEMORY_REQUEST);
+        assert!(pod_requests(&spec, false).is_zero());
+    }
+
+    #[test]
+    fn limits_stand_in_for_missing_requests_and_gpus_are_scalar() {
+        let mut c = container(&[("cpu", "1")], None);
+        c.resources
+            .limits
+            .insert("nvidia.com/gpu".into(), Quantity::from_value(2));
+        c.resources
+            .limits
+            .insert("cpu".into(), Quantity::from_value(4));
+        let r = pod_requests(
+            &PodSpec {
+                containers: vec![c],
+                ..Default::default()
+            },
+            false,
+        );
+        assert_eq!(r.milli_cpu, 1000);
+        assert_eq!(r.scalar("nvidia.com/gpu"), 2);
+    }
+}

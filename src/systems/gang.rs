@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::godel::{GroupingError, plan_pod_group};
-use super::volcano::{TopologyError, plan_job};
+use super::godel::plan_pod_group;
+use super::volcano::plan_job;
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::fluid::HOSTNAME_LABEL;
@@ -205,8 +205,10 @@ impl GroupPlan {
                 reason: o.result.as_ref().err().filter(|r| !r.is_empty()).cloned(),
             })
             .collect();
-        let placements: BTreeMap<String, Option<String>> =
-            pods.iter().map(|r| (r.pod.clone(), r.node.clone())).collect();
+        let placements: BTreeMap<String, Option<String>> = pods
+            .iter()
+            .map(|r| (r.pod.clone(), r.node.clone()))
+            .collect();
         let domains = count_domains(&levels, placed_nodes(state, &placements));
         let scheduled = placements.values().flatten().count();
         GroupPlan {
@@ -278,20 +280,15 @@ pub struct GangOptions {
     pub compare: bool,
 }
 
+/// A gang that cannot be planned at all (bad annotations, running pods in conflicting
+/// domains), named by kind, namespace and name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GangError {
-    #[error("Job {namespace}/{name}: {source}")]
-    Topology {
-        namespace: String,
-        name: String,
-        source: TopologyError,
-    },
-    #[error("PodGroup {namespace}/{name}: {source}")]
-    Grouping {
-        namespace: String,
-        name: String,
-        source: GroupingError,
-    },
+#[error("{kind} {namespace}/{name}: {message}")]
+pub struct GangError {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    pub message: String,
 }
 
 /// Plan every gang of the manifests: Godel PodGroups (given, or in the state and joined by a
@@ -314,7 +311,10 @@ pub fn plan_gangs(
             Object::Pod(pod) => {
                 if let Some(group) = pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
                     let key = (pod.metadata.namespace.clone(), group.clone());
-                    let copies = opts.replicas.map(|n| copies(pod, n)).unwrap_or_else(|| vec![pod.clone()]);
+                    let copies = opts
+                        .replicas
+                        .map(|n| copies(pod, n))
+                        .unwrap_or_else(|| vec![pod.clone()]);
                     members.entry(key).or_default().extend(copies);
                 }
             }
@@ -340,14 +340,12 @@ pub fn plan_gangs(
         }
     }
     for key in members.keys() {
-        if !groups.contains_key(key) {
-            if let Some(g) = state
-                .godel_pod_groups
-                .iter()
-                .find(|g| g.metadata.namespace == key.0 && g.metadata.name == key.1)
-            {
-                groups.insert(key.clone(), g.clone());
-            }
+        let known = state
+            .godel_pod_groups
+            .iter()
+            .find(|g| g.metadata.namespace == key.0 && g.metadata.name == key.1);
+        if let (false, Some(g)) = (groups.contains_key(key), known) {
+            groups.insert(key.clone(), g.clone());
         }
     }
     let mut plans = Vec::new();
@@ -355,8 +353,13 @@ pub fn plan_gangs(
         let in_group = |pod: &&Pod| {
             pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) == Some(name) && !pod.is_terminated()
         };
-        let given = members.remove(&(namespace.clone(), name.clone())).unwrap_or_default();
-        let state_pods: Vec<&Pod> = state.pods_in_namespace(namespace).filter(in_group).collect();
+        let given = members
+            .remove(&(namespace.clone(), name.clone()))
+            .unwrap_or_default();
+        let state_pods: Vec<&Pod> = state
+            .pods_in_namespace(namespace)
+            .filter(in_group)
+            .collect();
         let running: Vec<&Pod> = state_pods
             .iter()
             .copied()
@@ -374,21 +377,21 @@ pub fn plan_gangs(
                 .filter(|g| !running.iter().any(|r| r.metadata.name == g.metadata.name)),
         );
         let plan = plan_pod_group(state, profile, group, &pending, &running, opts.compare)
-            .map_err(|source| GangError::Grouping {
+            .map_err(|e| GangError {
+                kind: "PodGroup",
                 namespace: namespace.clone(),
                 name: name.clone(),
-                source,
+                message: e.to_string(),
             })?;
         plans.push(plan);
     }
     for object in &objects {
         if let Object::VolcanoJob(job) = object {
-            let plan = plan_job(state, profile, job, opts.compare).map_err(|source| {
-                GangError::Topology {
-                    namespace: job.metadata.namespace.clone(),
-                    name: job.metadata.name.clone(),
-                    source,
-                }
+            let plan = plan_job(state, profile, job, opts.compare).map_err(|e| GangError {
+                kind: "Job",
+                namespace: job.metadata.namespace.clone(),
+                name: job.metadata.name.clone(),
+                message: e.to_string(),
             })?;
             plans.push(plan);
         }

@@ -521,7 +521,11 @@ pub fn plan_pod_group(
                     let node = &state.nodes[i];
                     let (ok, errors) =
                         node_selector_matches(selector, &node.metadata.name, &node.metadata.labels);
-                    problems.extend(errors.into_iter().map(|e| format!("{}: {}", e.path, e.message)));
+                    problems.extend(
+                        errors
+                            .into_iter()
+                            .map(|e| format!("{}: {}", e.path, e.message)),
+                    );
                     ok
                 })
                 .collect();

@@ -3,3 +3,6 @@
 pub mod gang;
 pub mod godel;
 pub mod volcano;
+
+#[cfg(test)]
+mod tests;

@@ -15,12 +15,12 @@ use serde::Serialize;
 use super::gang::{GroupPlan, PodOutcome, Rejection, compare_with_default};
 use crate::cluster::ClusterState;
 use crate::model::fluid::HOSTNAME_LABEL;
-use crate::model::{Pod, VolcanoJob};
-use crate::sched::resources::node_allocatable;
-use crate::sched::{Profile, Resources, Scheduler, pod_requests};
 use crate::model::gang::{
     VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
+use crate::model::{Pod, VolcanoJob};
+use crate::sched::resources::node_allocatable;
+use crate::sched::{Profile, Resources, Scheduler, pod_requests};
 
 /// Upstream's `MaxNodeScore`, the top of the task-topology node score.
 const MAX_NODE_SCORE: f64 = 100.0;
@@ -652,7 +652,11 @@ pub fn plan_job(
     );
     plan.rejections = rejections;
     if compare {
-        let running_pods: Vec<&Pod> = outcomes.iter().filter(|o| o.running).map(|o| o.pod).collect();
+        let running_pods: Vec<&Pod> = outcomes
+            .iter()
+            .filter(|o| o.running)
+            .map(|o| o.pod)
+            .collect();
         let pending_pods: Vec<Pod> = order.iter().map(|&i| expanded[i].1.clone()).collect();
         plan.comparison = Some(compare_with_default(
             state,

@@ -6,5 +6,8 @@ pub mod cli;
 pub mod cluster;
 pub mod manifest;
 pub mod model;
+pub mod plan;
+pub mod report;
 pub mod sched;
+pub mod synth;
 pub mod systems;

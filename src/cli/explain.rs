@@ -1,14 +1,24 @@
 //! `kubectl dataflow explain-placement`
 
+use anyhow::anyhow;
 use clap::Args;
 
 use super::common::ReportFormat;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
+use crate::plan::explain;
+use crate::report;
+use crate::sched::Profile;
 
 const EXAMPLES: &str = "\
 Examples:
   # Why would this pod land where it lands?
   kubectl dataflow explain-placement -f testdata/pods/affinity.yaml --state testdata/clusters/three-zone.yaml
+
+  # One object among several in the inputs
+  kubectl dataflow explain-placement -f manifests/ Deployment/web --state cluster.json
+
+  # A pod already in the recorded state, as if it were pending again
+  kubectl dataflow explain-placement pod/web-0 -n shop --state cluster.json
 
   # Everything about one node: each filter's verdict and each score's inputs
   kubectl dataflow explain-placement -f pod.yaml --state cluster.json --node worker-3";
@@ -17,13 +27,56 @@ Examples:
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct ExplainArgs {
+    /// What to explain: KIND/NAME from the -f inputs, or pod/NAME from the cluster state
+    /// (optional when the inputs create exactly one pod)
+    #[arg(value_name = "KIND/NAME")]
+    pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    /// Explain this node in full: every filter's verdict and every score with its inputs
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<String>,
+    /// How many feasible nodes the table shows
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<String>,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
 }
 
-pub fn run(_global: &GlobalArgs, _args: &ExplainArgs) -> Result<Outcome, CommandError> {
-    Err(CommandError::NotImplemented("explain-placement"))
+pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
+    let manifests = args.input.load_strict()?;
+    let profile = match &args.scheduler_config {
+        Some(path) => Profile::from_file(path)?,
+        None => Profile::default(),
+    };
+    let state = global.cluster_state()?;
+    for warning in &state.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let namespace = global.namespace.as_deref().unwrap_or("default");
+    let target = explain::resolve_target(
+        explain::candidates(&manifests),
+        &state,
+        args.target.as_deref(),
+        namespace,
+    )
+    .map_err(|e| anyhow!(e))?;
+    let explanation =
+        explain::explain(&state, profile, &target, args.node.as_deref()).map_err(|e| anyhow!(e))?;
+    let text = match args.output {
+        ReportFormat::Json => report::to_json(&explanation),
+        ReportFormat::Yaml => report::to_yaml(&explanation),
+        ReportFormat::Table => report::explain::render(&explanation, args.top, false),
+        ReportFormat::Wide => report::explain::render(&explanation, args.top, true),
+    };
+    print!("{text}");
+    Ok(if explanation.decision.selected.is_some() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
 }

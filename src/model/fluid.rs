@@ -109,12 +109,41 @@ pub struct OperationRef {
     pub affinity_strategy: AffinityStrategy,
 }
 
+/// DataLoad, DataMigrate and DataProcess name their dataset as `{name, namespace}`; DataBackup
+/// names it as a plain string (`spec.dataset: imagenet`), so both spellings are read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, from = "DatasetRefRepr")]
 pub struct DatasetRef {
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum DatasetRefRepr {
+    Name(String),
+    Ref {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        namespace: Option<String>,
+    },
+}
+
+impl From<DatasetRefRepr> for DatasetRef {
+    fn from(repr: DatasetRefRepr) -> Self {
+        match repr {
+            DatasetRefRepr::Name(name) => DatasetRef {
+                name,
+                namespace: String::new(),
+            },
+            DatasetRefRepr::Ref { name, namespace } => DatasetRef {
+                name: name.unwrap_or_default(),
+                namespace: namespace.unwrap_or_default(),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::profile::{self, ScoringStrategyType};
-use super::resources::Resources;
+use super::resources::{Resources, format_bytes};
 use super::selector::{self, label_selector_matches, node_selector_map_matches};
 use super::terms::{PodTerms, Term};
 use super::{Decision, NodeVerdict, Scheduler, host_ports, normalized_image_name};
@@ -650,9 +650,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 self.requests.milli_cpu,
                 info.requested.milli_cpu,
                 info.allocatable.milli_cpu,
-                self.requests.memory,
-                info.requested.memory,
-                info.allocatable.memory,
+                format_bytes(self.requests.memory),
+                format_bytes(info.requested.memory),
+                format_bytes(info.allocatable.memory),
                 info.pods.len(),
                 info.allocatable.pods
             ),
@@ -683,8 +683,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 self.sched.profile.strategy,
                 info.non_zero_requested.milli_cpu + self.non_zero.milli_cpu,
                 info.allocatable.milli_cpu,
-                info.non_zero_requested.memory + self.non_zero.memory,
-                info.allocatable.memory
+                format_bytes(info.non_zero_requested.memory + self.non_zero.memory),
+                format_bytes(info.allocatable.memory)
             ),
             profile::BALANCED_ALLOCATION => {
                 "1 - standard deviation of cpu and memory fractions".into()

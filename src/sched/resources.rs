@@ -145,6 +145,26 @@ pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
     total
 }
 
+/// Bytes as people read them in manifests (`512Mi`, `8Gi`), exact or to one decimal.
+pub fn format_bytes(bytes: i64) -> String {
+    const UNITS: [(&str, i64); 4] = [
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
+    for (suffix, size) in UNITS {
+        if bytes.abs() >= size {
+            return if bytes % size == 0 {
+                format!("{}{suffix}", bytes / size)
+            } else {
+                format!("{:.1}{suffix}", bytes as f64 / size as f64)
+            };
+        }
+    }
+    bytes.to_string()
+}
+
 /// What the scheduler may hand out on a node.
 pub fn node_allocatable(node: &Node) -> Resources {
     Resources::from_list(node.allocatable())
@@ -227,6 +247,20 @@ mod tests {
         ];
         for (spec, milli) in cases {
             assert_eq!(pod_requests(&spec, false).milli_cpu, milli, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn bytes_read_like_quantities() {
+        let cases = [
+            (0, "0"),
+            (512, "512"),
+            (1 << 30, "1Gi"),
+            (1536 << 20, "1.5Gi"),
+            (200 << 20, "200Mi"),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(format_bytes(bytes), text);
         }
     }
 

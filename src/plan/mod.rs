@@ -1,0 +1,3 @@
+//! Plans built from manifests and a cluster state, used by plan, explain and lint.
+
+pub mod explain;

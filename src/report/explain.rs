@@ -1,0 +1,222 @@
+//! Human output of `explain-placement`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::{render_table, table};
+use crate::plan::explain::Explanation;
+use crate::sched::profile::DEFAULT_SCORE_WEIGHTS;
+use crate::sched::{NodeDetail, NodeVerdict};
+
+/// Short column names for the score plugins, in the default profile's order.
+fn short_name(plugin: &str) -> &str {
+    match plugin {
+        "TaintToleration" => "TAINTS",
+        "NodeAffinity" => "NODE-AFF",
+        "PodTopologySpread" => "SPREAD",
+        "InterPodAffinity" => "POD-AFF",
+        "NodeResourcesFit" => "FIT",
+        "NodeResourcesBalancedAllocation" => "BALANCED",
+        "ImageLocality" => "IMAGES",
+        other => other,
+    }
+}
+
+/// How many node names to list per rejection reason before summarising.
+const NAMES_PER_REASON: usize = 5;
+
+pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
+    let mut out = String::new();
+    let decision = &explanation.decision;
+    let pod = &explanation.pod;
+    let feasible: Vec<&NodeVerdict> = decision.nodes.iter().filter(|v| v.feasible).collect();
+    match decision.selected_verdict() {
+        Some(selected) => {
+            let _ = write!(
+                out,
+                "Pod {}/{} would land on node {} (score {}",
+                pod.namespace,
+                pod.name,
+                selected.name,
+                selected.score.unwrap_or(0)
+            );
+            if decision.tied.len() > 1 {
+                let others: Vec<&str> = decision
+                    .tied
+                    .iter()
+                    .filter(|n| **n != selected.name)
+                    .map(String::as_str)
+                    .collect();
+                let _ = write!(
+                    out,
+                    "; tied with {}, picked by name where the scheduler would pick at random",
+                    others.join(", ")
+                );
+            }
+            let _ = writeln!(
+                out,
+                ").\n{} of {} nodes are feasible.",
+                feasible.len(),
+                decision.nodes.len()
+            );
+            if let Some(why) = why_line(selected, &feasible, &explanation.weights) {
+                let _ = writeln!(out, "{why}");
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "Pod {}/{} would stay Pending.",
+                pod.namespace, pod.name
+            );
+        }
+    }
+    if !decision.problems.is_empty() {
+        out.push_str("\nProblems in the pod spec (the terms involved match nothing):\n");
+        for problem in &decision.problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+    }
+    if !feasible.is_empty() {
+        let mut ranked = feasible.clone();
+        ranked.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+        let plugins: Vec<&str> = DEFAULT_SCORE_WEIGHTS
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| ranked[0].scores.contains_key(*p))
+            .collect();
+        let mut header = vec!["NODE", "SCORE"];
+        header.extend(plugins.iter().map(|p| short_name(p)));
+        let mut t = table(&header);
+        let shown = if wide {
+            ranked.len()
+        } else {
+            top.min(ranked.len())
+        };
+        for verdict in &ranked[..shown] {
+            let mut row = vec![verdict.name.clone(), verdict.score.unwrap_or(0).to_string()];
+            row.extend(plugins.iter().map(|p| verdict.scores[*p].to_string()));
+            t.add_row(row);
+        }
+        out.push('\n');
+        out.push_str(&render_table(&t));
+        if shown < ranked.len() {
+            let _ = writeln!(
+                out,
+                "... and {} more feasible node(s) (-o wide lists all)",
+                ranked.len() - shown
+            );
+        }
+    }
+    let mut rejected: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for verdict in decision.nodes.iter().filter(|v| !v.feasible) {
+        rejected
+            .entry(verdict.reasons.first().map_or("", String::as_str))
+            .or_default()
+            .push(&verdict.name);
+    }
+    if !rejected.is_empty() {
+        let mut t = table(&["REJECTED", "REASON", "NODES"]);
+        for (reason, nodes) in &rejected {
+            let mut names = nodes[..nodes.len().min(NAMES_PER_REASON)].join(", ");
+            if nodes.len() > NAMES_PER_REASON && !wide {
+                let _ = write!(names, ", ... {} more", nodes.len() - NAMES_PER_REASON);
+            } else if nodes.len() > NAMES_PER_REASON {
+                names = nodes.join(", ");
+            }
+            t.add_row(vec![nodes.len().to_string(), reason.to_string(), names]);
+        }
+        out.push('\n');
+        out.push_str(&render_table(&t));
+    }
+    if let Some(summary) = &decision.summary {
+        let _ = writeln!(out, "\n{summary}");
+    }
+    if let Some(detail) = &explanation.node_detail {
+        out.push('\n');
+        out.push_str(&render_node(detail, explanation));
+    }
+    out
+}
+
+/// What set the winner apart from the best other node: weighted score differences by plugin.
+fn why_line(
+    selected: &NodeVerdict,
+    feasible: &[&NodeVerdict],
+    weights: &BTreeMap<String, i64>,
+) -> Option<String> {
+    let runner_up = feasible
+        .iter()
+        .filter(|v| v.name != selected.name)
+        .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.name.cmp(&a.name)))?;
+    let mut parts: Vec<(i64, String)> = selected
+        .scores
+        .iter()
+        .filter_map(|(plugin, score)| {
+            let weight = weights.get(plugin).copied().unwrap_or(0);
+            let diff = (score - runner_up.scores.get(plugin).copied().unwrap_or(0)) * weight;
+            (diff != 0).then(|| (diff, format!("{plugin} {diff:+}")))
+        })
+        .collect();
+    parts.sort_by(|a, b| b.0.abs().cmp(&a.0.abs()).then_with(|| a.1.cmp(&b.1)));
+    let lead = selected.score.unwrap_or(0) - runner_up.score.unwrap_or(0);
+    Some(if parts.is_empty() {
+        format!(
+            "Why: it scores the same as {} on every plugin.",
+            runner_up.name
+        )
+    } else {
+        format!(
+            "Why: it leads {} by {lead}: {}.",
+            runner_up.name,
+            parts
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
+    let mut out = String::new();
+    let verdict = if detail.feasible {
+        "feasible"
+    } else {
+        "rejected"
+    };
+    let selected = explanation.decision.selected.as_deref().unwrap_or("none");
+    let _ = writeln!(
+        out,
+        "Node {}: {verdict}{} (selected: {selected})",
+        detail.node,
+        detail
+            .total
+            .map(|t| format!(", score {t}"))
+            .unwrap_or_default()
+    );
+    let mut t = table(&["FILTER", "RESULT", "DETAIL"]);
+    for f in &detail.filters {
+        let result = if f.passed {
+            "pass".to_string()
+        } else {
+            format!("FAIL: {}", f.reasons.join("; "))
+        };
+        t.add_row(vec![f.plugin.to_string(), result, f.detail.clone()]);
+    }
+    out.push_str(&render_table(&t));
+    out.push('\n');
+    let mut t = table(&["SCORE", "RAW", "NORMALIZED", "WEIGHT", "WEIGHTED", "DETAIL"]);
+    for s in &detail.scores {
+        t.add_row(vec![
+            s.plugin.clone(),
+            s.raw.to_string(),
+            s.normalized.to_string(),
+            s.weight.to_string(),
+            (s.normalized * s.weight).to_string(),
+            s.detail.clone(),
+        ]);
+    }
+    out.push_str(&render_table(&t));
+    out
+}

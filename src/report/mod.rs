@@ -1,0 +1,38 @@
+//! Renderers: tables for people, the JSON/YAML contracts for scripts.
+
+pub mod explain;
+
+use serde::Serialize;
+
+/// Machine-readable output in one place, so every command's `-o json|yaml` is the same shape.
+pub fn to_json<T: Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("report types serialize to JSON");
+    text.push('\n');
+    text
+}
+
+pub fn to_yaml<T: Serialize>(value: &T) -> String {
+    // Going through JSON keeps YAML and JSON field-for-field identical.
+    let json = serde_json::to_value(value).expect("report types serialize to JSON");
+    serde_saphyr::to_string(&json).expect("JSON values serialize to YAML")
+}
+
+/// A table with kubectl's borderless look.
+pub fn table(header: &[&str]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+        .set_header(header.iter().map(|h| h.to_uppercase()));
+    table
+}
+
+/// comfy-table pads every line, including the last column; kubectl does not.
+pub fn render_table(table: &comfy_table::Table) -> String {
+    let mut out = String::new();
+    for line in table.to_string().lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

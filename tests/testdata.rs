@@ -1,0 +1,287 @@
+//! Every bundled manifest and recorded cluster loads cleanly, and the bad inputs fail with exact,
+//! positioned messages. Counts are asserted so that a silently dropped object fails the test.
+
+use std::collections::BTreeMap;
+
+use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::manifest;
+use kubectl_dataflow::model::OpKind;
+
+fn path(relative: &str) -> String {
+    format!("{}/testdata/{relative}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Each manifest file with the kinds of the objects it holds, counted.
+const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
+    (
+        "flows/three-step.yaml",
+        &[("DataLoad", 1), ("DataMigrate", 1), ("DataProcess", 1)],
+    ),
+    (
+        "flows/fan-out.yaml",
+        &[
+            ("DataBackup", 1),
+            ("DataLoad", 3),
+            ("DataMigrate", 2),
+            ("DataProcess", 6),
+        ],
+    ),
+    (
+        "flows/inherit-existing.yaml",
+        &[("DataLoad", 1), ("DataProcess", 1)],
+    ),
+    ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
+    ("gangs/volcano-job.yaml", &[("Job", 1)]),
+    ("pods/node-affinity.yaml", &[("Pod", 2)]),
+    ("pods/affinity.yaml", &[("Pod", 2)]),
+    ("pods/topology-spread.yaml", &[("Pod", 1)]),
+    ("pods/tolerations.yaml", &[("Pod", 3)]),
+    ("pods/deployment.yaml", &[("Deployment", 1)]),
+    (
+        "clusters/three-zone.yaml",
+        &[("DataLoad", 1), ("Namespace", 6), ("Node", 9), ("Pod", 12)],
+    ),
+    (
+        "clusters/gang.yaml",
+        &[("Namespace", 4), ("Node", 32), ("Pod", 9), ("PodGroup", 1)],
+    ),
+];
+
+/// Each bad input with the exact problems it gives and how many objects still load.
+const BAD: &[(&str, &[&str], usize)] = &[
+    (
+        "bad/malformed.yaml",
+        &["bad/malformed.yaml:6:5: while parsing a flow mapping, did not find expected ',' or '}'"],
+        0,
+    ),
+    (
+        "bad/wrong-api-version.yaml",
+        &[
+            "bad/wrong-api-version.yaml:1:13: apiVersion: unsupported apiVersion \"data.fluid.io/v1beta1\" for DataLoad (expected \"data.fluid.io/v1alpha1\")",
+        ],
+        0,
+    ),
+    (
+        "bad/wrong-type-second-doc.yaml",
+        &[
+            "bad/wrong-type-second-doc.yaml:21:19: spec.runAfter.affinityStrategy.prefers[0].weight: invalid type: string \"high\", expected i32",
+        ],
+        1,
+    ),
+    (
+        "bad/binary.yaml",
+        &["bad/binary.yaml:3:1: binary content (NUL byte); expected YAML or JSON text"],
+        0,
+    ),
+    // An empty file is not a load error; commands say "no objects" themselves.
+    ("bad/empty.yaml", &[], 0),
+];
+
+#[test]
+fn manifests_load_without_problems() {
+    for (file, expected) in MANIFESTS {
+        let set = manifest::load(&[path(file)], false).unwrap();
+        assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in &set.manifests {
+            *kinds.entry(m.object.kind()).or_default() += 1;
+        }
+        let expected: BTreeMap<&str, usize> = expected.iter().copied().collect();
+        assert_eq!(kinds, expected, "{file}");
+    }
+}
+
+#[test]
+fn bad_inputs_give_one_positioned_line_each() {
+    let base = path("");
+    for (file, problems, loaded) in BAD {
+        let set = manifest::load(&[path(file)], false).unwrap();
+        let lines: Vec<String> = set
+            .problems
+            .iter()
+            .map(|p| p.to_string().replace(&base, ""))
+            .collect();
+        let expected: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!((lines, set.manifests.len()), (expected, *loaded), "{file}");
+    }
+}
+
+/// Files under testdata/, relative to it, sorted.
+fn testdata_files() -> Vec<String> {
+    let root = path("");
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(&root)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.display().to_string().replacen(&root, "", 1));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_testdata_file_is_covered() {
+    // A new file in testdata/ must join a table of this file (or the openb test), so that a test
+    // loads it.
+    let mut listed: Vec<&str> = MANIFESTS
+        .iter()
+        .map(|(f, _)| *f)
+        .chain(BAD.iter().map(|(f, _, _)| *f))
+        .chain(["README.md", "clusters/openb.json"])
+        .collect();
+    listed.sort();
+    assert_eq!(testdata_files(), listed);
+}
+
+#[test]
+fn recorded_clusters_load_as_state() {
+    // (file, nodes, pods kept, pods occupying a node, namespaces, fluid ops, godel pod groups)
+    let cases = [
+        ("clusters/three-zone.yaml", 9, 12, 10, 6, 1, 0),
+        ("clusters/gang.yaml", 32, 9, 9, 4, 0, 1),
+    ];
+    for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
+        let state = recorded::load_files(&[path(file)]).unwrap();
+        assert!(state.warnings.is_empty(), "{file}: {:?}", state.warnings);
+        let occupying: usize = (0..state.nodes.len())
+            .map(|i| state.pods_on(i).count())
+            .sum();
+        let counts = (
+            state.nodes.len(),
+            state.pods.len(),
+            occupying,
+            state.namespaces.len(),
+            state.fluid_ops.len(),
+            state.godel_pod_groups.len(),
+        );
+        assert_eq!(
+            counts,
+            (nodes, pods, bound, namespaces, ops, groups),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn the_complete_dataload_records_the_labels_of_its_node() {
+    let state = recorded::load_files(&[path("clusters/three-zone.yaml")]).unwrap();
+    let op = state
+        .fluid_op(OpKind::DataLoad, "data", "warmup-imagenet")
+        .unwrap();
+    assert!(op.is_complete());
+    let required = op
+        .status
+        .node_affinity
+        .as_ref()
+        .unwrap()
+        .required
+        .as_ref()
+        .unwrap();
+    assert_eq!(required.node_selector_terms.len(), 1);
+    let recorded: Vec<(&str, &str, Vec<&str>)> = required.node_selector_terms[0]
+        .match_expressions
+        .iter()
+        .map(|e| {
+            let values = e.values.iter().map(String::as_str).collect();
+            (e.key.as_str(), e.operator.as_str(), values)
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("kubernetes.io/hostname", "In", vec!["node-a2"]),
+            ("topology.kubernetes.io/zone", "In", vec!["us-east-1a"]),
+            ("topology.kubernetes.io/region", "In", vec!["us-east-1"]),
+            ("topology.example.com/rack", "In", vec!["rack-a1"]),
+        ]
+    );
+    // The record holds exactly the keys the op records, with the labels of node-a2.
+    let keys: Vec<&str> = recorded.iter().map(|(k, _, _)| *k).collect();
+    assert_eq!(op.recorded_label_keys(), keys);
+    let labels = &state.node("node-a2").unwrap().metadata.labels;
+    for (key, _, values) in &recorded {
+        assert_eq!(
+            labels.get(*key).map(String::as_str),
+            Some(values[0]),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn openb_state_loads_with_exact_counts() {
+    let state = recorded::load_files(&[path("clusters/openb.json")]).unwrap();
+    assert!(state.warnings.is_empty(), "{:?}", state.warnings);
+    let bound = state
+        .pods
+        .iter()
+        .filter(|p| !p.spec.node_name.is_empty())
+        .count();
+    let pending = state
+        .pods
+        .iter()
+        .filter(|p| p.spec.node_name.is_empty() && p.status.phase == "Pending")
+        .count();
+    assert_eq!(
+        (state.nodes.len(), state.pods.len(), bound, pending),
+        (1523, 6090, 5193, 897)
+    );
+
+    let node = state.node("openb-node-0124").unwrap();
+    let labels: Vec<(&str, &str)> = node
+        .metadata
+        .labels
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("kubernetes.io/hostname", "openb-node-0124"),
+            ("nvidia.com/gpu.product", "P100"),
+            ("topology.example.com/rack", "rack-015"),
+            ("topology.kubernetes.io/region", "region-1"),
+            ("topology.kubernetes.io/zone", "zone-a"),
+            ("tor", "tor-003"),
+        ]
+    );
+    let allocatable: Vec<(&str, i64)> = node
+        .allocatable()
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.milli_value()))
+        .collect();
+    assert_eq!(
+        allocatable,
+        [
+            ("alibabacloud.com/gpu-milli", 2_000_000),
+            ("cpu", 64_000),
+            ("memory", 256 * 1024 * 1024 * 1024 * 1000),
+            ("nvidia.com/gpu", 2_000),
+            ("pods", 110_000),
+        ]
+    );
+
+    // A GPU-sharing pod: a share of one GPU in gpu-milli, no whole device.
+    let pod = state.pod("default", "openb-pod-0001").unwrap();
+    assert_eq!(pod.spec.node_name, "openb-node-0123");
+    let requests: Vec<(&str, i64)> = pod.spec.containers[0]
+        .resources
+        .requests
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.value()))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            ("alibabacloud.com/gpu-milli", 460),
+            ("cpu", 6),
+            ("memory", 12 * 1024 * 1024 * 1024)
+        ]
+    );
+}

@@ -13,7 +13,7 @@ use kubectl_dataflow::model::gang::{
 use kubectl_dataflow::model::{
     Container, GodelPodGroup, ObjectMeta, Pod, PodSpec, Quantity, ResourceRequirements,
 };
-use kubectl_dataflow::sched::Profile;
+use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::godel::plan_pod_group;
 
@@ -77,6 +77,19 @@ fn main() {
             status: Default::default(),
         })
         .collect();
+
+    // The engine's cost per pod, which bounds any pod-by-pod gang plan.
+    let started = Instant::now();
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let built = started.elapsed();
+    let started = Instant::now();
+    let decision = scheduler.decide(&pods[0]);
+    println!(
+        "gang: engine setup {built:.2?}, one decision over all nodes {:.2?} ({:?})",
+        started.elapsed(),
+        decision.selected
+    );
+    eprintln!("gang: generated in {generated:.2?}, loaded in {loaded:.2?}; planning...");
 
     let started = Instant::now();
     let plan = plan_pod_group(&state, &Profile::default(), &group, &pods, &[], false)

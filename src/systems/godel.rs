@@ -659,72 +659,62 @@ pub fn plan_pod_group(
     Ok(plan)
 }
 
-/// A necessary condition checked before placing pods one by one: the group's free resources
-/// (allocatable minus requested, and free pod slots) must hold the smallest pods that would
-/// reach `minMember`. Godel does not check this (it cuts off by allocatable only and then
-/// fails pod by pod); the outcome is the same, found without thousands of placements.
+/// A necessary condition checked before placing pods one by one: counting on each node how
+/// many pods of the smallest request (per resource) its free resources and pod slots could
+/// take, the group must reach the pods still needed for `minMember`. Godel does not check
+/// this (it cuts off by allocatable only and then fails pod by pod); the outcome is the same,
+/// found without thousands of placements.
 struct FreeFloor {
-    free: Vec<(Demand, i64)>,
-    need: Demand,
-    pods: i64,
+    /// Per node: how many of the smallest pods would fit.
+    fits: Vec<i64>,
+    needed: i64,
 }
 
 impl FreeFloor {
     fn new(state: &ClusterState, capacity: &[NodeCapacity], demands: &[Demand], k: usize) -> Self {
-        let free = (0..state.nodes.len())
+        let mut smallest = demands.first().copied().unwrap_or_default();
+        for d in demands {
+            smallest.min_with(d);
+        }
+        let fits = (0..state.nodes.len())
             .map(|i| {
                 let c = &capacity[i];
-                let free = Demand {
-                    milli_cpu: c.allocatable.milli_cpu - c.requested.milli_cpu,
-                    memory: c.allocatable.memory - c.requested.memory,
-                    gpu: c.allocatable.gpu - c.requested.gpu,
-                };
                 let slots =
                     node_allocatable(&state.nodes[i]).pods - state.pods_on(i).count() as i64;
-                (free, slots)
+                [
+                    (
+                        c.allocatable.milli_cpu - c.requested.milli_cpu,
+                        smallest.milli_cpu,
+                    ),
+                    (c.allocatable.memory - c.requested.memory, smallest.memory),
+                    (c.allocatable.gpu - c.requested.gpu, smallest.gpu),
+                ]
+                .iter()
+                .filter(|(_, need)| *need > 0)
+                .map(|(free, need)| free / need)
+                .fold(slots, i64::min)
+                .max(0)
             })
             .collect();
-        let smallest = |pick: fn(&Demand) -> i64| -> i64 {
-            let mut values: Vec<i64> = demands.iter().map(pick).collect();
-            values.sort_unstable();
-            values.iter().take(k).sum()
-        };
         FreeFloor {
-            free,
-            need: Demand {
-                milli_cpu: smallest(|d| d.milli_cpu),
-                memory: smallest(|d| d.memory),
-                gpu: smallest(|d| d.gpu),
-            },
-            pods: i64::try_from(k).unwrap_or(i64::MAX),
+            fits,
+            needed: i64::try_from(k).unwrap_or(i64::MAX),
         }
     }
 
     fn shortfall(&self, group: &NodeGroup) -> Option<String> {
-        let mut free = Demand::default();
-        let mut slots = 0;
-        for node in group.circles.iter().flat_map(|c| &c.nodes) {
-            let (f, s) = &self.free[*node];
-            free.add(&Demand {
-                milli_cpu: f.milli_cpu.max(0),
-                memory: f.memory.max(0),
-                gpu: f.gpu.max(0),
-            });
-            slots += s.max(&0);
-        }
-        if self.need.exceeds(&free) {
-            Some(format!(
-                "free resources ({free}) cannot hold the {} pods still needed ({})",
-                self.pods, self.need
-            ))
-        } else if slots < self.pods {
-            Some(format!(
-                "{slots} free pod slots cannot hold the {} pods still needed",
-                self.pods
-            ))
-        } else {
-            None
-        }
+        let fit: i64 = group
+            .circles
+            .iter()
+            .flat_map(|c| &c.nodes)
+            .map(|&n| self.fits[n])
+            .sum();
+        (fit < self.needed).then(|| {
+            format!(
+                "free resources and pod slots fit at most {fit} of the {} pods still needed",
+                self.needed
+            )
+        })
     }
 }
 

@@ -176,7 +176,7 @@ fn godel_fills_a_circle_and_spills_within_the_preferred_domain() {
     );
     assert_eq!(
         plan.rejections[0].reason,
-        "free resources (cpu 12, memory 62Gi, nvidia.com/gpu 0) cannot hold the 8 pods still needed (cpu 16, memory 8Gi, nvidia.com/gpu 0)"
+        "free resources and pod slots fit at most 6 of the 8 pods still needed"
     );
     let comparison = plan.comparison.unwrap();
     let spread: Vec<(String, usize, usize)> = comparison

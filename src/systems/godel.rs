@@ -579,10 +579,27 @@ pub fn plan_pod_group(
         .collect();
     let mut scheduler = Scheduler::new(state, profile.clone());
     let mut chosen: Option<(String, Vec<Result<String, String>>)> = None;
+    // Nodes the first pod cannot use now (taints, node affinity, full) stay unusable for its
+    // alike siblings, unless the pods need each other (required pod affinity).
+    let mut usable = vec![true; state.nodes.len()];
+    if let Some(first) = pods.first() {
+        let needs_siblings = first
+            .spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.pod_affinity.as_ref())
+            .is_some_and(|a| !a.required.is_empty());
+        if !needs_siblings {
+            for verdict in scheduler.decide_within(first, &candidates).nodes {
+                usable[verdict.index] = verdict.feasible;
+            }
+        }
+    }
     let floor = FreeFloor::new(
         state,
         &capacity,
         &demands,
+        &usable,
         min_member.saturating_sub(running.len()),
     );
     for group in &grouping.groups {
@@ -659,8 +676,8 @@ pub fn plan_pod_group(
     Ok(plan)
 }
 
-/// A necessary condition checked before placing pods one by one: counting on each node how
-/// many pods of the smallest request (per resource) its free resources and pod slots could
+/// A necessary condition checked before placing pods one by one: counting on each usable node
+/// how many pods of the smallest request (per resource) its free resources and pod slots could
 /// take, the group must reach the pods still needed for `minMember`. Godel does not check
 /// this (it cuts off by allocatable only and then fails pod by pod); the outcome is the same,
 /// found without thousands of placements.
@@ -671,13 +688,22 @@ struct FreeFloor {
 }
 
 impl FreeFloor {
-    fn new(state: &ClusterState, capacity: &[NodeCapacity], demands: &[Demand], k: usize) -> Self {
+    fn new(
+        state: &ClusterState,
+        capacity: &[NodeCapacity],
+        demands: &[Demand],
+        usable: &[bool],
+        k: usize,
+    ) -> Self {
         let mut smallest = demands.first().copied().unwrap_or_default();
         for d in demands {
             smallest.min_with(d);
         }
         let fits = (0..state.nodes.len())
             .map(|i| {
+                if !usable[i] {
+                    return 0;
+                }
                 let c = &capacity[i];
                 let slots =
                     node_allocatable(&state.nodes[i]).pods - state.pods_on(i).count() as i64;

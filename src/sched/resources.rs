@@ -120,7 +120,8 @@ fn container_requests(container: &Container) -> (Resources, bool, bool) {
     for (name, quantity) in &resources.requests {
         r.set(name, *quantity);
     }
-    let is_set = |name: &str| resources.requests.contains_key(name) || resources.limits.contains_key(name);
+    let is_set =
+        |name: &str| resources.requests.contains_key(name) || resources.limits.contains_key(name);
     (r, is_set("cpu"), is_set("memory"))
 }
 
@@ -314,7 +315,10 @@ mod tests {
             ..Default::default()
         };
         let r = pod_requests(&spec, true);
-        assert_eq!(pod_requests_and_non_zero(&spec), (pod_requests(&spec, false), r.clone()));
+        assert_eq!(
+            pod_requests_and_non_zero(&spec),
+            (pod_requests(&spec, false), r.clone())
+        );
         assert_eq!(r.milli_cpu, 100);
         assert_eq!(r.memory, 2 * DEFAULT_MEMORY_REQUEST);
         assert!(pod_requests(&spec, false).is_zero());

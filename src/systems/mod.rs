@@ -1,4 +1,10 @@
-//! Each seed system as a thin layer over the engine.
+//! Each seed system as a thin layer over the engine (`sched`).
 
 pub mod flow;
 pub mod fluid;
+pub mod gang;
+pub mod godel;
+pub mod volcano;
+
+#[cfg(test)]
+mod tests;

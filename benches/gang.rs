@@ -1,0 +1,113 @@
+//! A 1,000-pod Godel PodGroup (required bigPod, preferred miniPod and tor) planned on the
+//! generated 5,000-node / 150,000-pod state. Prints load and plan times; the target is a plan
+//! under 1 s after load. Run with `cargo bench --bench gang`.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use kubectl_dataflow::cluster::ClusterState;
+use kubectl_dataflow::cluster::recorded::parse_state;
+use kubectl_dataflow::model::gang::{
+    GODEL_POD_GROUP_LABEL, GodelAffinity, GodelPodGroupSpec, PodGroupAffinity, TopologyTerm,
+};
+use kubectl_dataflow::model::{
+    Container, GodelPodGroup, ObjectMeta, Pod, PodSpec, Quantity, ResourceRequirements,
+};
+use kubectl_dataflow::sched::{Profile, Scheduler};
+use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+use kubectl_dataflow::systems::godel::plan_pod_group;
+
+const PODS: usize = 1_000;
+
+fn main() {
+    let started = Instant::now();
+    let json = cluster_json(&SynthSpec::default());
+    let generated = started.elapsed();
+    let started = Instant::now();
+    let objects = parse_state("synth.json", json.as_bytes()).expect("the generated state parses");
+    let state = ClusterState::from_objects(objects);
+    let loaded = started.elapsed();
+
+    let term = |key: &str| TopologyTerm {
+        topology_key: key.to_string(),
+    };
+    let group = GodelPodGroup {
+        metadata: ObjectMeta {
+            name: "bench".into(),
+            namespace: "ns-00".into(),
+            ..Default::default()
+        },
+        spec: GodelPodGroupSpec {
+            min_member: PODS as i32,
+            affinity: Some(GodelAffinity {
+                pod_group_affinity: Some(PodGroupAffinity {
+                    required: vec![term("bigPod")],
+                    preferred: vec![term("miniPod"), term("tor")],
+                    ..Default::default()
+                }),
+            }),
+        },
+    };
+    let requests = BTreeMap::from([
+        ("cpu".to_string(), Quantity::parse("500m").unwrap()),
+        ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
+    ]);
+    let pods: Vec<Pod> = (0..PODS)
+        .map(|i| Pod {
+            metadata: ObjectMeta {
+                name: format!("bench-{i}"),
+                namespace: "ns-00".into(),
+                labels: BTreeMap::from([
+                    (GODEL_POD_GROUP_LABEL.to_string(), "bench".to_string()),
+                    ("app".to_string(), "bench".to_string()),
+                ]),
+                ..Default::default()
+            },
+            spec: PodSpec {
+                containers: vec![Container {
+                    name: "worker".into(),
+                    resources: ResourceRequirements {
+                        requests: requests.clone(),
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+            status: Default::default(),
+        })
+        .collect();
+
+    // The engine's cost per pod, which bounds any pod-by-pod gang plan.
+    let started = Instant::now();
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let built = started.elapsed();
+    let started = Instant::now();
+    let decision = scheduler.decide(&pods[0]);
+    println!(
+        "gang: engine setup {built:.2?}, one decision over all nodes {:.2?} ({:?})",
+        started.elapsed(),
+        decision.selected
+    );
+    eprintln!("gang: generated in {generated:.2?}, loaded in {loaded:.2?}; planning...");
+
+    let started = Instant::now();
+    let plan = plan_pod_group(&state, &Profile::default(), &group, &pods, &[], false)
+        .expect("the bench unit has no running pods");
+    let planned = started.elapsed();
+    println!(
+        "gang: {} nodes, {} pods; generate {:.2?}, load {:.2?}; plan {PODS}-pod PodGroup {:.3?} ({:.0} pods/s)",
+        state.nodes.len(),
+        state.pods.len(),
+        generated,
+        loaded,
+        planned,
+        PODS as f64 / planned.as_secs_f64()
+    );
+    println!("gang: {}", plan.summary);
+    println!(
+        "gang: node group {:?}, {} groups rejected",
+        plan.node_group,
+        plan.rejections.len()
+    );
+}

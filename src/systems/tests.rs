@@ -1,0 +1,399 @@
+//! End-to-end gang plans over the engine, on clusters built here.
+
+use std::collections::BTreeMap;
+
+use crate::cluster::ClusterState;
+use crate::model::gang::{
+    GODEL_POD_GROUP_LABEL, GodelAffinity, GodelPodGroupSpec, PodGroupAffinity, TopologyTerm,
+    VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
+    VolcanoJobSpec, VolcanoTask,
+};
+use crate::model::{
+    Container, GodelPodGroup, Node, NodeStatus, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec,
+    Quantity, ResourceRequirements, VolcanoJob,
+};
+use crate::sched::Profile;
+
+use super::godel::plan_pod_group;
+use super::volcano::plan_job;
+
+fn resources(cpu: &str, memory: &str) -> BTreeMap<String, Quantity> {
+    BTreeMap::from([
+        ("cpu".to_string(), Quantity::parse(cpu).unwrap()),
+        ("memory".to_string(), Quantity::parse(memory).unwrap()),
+        ("pods".to_string(), Quantity::parse("110").unwrap()),
+    ])
+}
+
+fn node(name: &str, labels: &[(&str, &str)], cpu: &str) -> Object {
+    let mut all: BTreeMap<String, String> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    all.insert("kubernetes.io/hostname".into(), name.into());
+    Object::Node(Node {
+        metadata: ObjectMeta {
+            name: name.into(),
+            labels: all,
+            ..Default::default()
+        },
+        status: NodeStatus {
+            allocatable: resources(cpu, "32Gi"),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+fn pod(name: &str, cpu: &str, labels: &[(&str, &str)], node: &str) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name: name.into(),
+            namespace: "default".into(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        },
+        spec: PodSpec {
+            node_name: node.into(),
+            containers: vec![Container {
+                name: "c".into(),
+                resources: ResourceRequirements {
+                    requests: BTreeMap::from([
+                        ("cpu".to_string(), Quantity::parse(cpu).unwrap()),
+                        ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
+                    ]),
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        status: Default::default(),
+    }
+}
+
+/// bigPods a, b; miniPods a1, a2, b1, b2; two tors each; two 8-CPU nodes per tor, each with
+/// 2 CPU already taken: 3 pods of 2 CPU fit per node, 6 per tor.
+fn topology_cluster(extra: Vec<Object>) -> ClusterState {
+    let mut objects = Vec::new();
+    for big in ["a", "b"] {
+        for mini in 1..=2 {
+            for tor in 1..=2 {
+                for n in 0..2 {
+                    let mini = format!("{big}{mini}");
+                    let tor = format!("{mini}-t{tor}");
+                    let name = format!("{tor}-n{n}");
+                    objects.push(node(
+                        &name,
+                        &[("bigPod", big), ("miniPod", &mini), ("tor", &tor)],
+                        "8",
+                    ));
+                    objects.push(Object::Pod(pod(&format!("filler-{name}"), "2", &[], &name)));
+                }
+            }
+        }
+    }
+    objects.extend(extra);
+    ClusterState::from_objects(objects)
+}
+
+fn pod_group(min_member: i32, required: &[&str], preferred: &[&str]) -> GodelPodGroup {
+    let terms = |keys: &[&str]| {
+        keys.iter()
+            .map(|k| TopologyTerm {
+                topology_key: k.to_string(),
+            })
+            .collect()
+    };
+    GodelPodGroup {
+        metadata: ObjectMeta {
+            name: "train".into(),
+            namespace: "default".into(),
+            ..Default::default()
+        },
+        spec: GodelPodGroupSpec {
+            min_member,
+            affinity: Some(GodelAffinity {
+                pod_group_affinity: Some(PodGroupAffinity {
+                    required: terms(required),
+                    preferred: terms(preferred),
+                    ..Default::default()
+                }),
+            }),
+        },
+    }
+}
+
+fn members(n: usize, cpu: &str) -> Vec<Pod> {
+    (0..n)
+        .map(|i| {
+            pod(
+                &format!("train-{i}"),
+                cpu,
+                &[(GODEL_POD_GROUP_LABEL, "train")],
+                "",
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn godel_fills_a_circle_and_spills_within_the_preferred_domain() {
+    let state = topology_cluster(vec![]);
+    let group = pod_group(8, &["bigPod"], &["miniPod", "tor"]);
+    let plan = plan_pod_group(
+        &state,
+        &Profile::default(),
+        &group,
+        &members(8, "2"),
+        &[],
+        true,
+    )
+    .unwrap();
+    assert_eq!(
+        plan.summary,
+        "8/8 pods placed in bigPod=a, miniPod=a1; tors: a1-t1 x6, a1-t2 x2"
+    );
+    assert_eq!(plan.node_group.as_deref(), Some("miniPod=a1"));
+    assert_eq!(plan.scheduled, 8);
+    // Every single tor holds only 6 of the 8 pods.
+    let rejected: Vec<&str> = plan.rejections.iter().map(|r| r.group.as_str()).collect();
+    assert_eq!(
+        rejected,
+        [
+            "tor=a1-t1",
+            "tor=a1-t2",
+            "tor=a2-t1",
+            "tor=a2-t2",
+            "tor=b1-t1",
+            "tor=b1-t2",
+            "tor=b2-t1",
+            "tor=b2-t2"
+        ]
+    );
+    assert_eq!(
+        plan.rejections[0].reason,
+        "free resources and pod slots fit at most 6 of the 8 pods still needed"
+    );
+    let comparison = plan.comparison.unwrap();
+    let spread: Vec<(String, usize, usize)> = comparison
+        .levels
+        .iter()
+        .map(|l| (l.key.clone(), l.gang, l.default))
+        .collect();
+    assert_eq!(spread[0], ("bigPod".to_string(), 1, spread[0].2));
+    assert_eq!(spread[2].1, 2);
+    assert!(spread[2].2 > 2, "{spread:?}");
+}
+
+#[test]
+fn godel_running_pods_pin_the_unit_to_their_domains() {
+    let running = pod(
+        "train-0",
+        "2",
+        &[(GODEL_POD_GROUP_LABEL, "train")],
+        "b2-t1-n0",
+    );
+    let state = topology_cluster(vec![Object::Pod(running.clone())]);
+    let group = pod_group(4, &["bigPod"], &["miniPod", "tor"]);
+    let pending: Vec<Pod> = members(4, "2").into_iter().skip(1).collect();
+    let plan = plan_pod_group(
+        &state,
+        &Profile::default(),
+        &group,
+        &pending,
+        &[&running],
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        plan.summary,
+        "4/4 pods placed in bigPod=b, miniPod=b2, tor=b2-t1"
+    );
+    assert_eq!(plan.running, 1);
+    assert_eq!(plan.node_group.as_deref(), Some("tor=b2-t1"));
+}
+
+#[test]
+fn godel_unit_larger_than_any_bigpod_is_cut_off_everywhere() {
+    let state = topology_cluster(vec![]);
+    let group = pod_group(40, &["bigPod"], &["miniPod"]);
+    let plan = plan_pod_group(
+        &state,
+        &Profile::default(),
+        &group,
+        &members(40, "2"),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert_eq!(plan.scheduled, 0);
+    assert_eq!(plan.node_group, None);
+    let rejected: Vec<&str> = plan.rejections.iter().map(|r| r.group.as_str()).collect();
+    assert_eq!(rejected, ["bigPod=a", "bigPod=b", "-"]);
+    assert_eq!(
+        plan.rejections[0].reason,
+        "summed allocatable (cpu 64, memory 256Gi, nvidia.com/gpu 0) cannot hold the unit's minimum request (cpu 80, memory 40Gi, nvidia.com/gpu 0)"
+    );
+    assert_eq!(plan.summary, "0/40 pods placed");
+}
+
+fn job(tasks: &[(&str, i32, &str)], annotations: &[(&str, &str)]) -> VolcanoJob {
+    VolcanoJob {
+        metadata: ObjectMeta {
+            name: "tf".into(),
+            namespace: "default".into(),
+            annotations: annotations
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        },
+        spec: VolcanoJobSpec {
+            min_available: 0,
+            tasks: tasks
+                .iter()
+                .map(|(name, replicas, cpu)| VolcanoTask {
+                    name: name.to_string(),
+                    replicas: *replicas,
+                    min_available: None,
+                    template: PodTemplateSpec {
+                        metadata: ObjectMeta::default(),
+                        spec: pod("x", cpu, &[], "").spec,
+                    },
+                })
+                .collect(),
+            ..Default::default()
+        },
+    }
+}
+
+fn flat_cluster(nodes: usize, cpu: &str) -> ClusterState {
+    ClusterState::from_objects((0..nodes).map(|i| node(&format!("n{i}"), &[], cpu)))
+}
+
+fn placements(plan: &super::gang::GroupPlan) -> Vec<String> {
+    plan.pods
+        .iter()
+        .map(|r| format!("{}@{}", r.pod, r.node.as_deref().unwrap_or("-")))
+        .collect()
+}
+
+#[test]
+fn volcano_buckets_co_locate_split_and_spread() {
+    let ps_worker = [
+        (VOLCANO_AFFINITY_ANNOTATION, "ps,worker"),
+        (VOLCANO_ANTI_AFFINITY_ANNOTATION, "ps"),
+        (VOLCANO_TASK_ORDER_ANNOTATION, "ps,worker"),
+    ];
+    let tasks = [("ps", 2, "1"), ("worker", 4, "2")];
+    let cases: Vec<(&str, ClusterState, VolcanoJob, Vec<&str>)> = vec![
+        (
+            "each bucket (5 CPU) fits one node: co-located",
+            flat_cluster(4, "8"),
+            job(&tasks, &ps_worker),
+            vec![
+                "tf-ps-0@n0",
+                "tf-worker-0@n0",
+                "tf-worker-2@n0",
+                "tf-ps-1@n1",
+                "tf-worker-1@n1",
+                "tf-worker-3@n1",
+            ],
+        ),
+        (
+            // ps-0 and worker-2 share n0, worker-0 goes next door; the same for ps-1.
+            "buckets do not fit a 4-CPU node: split",
+            flat_cluster(4, "4"),
+            job(&tasks, &ps_worker),
+            vec![
+                "tf-ps-0@n0",
+                "tf-worker-0@n1",
+                "tf-worker-2@n0",
+                "tf-ps-1@n2",
+                "tf-worker-1@n3",
+                "tf-worker-3@n2",
+            ],
+        ),
+        (
+            "self anti-affinity spreads",
+            flat_cluster(4, "8"),
+            job(
+                &[("worker", 4, "1")],
+                &[(VOLCANO_ANTI_AFFINITY_ANNOTATION, "worker")],
+            ),
+            vec![
+                "tf-worker-0@n0",
+                "tf-worker-1@n1",
+                "tf-worker-2@n2",
+                "tf-worker-3@n3",
+            ],
+        ),
+    ];
+    for (name, state, job, want) in cases {
+        let plan = plan_job(&state, &Profile::default(), &job, false).unwrap();
+        assert_eq!(placements(&plan), want, "{name}: {}", plan.summary);
+    }
+}
+
+#[test]
+fn volcano_annotation_errors_are_reported() {
+    let state = flat_cluster(1, "8");
+    let job = job(
+        &[("ps", 1, "1")],
+        &[(VOLCANO_AFFINITY_ANNOTATION, "ps,chief")],
+    );
+    assert_eq!(
+        plan_job(&state, &Profile::default(), &job, false)
+            .unwrap_err()
+            .to_string(),
+        "task chief do not exist in job <default/tf>"
+    );
+}
+
+fn testdata(path: &str) -> String {
+    format!("{}/testdata/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn testdata_gangs_plan_on_the_gang_cluster() {
+    let state = crate::cluster::recorded::load_files(&[testdata("clusters/gang.yaml")]).unwrap();
+    let manifests = crate::manifest::load(
+        &[
+            testdata("gangs/godel-podgroup.yaml"),
+            testdata("gangs/volcano-job.yaml"),
+        ],
+        false,
+    )
+    .unwrap();
+    let opts = super::gang::GangOptions {
+        replicas: None,
+        compare: true,
+    };
+    let plans = super::gang::plan_gangs(&manifests, &state, &Profile::default(), &opts).unwrap();
+    let summaries: Vec<(&str, &str, String)> = plans
+        .iter()
+        .map(|p| (p.kind, p.name.as_str(), p.summary.clone()))
+        .collect();
+    // bigPodA holds the running llm-pretrain gang, so the GPU-available-descending rule puts
+    // bigPodB first. Volcano's anti-affinity is only a score: the buckets (ps + two workers)
+    // still land whole on one node each.
+    assert_eq!(
+        summaries,
+        vec![
+            (
+                "Job",
+                "tf-resnet",
+                "6/6 pods placed; nodes: gpu-node-04 x3, gpu-node-05 x3".to_string()
+            ),
+            (
+                "PodGroup",
+                "bert-large",
+                "8/8 pods placed in bigPod=bigPodB, miniPod=miniPodB2, tor=torB2-1".to_string()
+            ),
+        ]
+    );
+}

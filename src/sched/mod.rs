@@ -4,7 +4,6 @@
 
 mod cycle;
 pub mod profile;
-pub mod resources;
 pub mod selector;
 mod terms;
 
@@ -15,10 +14,10 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
+pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use profile::Profile;
-pub use resources::{Resources, pod_requests};
 use terms::{PodTerms, Term, TermKind};
 
 /// Filter plugins of the default profile, in the order upstream runs them.
@@ -206,15 +205,28 @@ impl<'a> Scheduler<'a> {
         for node_index in 0..state.nodes.len() {
             for &pod_index in state.pod_indexes_on(node_index) {
                 let pod = &state.pods[pod_index];
-                scheduler.place(PodHandle::State(pod), node_index, &mut nodes);
+                let (requests, non_zero) = state.pod_resources(pod_index).clone();
+                scheduler.place(
+                    PodHandle::State(pod),
+                    node_index,
+                    requests,
+                    non_zero,
+                    &mut nodes,
+                );
             }
         }
         scheduler.nodes = nodes;
         scheduler
     }
 
-    fn place(&mut self, pod: PodHandle<'a>, node: usize, nodes: &mut [NodeInfo]) {
-        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
+    fn place(
+        &mut self,
+        pod: PodHandle<'a>,
+        node: usize,
+        requests: Resources,
+        non_zero: Resources,
+        nodes: &mut [NodeInfo],
+    ) {
         let info = &mut nodes[node];
         info.requested.add(&requests);
         info.non_zero_requested.add(&non_zero);
@@ -300,7 +312,14 @@ impl<'a> Scheduler<'a> {
                     pod.metadata.namespace.clone(),
                 )])
             });
-        self.place(PodHandle::Assumed(Box::new(pod)), index, &mut nodes);
+        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
+        self.place(
+            PodHandle::Assumed(Box::new(pod)),
+            index,
+            requests,
+            non_zero,
+            &mut nodes,
+        );
         self.nodes = nodes;
     }
 

@@ -232,7 +232,8 @@ impl Api {
 
     /// Wait `interval` on the runtime (polling loops stay off busy waits).
     pub fn sleep(&self, interval: Duration) {
-        self.runtime.block_on(tokio::time::sleep(interval));
+        self.runtime
+            .block_on(async { tokio::time::sleep(interval).await });
     }
 
     /// One line naming the object and what to do.

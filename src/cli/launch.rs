@@ -15,8 +15,9 @@ use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, affinity_path, set_path, unified_diff};
 use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
+use crate::manifest::Manifest;
 use crate::model::fluid::HOSTNAME_LABEL;
-use crate::model::{NodeAffinity, Object};
+use crate::model::{FluidOp, NodeAffinity, Object};
 use crate::plan::{self, OpStatus};
 use crate::sched::Profile;
 
@@ -61,12 +62,15 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     let timeout = parse_timeout(&args.timeout)
         .map_err(|e| anyhow!(e.replace("--request-timeout", "--timeout")))?;
     let set = args.input.load_strict()?;
-    let ops: Vec<_> = set
+    let ops: Vec<(&Manifest, &FluidOp)> = set
         .manifests
         .iter()
-        .filter(|m| matches!(m.object, Object::FluidOp(_)))
+        .filter_map(|m| match &m.object {
+            Object::FluidOp(op) => Some((m, op)),
+            _ => None,
+        })
         .collect();
-    let manifest = match (&args.target, ops.as_slice()) {
+    let (manifest, op) = match (&args.target, ops.as_slice()) {
         (None, [only]) => *only,
         (None, []) => return Err(anyhow!("the -f inputs hold no Fluid operation to launch").into()),
         (None, many) => {
@@ -74,7 +78,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
                 "the -f inputs hold {} operations ({}); name the one to launch as KIND/NAME",
                 many.len(),
                 many.iter()
-                    .map(|m| format!("{}/{}", m.object.kind(), m.object.metadata().name))
+                    .map(|(_, op)| format!("{}/{}", op.kind, op.metadata.name))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -85,15 +89,12 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
                 anyhow!("name the operation as KIND/NAME, e.g. DataLoad/{target}")
             })?;
             ops.iter()
-                .find(|m| {
-                    m.object.kind().eq_ignore_ascii_case(kind) && m.object.metadata().name == name
+                .find(|(_, op)| {
+                    op.kind.as_str().eq_ignore_ascii_case(kind) && op.metadata.name == name
                 })
                 .copied()
                 .ok_or_else(|| anyhow!("{target} is not an operation of the -f inputs"))?
         }
-    };
-    let Object::FluidOp(op) = &manifest.object else {
-        unreachable!("filtered to operations above");
     };
     let label = manifest.display_name();
     let path = affinity_path(&manifest.object).ok_or_else(|| {

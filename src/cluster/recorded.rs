@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::ClusterState;
+use crate::manifest::tree::position_at;
 use crate::manifest::{self, LoadError, Pos};
 use crate::model::{Object, TypeMeta};
 
@@ -148,19 +149,6 @@ fn parse_yaml(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
         return Err(problems.swap_remove(0));
     }
     Ok(manifests.into_iter().map(|m| m.object).collect())
-}
-
-fn position_at(bytes: &[u8], offset: usize) -> Pos {
-    let before = &bytes[..offset.min(bytes.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    Pos {
-        line,
-        column: before.len() - line_start + 1,
-    }
 }
 
 #[cfg(test)]

@@ -199,22 +199,10 @@ fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
             ),
         });
     }
-    let position_of = |bytes: &[u8], offset: usize| {
-        let before = &bytes[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        Pos {
-            line,
-            column: offset - line_start + 1,
-        }
-    };
     if let Some(offset) = bytes.iter().position(|&b| b == 0) {
         return Err(LoadError::Syntax {
             file: file.to_string(),
-            pos: position_of(&bytes, offset),
+            pos: tree::position_at(&bytes, offset),
             message: "binary content (NUL byte); expected YAML or JSON text".into(),
         });
     }
@@ -222,7 +210,7 @@ fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
         let offset = e.utf8_error().valid_up_to();
         LoadError::Syntax {
             file: file.to_string(),
-            pos: position_of(e.as_bytes(), offset),
+            pos: tree::position_at(e.as_bytes(), offset),
             message: "invalid UTF-8; expected YAML or JSON text".into(),
         }
     })

@@ -48,6 +48,20 @@ pub enum Value {
     Map(Vec<Entry>),
 }
 
+/// The position of a byte offset in a text (for errors found before or without parsing).
+pub fn position_at(bytes: &[u8], offset: usize) -> Pos {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    Pos {
+        line,
+        column: before.len() - line_start + 1,
+    }
+}
+
 /// One segment of a field path such as `spec.runAfter.prefers[0].weight`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathSegment {

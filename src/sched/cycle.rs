@@ -12,7 +12,9 @@ use super::resources::{Resources, format_bytes};
 use super::selector::{self, label_selector_matches, node_selector_map_matches};
 use super::terms::{PodTerms, Term, TermKind};
 use super::{Decision, NodeVerdict, Scheduler, host_ports, normalized_image_name};
-use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, Pod, Taint, Toleration};
+use crate::model::{
+    LabelSelector, LabelSelectorRequirement, Labels, Node, NodeSelector, Pod, Taint, Toleration,
+};
 
 const MAX_NODE_SCORE: i64 = 100;
 const MB: i64 = 1024 * 1024;
@@ -117,10 +119,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
     /// Invalid selectors in the pod's own spec, said once per decision with their path.
     fn check_own_selectors(&mut self) {
         let affinity = self.pod.spec.affinity.as_ref();
-        if let Some(required) = affinity
-            .and_then(|a| a.node_affinity.as_ref())
-            .and_then(|n| n.required.as_ref())
-        {
+        if let Some(required) = self.required_node_affinity() {
             for (i, term) in required.node_selector_terms.iter().enumerate() {
                 if let Err(e) = selector::node_selector_term_matches(term, "", &Labels::new()) {
                     self.problems.push(format!(
@@ -330,19 +329,21 @@ impl<'s, 'a> Cycle<'s, 'a> {
         counts
     }
 
-    fn node_affinity_matches(&self, node: &Node) -> bool {
-        let labels = &node.metadata.labels;
-        if !node_selector_map_matches(&self.pod.spec.node_selector, labels) {
-            return false;
-        }
-        match self
-            .pod
+    fn required_node_affinity(&self) -> Option<&'s NodeSelector> {
+        self.pod
             .spec
             .affinity
             .as_ref()
             .and_then(|a| a.node_affinity.as_ref())
             .and_then(|n| n.required.as_ref())
-        {
+    }
+
+    fn node_affinity_matches(&self, node: &Node) -> bool {
+        let labels = &node.metadata.labels;
+        if !node_selector_map_matches(&self.pod.spec.node_selector, labels) {
+            return false;
+        }
+        match self.required_node_affinity() {
             Some(required) => {
                 selector::node_selector_matches(required, &node.metadata.name, labels).0
             }
@@ -615,15 +616,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             "NodeAffinity" => format!(
                 "nodeSelector {:?}; required node affinity {}",
                 self.pod.spec.node_selector,
-                if self
-                    .pod
-                    .spec
-                    .affinity
-                    .as_ref()
-                    .and_then(|a| a.node_affinity.as_ref())
-                    .and_then(|n| n.required.as_ref())
-                    .is_some()
-                {
+                if self.required_node_affinity().is_some() {
                     "set"
                 } else {
                     "unset"

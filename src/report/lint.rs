@@ -131,14 +131,9 @@ pub fn json(report: &LintReport) -> String {
             "files": report.files,
         }
     });
-    pretty(&value)
+    super::to_json(&value)
 }
 
-fn pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
 
 fn sarif_level(severity: Severity) -> &'static str {
     match severity {
@@ -224,7 +219,7 @@ pub fn sarif(report: &LintReport) -> String {
             "results": results,
         }]
     });
-    pretty(&value)
+    super::to_json(&value)
 }
 
 /// Workflow-command escaping of the actions toolkit: data escapes `%`, CR and LF; property

@@ -362,8 +362,10 @@ mod tests {
 
     use crate::cluster::{ClusterState, recorded};
     use crate::manifest::parse_text;
-    use crate::plan::{OpStatus, OperationPlan, plan};
+    use crate::plan::graph;
+    use crate::plan::{OpStatus, OperationPlan};
     use crate::sched::Profile;
+    use crate::sched::Scheduler;
 
     /// Three 4-CPU nodes: n1 and n2 in zone z1 (racks r1, r2), n3 in zone z2, and two
     /// operations that already ran: a Complete DataLoad in `shared` recorded on n2, and a
@@ -436,9 +438,8 @@ items:
     fn run(docs: &[String], state: &ClusterState) -> Vec<OperationPlan> {
         let (manifests, problems) = parse_text(&Arc::from("flow.yaml"), &docs.join("---\n"));
         assert!(problems.is_empty(), "{problems:?}");
-        plan(&manifests, state, Profile::default())
-            .unwrap()
-            .operations
+        let graph = graph::build(&manifests, state).unwrap();
+        super::plan_operations(&graph, &mut Scheduler::new(state, Profile::default()))
     }
 
     /// `name@node status inherited` per operation, and every warning.

@@ -112,6 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--solver', '--solver', [CompletionResultType]::ParameterName, 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')

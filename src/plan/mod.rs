@@ -29,6 +29,8 @@ pub enum PlanError {
     WhatIf(#[from] WhatIfError),
     #[error(transparent)]
     Gang(#[from] GangError),
+    #[error(transparent)]
+    Target(#[from] explain::TargetError),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -46,6 +46,9 @@ fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {
     out
 }
 
+/// How many pod names to list per pending reason before counting the rest.
+const NAMES_PER_REASON: usize = 5;
+
 /// One gang: the summary line, a row per pod with its domain at each level, then why pods
 /// stay pending and why node groups were turned down.
 fn group_section(group: &GroupPlan) -> String {
@@ -88,14 +91,31 @@ fn group_section(group: &GroupPlan) -> String {
     if let Some(node_group) = &group.node_group {
         out.push_str(&format!("Node group: {node_group}\n"));
     }
-    let pending: Vec<String> = group
-        .pods
-        .iter()
-        .filter_map(|p| p.reason.as_ref().map(|r| format!("  {}: {r}\n", p.pod)))
-        .collect();
+    // Pods of a unit often stay pending for one shared reason: one line per reason.
+    let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
+    for pod in &group.pods {
+        let Some(reason) = pod.reason.as_deref() else {
+            continue;
+        };
+        match pending.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, pods)) => pods.push(&pod.pod),
+            None => pending.push((reason, vec![&pod.pod])),
+        }
+    }
     if !pending.is_empty() {
         out.push_str("Pending:\n");
-        out.extend(pending);
+        for (reason, pods) in pending {
+            let names = match pods.len() {
+                1 => pods[0].to_string(),
+                n if n <= NAMES_PER_REASON => pods.join(", "),
+                n => format!(
+                    "{} and {} more",
+                    pods[..NAMES_PER_REASON].join(", "),
+                    n - NAMES_PER_REASON
+                ),
+            };
+            out.push_str(&format!("  {names}: {reason}\n"));
+        }
     }
     if !group.rejections.is_empty() {
         out.push_str("Rejected:\n");

@@ -420,7 +420,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -436,6 +436,10 @@ _kubectl__dataflow() {
                     ;;
                 --dry-run)
                     COMPREPLY=($(compgen -W "none client server" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)

@@ -132,7 +132,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s R -l recursive -d 'Process the directories given with -f recursively'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l write -d 'Rewrite the -f files in place instead of patching live objects'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l write -d 'Rewrite the -f files in place (without it, -f only shows the diff)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s y -l yes -d 'Apply without asking for confirmation (required without a terminal)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
@@ -142,6 +142,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l dry-run -d 'Only show the object (client) or have the API server validate it (server)' -r -f -a "none\t'Change the objects'
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l timeout -d 'How long --wait waits (e.g. 90s, 10m, 1h)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

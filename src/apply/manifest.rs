@@ -50,22 +50,34 @@ pub struct FileChange {
 impl FileChange {
     /// A unified diff, as `git diff` shows it.
     pub fn diff(&self) -> String {
-        TextDiff::from_lines(&self.before, &self.after)
-            .unified_diff()
-            .context_radius(3)
-            .header(&format!("a/{}", self.file), &format!("b/{}", self.file))
-            .to_string()
+        unified_diff(&self.before, &self.after, &self.file)
     }
 }
 
-/// Where the pod affinity of an object lives in its manifest.
-fn affinity_path(object: &Object) -> Option<&'static [&'static str]> {
+/// A unified diff of two texts under `a/<label>` and `b/<label>`, as `git diff` shows it.
+pub fn unified_diff(before: &str, after: &str, label: &str) -> String {
+    TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            &format!("a/{}", label.trim_start_matches('/')),
+            &format!("b/{}", label.trim_start_matches('/')),
+        )
+        .to_string()
+}
+
+/// Where the pod affinity of an object lives in its manifest. A DataBackup and a script
+/// DataProcess have no affinity field: Fluid gives their pods none of their own.
+pub fn affinity_path(object: &Object) -> Option<&'static [&'static str]> {
     Some(match object {
         Object::Pod(_) => &["spec", "affinity"],
-        Object::FluidOp(op) if op.kind == OpKind::DataProcess => {
-            &["spec", "processor", "job", "podSpec", "affinity"]
-        }
-        Object::FluidOp(_) => &["spec", "affinity"],
+        Object::FluidOp(op) => match op.kind {
+            OpKind::DataLoad | OpKind::DataMigrate => &["spec", "affinity"],
+            OpKind::DataProcess if op.spec.processor.as_ref().is_some_and(|p| p.job.is_some()) => {
+                &["spec", "processor", "job", "podSpec", "affinity"]
+            }
+            OpKind::DataProcess | OpKind::DataBackup => return None,
+        },
         Object::Workload(w) if w.kind == "CronJob" => &[
             "spec",
             "jobTemplate",
@@ -79,10 +91,14 @@ fn affinity_path(object: &Object) -> Option<&'static [&'static str]> {
     })
 }
 
+/// A byte range of a file's original text and what replaces it.
+type Splice = (usize, usize, String);
+
 /// Compute the new text of every file that changes. Files and documents with nothing to change
 /// are left out, so the caller can say "no changes" and exit clean.
 pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>, PatchError> {
-    let mut changes: Vec<FileChange> = Vec::new();
+    // Per file: the new text of each changed document, as byte ranges of the original text.
+    let mut files: Vec<(FileChange, Vec<Splice>)> = Vec::new();
     for edit in edits {
         let manifest = edit.manifest;
         let file = manifest.file.to_string();
@@ -97,19 +113,6 @@ pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>,
             .path
             .clone()
             .ok_or_else(|| PatchError::NoPath { file: file.clone() })?;
-        let index = match changes.iter().position(|c| c.file == file) {
-            Some(index) => index,
-            None => {
-                changes.push(FileChange {
-                    file: file.clone(),
-                    path: file_path,
-                    before: source.text.to_string(),
-                    after: source.text.to_string(),
-                });
-                changes.len() - 1
-            }
-        };
-        let change = &mut changes[index];
         let mut document = manifest.root.to_json();
         let new_value = serde_json::to_value(edit.affinity).map_err(|e| PatchError::Render {
             file: file.clone(),
@@ -118,14 +121,37 @@ pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>,
         if !set_path(&mut document, path, new_value) {
             continue;
         }
-        change.after = replace_document(&change.after, manifest, &document)?;
+        let text = source.text.to_string();
+        let splice = replace_document(&text, manifest, &document)?;
+        match files.iter_mut().find(|(c, _)| c.file == file) {
+            Some((_, splices)) => splices.push(splice),
+            None => files.push((
+                FileChange {
+                    file,
+                    path: file_path,
+                    before: text.clone(),
+                    after: text,
+                },
+                vec![splice],
+            )),
+        }
     }
-    changes.retain(|c| c.before != c.after);
+    let mut changes = Vec::with_capacity(files.len());
+    for (mut change, mut splices) in files {
+        // From the last document to the first, so earlier ranges stay valid.
+        splices.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
+        for (start, end, text) in splices {
+            change.after.replace_range(start..end, &text);
+        }
+        if change.before != change.after {
+            changes.push(change);
+        }
+    }
     Ok(changes)
 }
 
 /// Set `path` to `value`, creating maps on the way; false when it already had that value.
-fn set_path(document: &mut serde_json::Value, path: &[&str], value: serde_json::Value) -> bool {
+pub fn set_path(document: &mut serde_json::Value, path: &[&str], value: serde_json::Value) -> bool {
     let mut node = document;
     for key in &path[..path.len() - 1] {
         if !node.get(*key).is_some_and(serde_json::Value::is_object) {
@@ -161,11 +187,12 @@ fn document_ranges(text: &str) -> Vec<(usize, usize, usize)> {
     ranges
 }
 
+/// The byte range of `manifest`'s document in `text` and its new text.
 fn replace_document(
     text: &str,
     manifest: &Manifest,
     document: &serde_json::Value,
-) -> Result<String, PatchError> {
+) -> Result<Splice, PatchError> {
     let file = manifest.file.to_string();
     let render = |e: String| PatchError::Render {
         file: file.clone(),
@@ -201,7 +228,7 @@ fn replace_document(
     if json {
         let mut out = serde_json::to_string_pretty(document).map_err(|e| render(e.to_string()))?;
         out.push('\n');
-        return Ok(out);
+        return Ok((start, end, out));
     }
     // Comment lines before the object's first key stay, as they describe the document.
     let kept: usize = segment
@@ -213,12 +240,7 @@ fn replace_document(
         .map(str::len)
         .sum();
     let yaml = serde_saphyr::to_string(document).map_err(|e| render(e.to_string()))?;
-    Ok(format!(
-        "{}{}{yaml}{}",
-        &text[..start],
-        &segment[..kept],
-        &text[end..]
-    ))
+    Ok((start, end, format!("{}{yaml}", &segment[..kept])))
 }
 
 /// Ask before writing: `--yes` skips the question; without a terminal there is nobody to ask,

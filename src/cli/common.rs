@@ -134,15 +134,20 @@ impl GlobalArgs {
         Ok(recorded::load_files(&self.state)?)
     }
 
-    /// Pods of every namespace count on their nodes, so only an explicit `-n` narrows the read.
-    fn live_state(&self) -> Result<ClusterState, CommandError> {
+    /// The kubeconfig, context and request timeout of the flags.
+    pub fn connect_options(&self) -> Result<live::ConnectOptions, CommandError> {
         let request_timeout =
             live::parse_timeout(&self.request_timeout).map_err(|e| anyhow::anyhow!(e))?;
-        let options = live::ConnectOptions {
+        Ok(live::ConnectOptions {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             request_timeout,
-        };
+        })
+    }
+
+    /// Pods of every namespace count on their nodes, so only an explicit `-n` narrows the read.
+    fn live_state(&self) -> Result<ClusterState, CommandError> {
+        let options = self.connect_options()?;
         let scope = match &self.namespace {
             Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
             _ => live::Scope::All,

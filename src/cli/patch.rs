@@ -1,10 +1,19 @@
 //! `kubectl dataflow patch`
 
+use anyhow::anyhow;
 use clap::Args;
 
 use super::common::DryRun;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
+use crate::apply::change::{self, LiveChange};
+use crate::apply::desired::{self, DesiredError};
+use crate::apply::live::{Api, ObjectRef};
+use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
+use crate::manifest::Manifest;
+use crate::model::{Affinity, Object};
+use crate::plan::{self, OperationPlan};
+use crate::sched::Profile;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -30,7 +39,7 @@ pub struct PatchArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Rewrite the -f files in place instead of patching live objects
+    /// Rewrite the -f files in place (without it, -f only shows the diff)
     #[arg(long)]
     pub write: bool,
     /// Apply without asking for confirmation (required without a terminal)
@@ -44,6 +53,257 @@ pub struct PatchArgs {
     pub ungate: Option<String>,
 }
 
-pub fn run(_global: &GlobalArgs, _args: &PatchArgs) -> Result<Outcome, CommandError> {
-    Err(CommandError::NotImplemented("patch"))
+pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
+    if args.input.filenames.is_empty() {
+        if args.write {
+            return Err(anyhow!("--write rewrites the -f files; give them with -f").into());
+        }
+        return live(global, args);
+    }
+    if args.dry_run == DryRun::Server {
+        return Err(anyhow!(
+            "--dry-run=server validates changes to live objects; with -f the files are patched: use --dry-run=client, or name a live object without -f"
+        )
+        .into());
+    }
+    if args.ungate.is_some() {
+        return Err(anyhow!("--ungate releases a live pod; name it without -f").into());
+    }
+    files_mode(global, args)
+}
+
+/// `KIND/NAME` split; a bare name is a pod, as kubectl reads it.
+fn split_target(target: &str) -> (&str, &str) {
+    target.split_once('/').unwrap_or(("pod", target))
+}
+
+fn same_kind(kind: &str, wanted: &str) -> bool {
+    let wanted = wanted.to_ascii_lowercase();
+    let kind = kind.to_ascii_lowercase();
+    wanted == kind || wanted == format!("{kind}s") || (kind == "pod" && wanted == "po")
+}
+
+/// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
+/// pinned to the node the engine selects.
+fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
+    let set = args.input.load_strict()?;
+    let state = global.cluster_state()?;
+    let plan = plan::plan(&set.manifests, &state, Profile::default())?;
+    let wanted = args.target.as_deref().map(split_target);
+    let mut targets: Vec<(&Manifest, Affinity)> = Vec::new();
+    let mut found = false;
+    for manifest in &set.manifests {
+        let meta = manifest.object.metadata();
+        let named = wanted.is_some_and(|(kind, name)| {
+            same_kind(manifest.object.kind(), kind) && meta.name == name
+        });
+        if wanted.is_some() && !named {
+            continue;
+        }
+        found |= named;
+        let affinity = match &manifest.object {
+            Object::FluidOp(op) => {
+                let plan = plan
+                    .operations
+                    .iter()
+                    .find(|p| {
+                        p.kind == op.kind.as_str()
+                            && p.namespace == op.metadata.namespace
+                            && p.name == op.metadata.name
+                    })
+                    .ok_or_else(|| anyhow!("{} is not in the plan", manifest.display_name()))?;
+                desired::for_operation(plan)
+            }
+            Object::Pod(pod) => {
+                desired::for_pod(&state, Profile::default(), pod).map(|(_, a)| Some(a))
+            }
+            _ if named => {
+                return Err(anyhow!(
+                    "{}: patch sets the affinity of operations and pods, not of {} objects",
+                    manifest.display_name(),
+                    manifest.object.kind()
+                )
+                .into());
+            }
+            _ => continue,
+        };
+        let affinity = match affinity {
+            Ok(Some(affinity)) => affinity,
+            Ok(None) => continue,
+            Err(e) if named => return Err(anyhow!(e).into()),
+            Err(e) => {
+                eprintln!("note: skipping {e}");
+                continue;
+            }
+        };
+        if affinity_path(&manifest.object).is_none() {
+            if named {
+                return Err(anyhow!(
+                    "{}: {} objects carry no pod affinity the tool can set",
+                    manifest.display_name(),
+                    manifest.object.kind()
+                )
+                .into());
+            }
+            eprintln!(
+                "note: skipping {}: it has no affinity field (Fluid gives its pod none of its own)",
+                manifest.display_name()
+            );
+            continue;
+        }
+        targets.push((manifest, affinity));
+    }
+    if let Some(target) = &args.target
+        && !found
+    {
+        return Err(anyhow!("{target} is not in the -f inputs").into());
+    }
+    let edits: Vec<Edit<'_>> = targets
+        .iter()
+        .map(|(manifest, affinity)| Edit { manifest, affinity })
+        .collect();
+    let changes = files::rewrite(&set, &edits).map_err(anyhow::Error::from)?;
+    if changes.is_empty() {
+        eprintln!("no changes: the files already carry the planned affinity");
+        return Ok(Outcome::Clean);
+    }
+    for change in &changes {
+        print!("{}", change.diff());
+    }
+    if !args.write || args.dry_run == DryRun::Client {
+        if !args.write {
+            eprintln!("pass --write to rewrite the files");
+        }
+        return Ok(Outcome::Findings);
+    }
+    let prompt = format!("Rewrite {} file(s)?", changes.len());
+    if !files::confirm(&prompt, args.yes).map_err(anyhow::Error::from)? {
+        eprintln!("nothing written");
+        return Ok(Outcome::Findings);
+    }
+    files::write(&changes).map_err(anyhow::Error::from)?;
+    for change in &changes {
+        eprintln!("wrote {}", change.file);
+    }
+    Ok(Outcome::Clean)
+}
+
+/// Patch one live object: a Fluid operation that has not started, or a gated pod.
+fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
+    let Some(target) = &args.target else {
+        return Err(anyhow!(
+            "name what to patch: KIND/NAME of a live operation or gated pod, or -f FILE"
+        )
+        .into());
+    };
+    let (kind, name) = split_target(target);
+    let options = global.connect_options()?;
+    let api = Api::connect(&options).map_err(anyhow::Error::from)?;
+    let namespace = global
+        .namespace
+        .clone()
+        .unwrap_or_else(|| api.default_namespace().to_string());
+    let object = ObjectRef::new(kind, &namespace, name).map_err(anyhow::Error::from)?;
+    let current = api.get(&object).map_err(anyhow::Error::from)?;
+    let decoded = change::decode(&object, &current).map_err(anyhow::Error::from)?;
+    let affinity = match &decoded {
+        Object::Pod(pod) => {
+            if let Some(why) = desired::pod_unpatchable(pod) {
+                return Err(anyhow!(why).into());
+            }
+            let state = global.cluster_state()?;
+            let (node, affinity) =
+                desired::for_pod(&state, Profile::default(), pod).map_err(anyhow::Error::from)?;
+            desired::check_narrowing(pod.spec.affinity.as_ref(), Some(&affinity)).map_err(
+                |why| {
+                    anyhow!(
+                        "cannot patch pod {namespace}/{name} to run on {node}: {why}; the API server allows a gated pod's node affinity only to narrow"
+                    )
+                },
+            )?;
+            Some(affinity)
+        }
+        Object::FluidOp(op) => {
+            if args.ungate.is_some() {
+                return Err(anyhow!("--ungate releases a pod; {target} is an operation").into());
+            }
+            if let Some(why) =
+                desired::operation_unpatchable(op.kind.as_str(), &namespace, name, &op.status.phase)
+            {
+                return Err(anyhow!(why).into());
+            }
+            let state = global.cluster_state()?;
+            let plan = plan::plan(&[], &state, Profile::default())?;
+            let planned = find_operation(&plan.operations, op.kind.as_str(), &namespace, name)
+                .ok_or_else(|| {
+                    anyhow!(
+                        "{} {namespace}/{name} is not in the cluster state the plan was made from",
+                        op.kind
+                    )
+                })?;
+            desired::for_operation(planned).map_err(|e: DesiredError| anyhow!(e))?
+        }
+        other => {
+            return Err(anyhow!(
+                "patch sets the affinity of operations and pods, not of {} objects",
+                other.kind()
+            )
+            .into());
+        }
+    };
+    let change = LiveChange::new(object, &current, affinity.as_ref(), args.ungate.as_deref())
+        .map_err(anyhow::Error::from)?;
+    if change.is_empty() {
+        eprintln!("no changes: {target} already carries the planned affinity");
+        return Ok(Outcome::Clean);
+    }
+    print!("{}", change.diff().map_err(anyhow::Error::from)?);
+    apply_live(
+        &api,
+        &[change],
+        args.dry_run,
+        args.yes,
+        &format!("Patch {target}?"),
+    )
+}
+
+pub(super) fn find_operation<'p>(
+    operations: &'p [OperationPlan],
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Option<&'p OperationPlan> {
+    operations
+        .iter()
+        .find(|p| p.kind.eq_ignore_ascii_case(kind) && p.namespace == namespace && p.name == name)
+}
+
+/// The dry-run / confirm rules for live changes, once the diff is shown.
+fn apply_live(
+    api: &Api,
+    changes: &[LiveChange],
+    dry_run: DryRun,
+    yes: bool,
+    prompt: &str,
+) -> Result<Outcome, CommandError> {
+    match dry_run {
+        DryRun::Client => return Ok(Outcome::Findings),
+        DryRun::Server => {
+            for change in changes {
+                change.send(api, true).map_err(anyhow::Error::from)?;
+            }
+            eprintln!("server dry run: the API server accepts the change; nothing was persisted");
+            return Ok(Outcome::Findings);
+        }
+        DryRun::None => {}
+    }
+    if !files::confirm(prompt, yes).map_err(anyhow::Error::from)? {
+        eprintln!("nothing changed");
+        return Ok(Outcome::Findings);
+    }
+    change::send_all(api, changes).map_err(anyhow::Error::from)?;
+    for change in changes {
+        eprintln!("{}", change.summary());
+    }
+    Ok(Outcome::Clean)
 }

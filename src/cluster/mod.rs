@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::model::resources::{self, Resources};
 use crate::model::{
     FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, VolcanoJob,
     VolcanoPodGroup,
@@ -27,6 +28,10 @@ pub struct ClusterState {
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
+    /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
+    /// Computed once at load: reading them through each pod's containers is slow at 150,000
+    /// pods, and every scheduler built on this state needs them.
+    pod_resources: Vec<(Resources, Resources)>,
     node_by_name: FxHashMap<String, usize>,
     pods_by_node: Vec<Vec<usize>>,
     pods_by_namespace: BTreeMap<String, Vec<usize>>,
@@ -108,6 +113,11 @@ impl ClusterState {
             }
         });
         self.warnings.extend(dangling);
+        self.pod_resources = self
+            .pods
+            .iter()
+            .map(|pod| resources::pod_requests_and_non_zero(&pod.spec))
+            .collect();
         self.pods_by_node = vec![Vec::new(); self.nodes.len()];
         self.pods_by_namespace.clear();
         for (i, pod) in self.pods.iter().enumerate() {
@@ -137,6 +147,11 @@ impl ClusterState {
     /// Pods that occupy node `index` (bound and not terminated).
     pub fn pods_on(&self, index: usize) -> impl Iterator<Item = &Pod> {
         self.pods_by_node[index].iter().map(|&i| &self.pods[i])
+    }
+
+    /// Requests of pod `index` (into `pods`): as declared, and with the scorers' defaults.
+    pub fn pod_resources(&self, index: usize) -> &(Resources, Resources) {
+        &self.pod_resources[index]
     }
 
     pub fn pod_indexes_on(&self, index: usize) -> &[usize] {

@@ -4,6 +4,7 @@ pub mod core;
 pub mod fluid;
 pub mod gang;
 pub mod quantity;
+pub mod resources;
 
 use serde::{Deserialize, Deserializer};
 

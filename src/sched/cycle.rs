@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::profile::{self, ScoringStrategyType};
 use super::resources::{Resources, format_bytes};
 use super::selector::{self, label_selector_matches, node_selector_map_matches};
-use super::terms::{PodTerms, Term};
+use super::terms::{PodTerms, Term, TermKind};
 use super::{Decision, NodeVerdict, Scheduler, host_ports, normalized_image_name};
 use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, Pod, Taint, Toleration};
 
@@ -190,33 +190,31 @@ impl<'s, 'a> Cycle<'s, 'a> {
     /// pairs where existing pods' required anti-affinity rejects the incoming pod.
     fn count_inter_pod_affinity(&mut self) {
         let sched = self.sched;
-        for &index in &sched.with_affinity {
-            let placed = &sched.placed[index];
-            for term in &placed.terms().required_anti_affinity {
-                if !self.term_matches(term, self.pod) {
-                    continue;
-                }
-                if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
+        for group in &sched.term_groups {
+            if group.kind != TermKind::RequiredAnti || group.nodes.is_empty() {
+                continue;
+            }
+            if !self.term_matches(&group.term, self.pod) {
+                continue;
+            }
+            for (&node, &count) in &group.nodes {
+                if let Some(value) = sched.node_labels(node).get(&group.term.topology_key) {
                     *self
                         .existing_anti_affinity_counts
-                        .entry((term.topology_key.clone(), value.clone()))
-                        .or_default() += 1;
+                        .entry((group.term.topology_key.clone(), value.clone()))
+                        .or_default() += count;
                 }
             }
         }
-        if self.terms.required_affinity.is_empty() && self.terms.required_anti_affinity.is_empty() {
-            return;
-        }
-        for placed in sched.live_pods() {
-            let labels = sched.node_labels(placed.node);
-            for (terms, counts) in [
-                (&self.terms.required_affinity, &mut self.affinity_counts),
-                (
-                    &self.terms.required_anti_affinity,
-                    &mut self.anti_affinity_counts,
-                ),
-            ] {
-                for term in terms {
+        for (terms, counts) in [
+            (&self.terms.required_affinity, &mut self.affinity_counts),
+            (
+                &self.terms.required_anti_affinity,
+                &mut self.anti_affinity_counts,
+            ),
+        ] {
+            for term in terms {
+                for placed in sched.pods_selectable_by(term) {
                     let selected = term
                         .matches(&placed.pod, || {
                             sched.namespace_labels(&placed.pod.metadata.namespace)
@@ -225,7 +223,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     if !selected {
                         continue;
                     }
-                    if let Some(value) = labels.get(&term.topology_key) {
+                    if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
                         *counts
                             .entry((term.topology_key.clone(), value.clone()))
                             .or_default() += 1;
@@ -271,6 +269,11 @@ impl<'s, 'a> Cycle<'s, 'a> {
             return;
         }
         let sched = self.sched;
+        let per_node: Vec<HashMap<usize, i64>> = self
+            .hard_spread
+            .iter()
+            .map(|c| self.matching_pods_per_node(c.selector.as_ref()))
+            .collect();
         let mut counts: Vec<HashMap<String, i64>> =
             vec![HashMap::default(); self.hard_spread.len()];
         for (index, node) in sched.state.nodes.iter().enumerate() {
@@ -282,7 +285,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 if !self.passes_inclusion_policies(constraint, node) {
                     continue;
                 }
-                let matching = self.count_matching_pods(index, constraint.selector.as_ref());
+                let matching = per_node[i].get(&index).copied().unwrap_or(0);
                 *counts[i]
                     .entry(labels[&constraint.key].clone())
                     .or_default() += matching;
@@ -309,21 +312,22 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 || untolerated_taint(node, &self.pod.spec.tolerations).is_none())
     }
 
-    /// Pods on `node` in the incoming pod's namespace that `selector` selects.
-    fn count_matching_pods(&self, node: usize, selector: Option<&LabelSelector>) -> i64 {
+    /// Pods in the incoming pod's namespace that `selector` selects, counted per node (a
+    /// missing selector selects nothing).
+    fn matching_pods_per_node(&self, selector: Option<&LabelSelector>) -> HashMap<usize, i64> {
+        let mut counts: HashMap<usize, i64> = HashMap::default();
         let Some(selector) = selector else {
-            return 0;
+            return counts;
         };
-        let sched = self.sched;
-        sched.nodes[node]
-            .pods
-            .iter()
-            .map(|&i| &sched.placed[i].pod)
-            .filter(|p| {
-                p.metadata.namespace == self.pod.metadata.namespace
-                    && label_selector_matches(selector, &p.metadata.labels).unwrap_or(false)
-            })
-            .count() as i64
+        for placed in self
+            .sched
+            .pods_in_namespaces(vec![&self.pod.metadata.namespace])
+        {
+            if label_selector_matches(selector, &placed.pod.metadata.labels).unwrap_or(false) {
+                *counts.entry(placed.node).or_default() += 1;
+            }
+        }
+        counts
     }
 
     fn node_affinity_matches(&self, node: &Node) -> bool {
@@ -881,42 +885,39 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 }
             }
         };
-        let has_preferred = !self.terms.preferred_affinity.is_empty()
-            || !self.terms.preferred_anti_affinity.is_empty();
-        let candidates: Box<dyn Iterator<Item = &super::PlacedPod<'a>>> = if has_preferred {
-            Box::new(sched.live_pods())
-        } else {
-            Box::new(sched.with_affinity.iter().map(|&i| &sched.placed[i]))
-        };
-        for placed in candidates {
-            let labels = sched.node_labels(placed.node);
-            for term in &self.terms.preferred_affinity {
-                if self.term_matches(term, &placed.pod) {
-                    add(labels, &term.topology_key, term.weight);
-                }
-            }
-            for term in &self.terms.preferred_anti_affinity {
-                if self.term_matches(term, &placed.pod) {
-                    add(labels, &term.topology_key, -term.weight);
-                }
-            }
-            let theirs = placed.terms();
-            if hard_weight > 0 {
-                for term in &theirs.required_affinity {
-                    if self.term_matches(term, self.pod) {
-                        add(labels, &term.topology_key, hard_weight);
+        for (terms, sign) in [
+            (&self.terms.preferred_affinity, 1),
+            (&self.terms.preferred_anti_affinity, -1),
+        ] {
+            for term in terms {
+                for placed in sched.pods_selectable_by(term) {
+                    if self.term_matches(term, &placed.pod) {
+                        add(
+                            sched.node_labels(placed.node),
+                            &term.topology_key,
+                            sign * term.weight,
+                        );
                     }
                 }
             }
-            for term in &theirs.preferred_affinity {
-                if self.term_matches(term, self.pod) {
-                    add(labels, &term.topology_key, term.weight);
-                }
+        }
+        // Existing pods' terms towards the incoming pod, one check per distinct term.
+        for group in &sched.term_groups {
+            let weight = match group.kind {
+                TermKind::Required => hard_weight,
+                TermKind::Preferred => group.term.weight,
+                TermKind::PreferredAnti => -group.term.weight,
+                TermKind::RequiredAnti => 0,
+            };
+            if weight == 0 || group.nodes.is_empty() || !self.term_matches(&group.term, self.pod) {
+                continue;
             }
-            for term in &theirs.preferred_anti_affinity {
-                if self.term_matches(term, self.pod) {
-                    add(labels, &term.topology_key, -term.weight);
-                }
+            for (&node, &count) in &group.nodes {
+                add(
+                    sched.node_labels(node),
+                    &group.term.topology_key,
+                    weight * count,
+                );
             }
         }
         feasible
@@ -967,6 +968,10 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 ((size + 2) as f64).ln()
             })
             .collect();
+        let per_node: Vec<HashMap<usize, i64>> = constraints
+            .iter()
+            .map(|c| self.matching_pods_per_node(c.selector.as_ref()))
+            .collect();
         for (index, node) in sched.state.nodes.iter().enumerate() {
             let labels = &node.metadata.labels;
             if !self.node_affinity_matches(node) || !has_all_keys(labels) {
@@ -979,7 +984,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     continue;
                 }
                 if let Some(count) = counts[c].get_mut(&labels[&constraint.key]) {
-                    *count += self.count_matching_pods(index, constraint.selector.as_ref());
+                    *count += per_node[c].get(&index).copied().unwrap_or(0);
                 }
             }
         }
@@ -992,7 +997,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     .enumerate()
                     .map(|(c, constraint)| {
                         let count = if constraint.key == "kubernetes.io/hostname" {
-                            self.count_matching_pods(i, constraint.selector.as_ref())
+                            per_node[c].get(&i).copied().unwrap_or(0)
                         } else {
                             counts[c][&labels[&constraint.key]]
                         };

@@ -4,7 +4,6 @@
 
 mod cycle;
 pub mod profile;
-pub mod resources;
 pub mod selector;
 mod terms;
 
@@ -15,11 +14,11 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
+pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use profile::Profile;
-pub use resources::{Resources, pod_requests};
-use terms::PodTerms;
+use terms::{PodTerms, Term, TermKind};
 
 /// Filter plugins of the default profile, in the order upstream runs them.
 pub const FILTER_ORDER: [&str; 8] = [
@@ -119,18 +118,19 @@ struct PlacedPod<'a> {
     node: usize,
     requests: Resources,
     non_zero: Resources,
-    /// Only pods with (anti-)affinity carry resolved terms.
-    terms: Option<Box<PodTerms>>,
+    /// The [`TermGroup`]s this pod's (anti-)affinity terms count in.
+    term_groups: Box<[usize]>,
     removed: bool,
 }
 
-impl PlacedPod<'_> {
-    fn terms(&self) -> &PodTerms {
-        static NONE: std::sync::OnceLock<PodTerms> = std::sync::OnceLock::new();
-        self.terms
-            .as_deref()
-            .unwrap_or_else(|| NONE.get_or_init(PodTerms::default))
-    }
+/// Identical (anti-)affinity terms of placed pods, counted per node. Replicas of an app share
+/// their terms, so a decision checks each distinct term once instead of every pod's copy.
+#[derive(Debug, Clone)]
+struct TermGroup {
+    kind: TermKind,
+    term: Term,
+    /// Node index -> number of placed pods with this term there.
+    nodes: HashMap<usize, i64>,
 }
 
 /// Decides placements against a borrowed state, plus the pods assumed so far.
@@ -140,8 +140,11 @@ pub struct Scheduler<'a> {
     profile: Profile,
     nodes: Vec<NodeInfo>,
     placed: Vec<PlacedPod<'a>>,
-    /// Indexes into `placed` of pods with any (anti-)affinity term.
-    with_affinity: Vec<usize>,
+    term_groups: Vec<TermGroup>,
+    /// Term -> its group index per [`TermKind`] (in `TermKind::ALL` order).
+    term_group_index: HashMap<Term, [Option<usize>; 4]>,
+    /// Indexes into `placed` by namespace: a term looks only at the namespaces it can select.
+    placed_by_namespace: HashMap<String, Vec<usize>>,
     /// Normalised image name -> (size, number of nodes that have it).
     images: HashMap<String, (i64, usize)>,
     /// Per node: normalised image name -> size.
@@ -183,7 +186,9 @@ impl<'a> Scheduler<'a> {
             profile,
             nodes: Vec::new(),
             placed: Vec::with_capacity(state.pods.len()),
-            with_affinity: Vec::new(),
+            term_groups: Vec::new(),
+            term_group_index: HashMap::default(),
+            placed_by_namespace: HashMap::default(),
             images,
             node_images,
             namespace_labels: HashMap::default(),
@@ -200,39 +205,86 @@ impl<'a> Scheduler<'a> {
         for node_index in 0..state.nodes.len() {
             for &pod_index in state.pod_indexes_on(node_index) {
                 let pod = &state.pods[pod_index];
-                scheduler.place(PodHandle::State(pod), node_index, &mut nodes);
+                let (requests, non_zero) = state.pod_resources(pod_index).clone();
+                scheduler.place(
+                    PodHandle::State(pod),
+                    node_index,
+                    requests,
+                    non_zero,
+                    &mut nodes,
+                );
             }
         }
         scheduler.nodes = nodes;
         scheduler
     }
 
-    fn place(&mut self, pod: PodHandle<'a>, node: usize, nodes: &mut [NodeInfo]) {
-        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
+    fn place(
+        &mut self,
+        pod: PodHandle<'a>,
+        node: usize,
+        requests: Resources,
+        non_zero: Resources,
+        nodes: &mut [NodeInfo],
+    ) {
         let info = &mut nodes[node];
         info.requested.add(&requests);
         info.non_zero_requested.add(&non_zero);
         info.used_ports.extend(host_ports(&pod));
         let index = self.placed.len();
         info.pods.push(index);
-        let terms = pod
+        let has_terms = pod
             .spec
             .affinity
             .as_ref()
-            .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
-            .map(|_| Box::new(PodTerms::of(&pod)))
-            .filter(|terms| !terms.is_empty());
-        if terms.is_some() {
-            self.with_affinity.push(index);
+            .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some());
+        let term_groups: Box<[usize]> = if has_terms {
+            PodTerms::of(&pod)
+                .into_kinds()
+                .map(|(kind, term)| self.count_term(kind, term, node))
+                .collect()
+        } else {
+            Box::default()
+        };
+        match self.placed_by_namespace.get_mut(&pod.metadata.namespace) {
+            Some(list) => list.push(index),
+            None => {
+                self.placed_by_namespace
+                    .insert(pod.metadata.namespace.clone(), vec![index]);
+            }
         }
         self.placed.push(PlacedPod {
             pod,
             node,
             requests,
             non_zero,
-            terms,
+            term_groups,
             removed: false,
         });
+    }
+
+    /// Count one placed pod's term on `node`, in the group of identical terms.
+    fn count_term(&mut self, kind: TermKind, term: Term, node: usize) -> usize {
+        let slot = TermKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+        let existing = self
+            .term_group_index
+            .get(&term)
+            .and_then(|groups| groups[slot]);
+        let group = match existing {
+            Some(group) => group,
+            None => {
+                let group = self.term_groups.len();
+                self.term_group_index.entry(term.clone()).or_default()[slot] = Some(group);
+                self.term_groups.push(TermGroup {
+                    kind,
+                    term,
+                    nodes: HashMap::default(),
+                });
+                group
+            }
+        };
+        *self.term_groups[group].nodes.entry(node).or_default() += 1;
+        group
     }
 
     pub fn state(&self) -> &'a ClusterState {
@@ -260,15 +312,30 @@ impl<'a> Scheduler<'a> {
                     pod.metadata.namespace.clone(),
                 )])
             });
-        self.place(PodHandle::Assumed(Box::new(pod)), index, &mut nodes);
+        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
+        self.place(
+            PodHandle::Assumed(Box::new(pod)),
+            index,
+            requests,
+            non_zero,
+            &mut nodes,
+        );
         self.nodes = nodes;
     }
 
     /// Undo an [`assume`](Self::assume) (or remove a state pod, as a drain would).
     pub fn forget(&mut self, namespace: &str, name: &str) -> bool {
-        let Some(index) = self.placed.iter().rposition(|p| {
-            !p.removed && p.pod.metadata.namespace == namespace && p.pod.metadata.name == name
-        }) else {
+        let placed = &self.placed;
+        let Some(index) = self
+            .placed_by_namespace
+            .get(namespace)
+            .and_then(|list| {
+                list.iter()
+                    .rev()
+                    .find(|&&i| !placed[i].removed && placed[i].pod.metadata.name == name)
+            })
+            .copied()
+        else {
             return false;
         };
         let placed = &mut self.placed[index];
@@ -282,7 +349,19 @@ impl<'a> Scheduler<'a> {
                 info.used_ports.remove(i);
             }
         }
-        self.with_affinity.retain(|&p| p != index);
+        let node = placed.node;
+        for &group in placed.term_groups.iter() {
+            let nodes = &mut self.term_groups[group].nodes;
+            if let Some(count) = nodes.get_mut(&node) {
+                *count -= 1;
+                if *count <= 0 {
+                    nodes.remove(&node);
+                }
+            }
+        }
+        if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
+            list.retain(|&p| p != index);
+        }
         true
     }
 
@@ -342,8 +421,25 @@ impl<'a> Scheduler<'a> {
             .unwrap_or_else(|| EMPTY.get_or_init(Labels::new))
     }
 
-    fn live_pods(&self) -> impl Iterator<Item = &PlacedPod<'a>> {
-        self.placed.iter().filter(|p| !p.removed)
+    /// Placed pods in the namespaces `term` can select (the term itself still decides).
+    fn pods_selectable_by<'s>(&'s self, term: &'s Term) -> impl Iterator<Item = &'s PlacedPod<'a>> {
+        let namespaces: Vec<&String> = match &term.namespace_selector {
+            None => term.namespaces.iter().collect(),
+            Some(_) => self.placed_by_namespace.keys().collect(),
+        };
+        self.pods_in_namespaces(namespaces)
+    }
+
+    fn pods_in_namespaces<'s>(
+        &'s self,
+        namespaces: Vec<&String>,
+    ) -> impl Iterator<Item = &'s PlacedPod<'a>> {
+        namespaces
+            .into_iter()
+            .filter_map(|ns| self.placed_by_namespace.get(ns))
+            .flatten()
+            .map(|&i| &self.placed[i])
+            .filter(|p| !p.removed)
     }
 
     fn node_labels(&self, node: usize) -> &Labels {

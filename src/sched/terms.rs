@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::selector::{SelectorError, label_selector_matches};
 use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Pod, PodAffinityTerm};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
     /// `None` matches no pod (a term without a labelSelector selects nothing).
     pub selector: Option<LabelSelector>,
@@ -25,7 +25,44 @@ pub struct PodTerms {
     pub preferred_anti_affinity: Vec<Term>,
 }
 
+/// The four roles a pod affinity term can play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TermKind {
+    Required,
+    RequiredAnti,
+    Preferred,
+    PreferredAnti,
+}
+
+impl TermKind {
+    pub const ALL: [TermKind; 4] = [
+        TermKind::Required,
+        TermKind::RequiredAnti,
+        TermKind::Preferred,
+        TermKind::PreferredAnti,
+    ];
+}
+
 impl PodTerms {
+    /// Every term with its role, consuming the set.
+    pub fn into_kinds(self) -> impl Iterator<Item = (TermKind, Term)> {
+        let PodTerms {
+            required_affinity,
+            required_anti_affinity,
+            preferred_affinity,
+            preferred_anti_affinity,
+        } = self;
+        TermKind::ALL
+            .into_iter()
+            .zip([
+                required_affinity,
+                required_anti_affinity,
+                preferred_affinity,
+                preferred_anti_affinity,
+            ])
+            .flat_map(|(kind, terms)| terms.into_iter().map(move |t| (kind, t)))
+    }
+
     pub fn of(pod: &Pod) -> PodTerms {
         let affinity = pod.spec.affinity.as_ref();
         let resolve = |term: &PodAffinityTerm, weight: i64| resolve_term(pod, term, weight);
@@ -47,13 +84,6 @@ impl PodTerms {
                 .collect();
         }
         out
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.required_affinity.is_empty()
-            && self.required_anti_affinity.is_empty()
-            && self.preferred_affinity.is_empty()
-            && self.preferred_anti_affinity.is_empty()
     }
 }
 

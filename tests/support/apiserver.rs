@@ -1,9 +1,10 @@
 //! A small Kubernetes API server for end-to-end tests: plain HTTP/1.1 on 127.0.0.1 with a random
 //! port, speaking the REST paths the tool uses (discovery, paged lists with `limit`/`continue`/
-//! `resourceVersion`, get), with injectable 403s and slow responses. Each connection gets a
-//! thread; the server lives as long as the test process.
+//! `resourceVersion`, get, create, server-side apply and JSON patch with `dryRun=All`), with
+//! injectable 403s, slow responses and scripted status changes. Each connection gets a thread;
+//! the server lives as long as the test process.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -73,6 +74,10 @@ struct State {
     resource_version: u64,
     behaviour: Behaviour,
     log: Vec<String>,
+    /// Content type and body of every request with a body, in order.
+    bodies: Vec<(String, String, Value)>,
+    /// Statuses an object takes on successive GETs, e.g. an operation running to completion.
+    scripts: BTreeMap<(usize, String, String), VecDeque<Value>>,
 }
 
 #[derive(Clone)]
@@ -91,6 +96,8 @@ impl ApiServer {
             resource_version: 100,
             behaviour,
             log: Vec::new(),
+            bodies: Vec::new(),
+            scripts: BTreeMap::new(),
         }));
         let shared = Arc::clone(&state);
         std::thread::spawn(move || {
@@ -105,11 +112,7 @@ impl ApiServer {
     /// Store an object (as JSON without apiVersion/kind, like list items) under `served`.
     pub fn add(&self, served: &Served, object: Value) {
         let mut state = self.state.lock().unwrap();
-        let index = state
-            .served
-            .iter()
-            .position(|s| s.plural == served.plural && s.group_version == served.group_version)
-            .expect("resource is served");
+        let index = state.index(served);
         let namespace = object["metadata"]["namespace"]
             .as_str()
             .unwrap_or("")
@@ -117,6 +120,32 @@ impl ApiServer {
         let name = object["metadata"]["name"].as_str().unwrap().to_string();
         state.resource_version += 1;
         state.objects.insert((index, namespace, name), object);
+    }
+
+    /// The stored object, as a GET returns it.
+    pub fn get(&self, served: &Served, namespace: &str, name: &str) -> Option<Value> {
+        let state = self.state.lock().unwrap();
+        let key = (state.index(served), namespace.to_string(), name.to_string());
+        state.objects.get(&key).map(|o| with_type(served, o))
+    }
+
+    /// Each later GET of this object (once it exists) sets its `status` to the next of
+    /// `statuses`; the last one stays.
+    pub fn script_status(
+        &self,
+        served: &Served,
+        namespace: &str,
+        name: &str,
+        statuses: Vec<Value>,
+    ) {
+        let mut state = self.state.lock().unwrap();
+        let key = (state.index(served), namespace.to_string(), name.to_string());
+        state.scripts.insert(key, statuses.into());
+    }
+
+    /// `(request line, content type, body)` of every request that carried a body.
+    pub fn bodies(&self) -> Vec<(String, String, Value)> {
+        self.state.lock().unwrap().bodies.clone()
     }
 
     /// Request lines (`GET /api/v1/pods?limit=500`) in the order received.
@@ -154,10 +183,21 @@ pub fn kubeconfig_text(contexts: &[(&str, &str)], current: &str) -> String {
     text
 }
 
+impl State {
+    fn index(&self, served: &Served) -> usize {
+        self.served
+            .iter()
+            .position(|s| s.plural == served.plural && s.group_version == served.group_version)
+            .expect("resource is served")
+    }
+}
+
 struct Request {
     method: String,
     path: String,
     query: BTreeMap<String, String>,
+    content_type: String,
+    body: Vec<u8>,
 }
 
 fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
@@ -167,9 +207,14 @@ fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
         let (code, body) = respond(&request, state);
         let reason = match code {
             200 => "OK",
+            201 => "Created",
+            400 => "Bad Request",
             403 => "Forbidden",
             404 => "Not Found",
+            405 => "Method Not Allowed",
+            409 => "Conflict",
             410 => "Gone",
+            422 => "Unprocessable Entity",
             _ => "Error",
         };
         let head = format!(
@@ -192,6 +237,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
     let method = parts.next()?.to_string();
     let target = parts.next()?.to_string();
     let mut content_length = 0;
+    let mut content_type = String::new();
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
@@ -199,10 +245,12 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
         if header.is_empty() {
             break;
         }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            content_length = value.trim().parse().ok()?;
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                content_length = value.trim().parse().ok()?;
+            } else if name.eq_ignore_ascii_case("content-type") {
+                content_type = value.trim().to_string();
+            }
         }
     }
     let mut body = vec![0; content_length];
@@ -217,6 +265,8 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
         method,
         path: path.to_string(),
         query,
+        content_type,
+        body,
     })
 }
 
@@ -258,6 +308,12 @@ fn respond(request: &Request, state: &Mutex<State>) -> (u16, String) {
         } else {
             format!("{} {}?{}", request.method, request.path, query.join("&"))
         };
+        if !request.body.is_empty() {
+            let body = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            state
+                .bodies
+                .push((line.clone(), request.content_type.clone(), body));
+        }
         state.log.push(line);
         state
             .behaviour
@@ -269,21 +325,219 @@ fn respond(request: &Request, state: &Mutex<State>) -> (u16, String) {
     if let Some(delay) = delay {
         std::thread::sleep(delay);
     }
-    let state = state.lock().unwrap();
+    let mut state = state.lock().unwrap();
     if state.behaviour.forbidden.contains(&request.path) {
         return status(
             403,
             "Forbidden",
             &format!(
-                "{} is forbidden: User \"alice\" cannot list resource at the cluster scope",
-                request.path
+                "{} is forbidden: User \"alice\" cannot {} resource at the cluster scope",
+                request.path,
+                match request.method.as_str() {
+                    "GET" => "list".to_string(),
+                    other => other.to_ascii_lowercase(),
+                }
             ),
         );
     }
-    if request.method != "GET" {
-        return status(405, "MethodNotAllowed", "only GET is served");
+    match request.method.as_str() {
+        "GET" => {
+            advance_script(request, &mut state);
+            route(request, &state)
+        }
+        "POST" => create(request, &mut state),
+        "PATCH" => patch(request, &mut state),
+        _ => status(
+            405,
+            "MethodNotAllowed",
+            "only GET, POST and PATCH are served",
+        ),
     }
-    route(request, &state)
+}
+
+/// The served resource, namespace and (for one object) name a path addresses.
+fn address(state: &State, path: &str) -> Option<(usize, Option<String>, Option<String>)> {
+    for (index, served) in state.served.iter().enumerate() {
+        let Some(rest) = path.strip_prefix(&served.group_path()) else {
+            continue;
+        };
+        let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
+        let (namespace, tail) = match segments.as_slice() {
+            ["namespaces", ns, tail @ ..] if served.namespaced && !tail.is_empty() => {
+                (Some(ns.to_string()), tail)
+            }
+            tail => (None, tail),
+        };
+        match tail {
+            [plural] if *plural == served.plural => return Some((index, namespace, None)),
+            [plural, name] if *plural == served.plural => {
+                return Some((index, namespace, Some(name.to_string())));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn advance_script(request: &Request, state: &mut State) {
+    let Some((index, namespace, Some(name))) = address(state, &request.path) else {
+        return;
+    };
+    let key = (index, namespace.unwrap_or_default(), name);
+    if !state.objects.contains_key(&key) {
+        return;
+    }
+    let next = state.scripts.get_mut(&key).and_then(|script| {
+        if script.len() > 1 {
+            script.pop_front()
+        } else {
+            script.front().cloned()
+        }
+    });
+    if let Some(next) = next {
+        state.objects.get_mut(&key).unwrap()["status"] = next;
+    }
+}
+
+fn dry_run(request: &Request) -> bool {
+    request.query.get("dryRun").is_some_and(|v| v == "All")
+}
+
+/// POST to a collection: 409 when the name is taken; `dryRun=All` validates only.
+fn create(request: &Request, state: &mut State) -> (u16, String) {
+    let Some((index, Some(namespace), None)) = address(state, &request.path) else {
+        return status(
+            405,
+            "MethodNotAllowed",
+            "POST needs a namespaced collection",
+        );
+    };
+    let Ok(mut object) = serde_json::from_slice::<Value>(&request.body) else {
+        return status(400, "BadRequest", "the body is not JSON");
+    };
+    let served = state.served[index].clone();
+    let Some(name) = object["metadata"]["name"].as_str().map(String::from) else {
+        return status(422, "Invalid", "metadata.name: Required value");
+    };
+    let key = (index, namespace.clone(), name.clone());
+    if state.objects.contains_key(&key) {
+        return status(
+            409,
+            "AlreadyExists",
+            &format!("{} \"{name}\" already exists", served.plural),
+        );
+    }
+    object["metadata"]["namespace"] = json!(namespace);
+    if !dry_run(request) {
+        state.resource_version += 1;
+        state.objects.insert(key, object.clone());
+    }
+    (201, with_type(&served, &object).to_string())
+}
+
+/// PATCH of one object: server-side apply (the body merged into the stored object; real
+/// apply also tracks field ownership) or a JSON patch of test/add/replace/remove.
+fn patch(request: &Request, state: &mut State) -> (u16, String) {
+    let Some((index, namespace, Some(name))) = address(state, &request.path) else {
+        return status(405, "MethodNotAllowed", "PATCH needs an object path");
+    };
+    let served = state.served[index].clone();
+    let key = (index, namespace.unwrap_or_default(), name.clone());
+    let Some(stored) = state.objects.get(&key) else {
+        return status(
+            404,
+            "NotFound",
+            &format!("{} \"{name}\" not found", served.plural),
+        );
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        return status(400, "BadRequest", "the body is not JSON");
+    };
+    let mut object = stored.clone();
+    match request.content_type.as_str() {
+        "application/apply-patch+yaml" => {
+            if !request.query.contains_key("fieldManager") {
+                return status(
+                    400,
+                    "BadRequest",
+                    "PATCH, application/apply-patch+yaml requires fieldManager",
+                );
+            }
+            merge(&mut object, &body);
+            if let Some(meta) = object.as_object_mut() {
+                meta.remove("apiVersion");
+                meta.remove("kind");
+            }
+        }
+        "application/json-patch+json" => {
+            if let Err(message) = json_patch(&mut object, &body) {
+                return status(422, "Invalid", &message);
+            }
+        }
+        other => {
+            return status(
+                415,
+                "UnsupportedMediaType",
+                &format!("the body of type {other:?} is not supported"),
+            );
+        }
+    }
+    if !dry_run(request) {
+        state.resource_version += 1;
+        state.objects.insert(key, object.clone());
+    }
+    (200, with_type(&served, &object).to_string())
+}
+
+/// JSON merge (RFC 7386): maps merge key by key, null removes, anything else replaces.
+fn merge(target: &mut Value, patch: &Value) {
+    match (target.as_object_mut(), patch.as_object()) {
+        (Some(target), Some(patch)) => {
+            for (key, value) in patch {
+                if value.is_null() {
+                    target.remove(key);
+                } else {
+                    merge(target.entry(key.clone()).or_insert(Value::Null), value);
+                }
+            }
+        }
+        _ => *target = patch.clone(),
+    }
+}
+
+fn json_patch(object: &mut Value, operations: &Value) -> Result<(), String> {
+    for operation in operations.as_array().ok_or("a JSON patch is an array")? {
+        let path = operation["path"].as_str().ok_or("op without path")?;
+        let (parent, last) = path.rsplit_once('/').ok_or("bad path")?;
+        match operation["op"].as_str() {
+            Some("test") => {
+                if object.pointer(path) != Some(&operation["value"]) {
+                    return Err(format!("the test of {path} failed"));
+                }
+            }
+            Some("remove") => match object.pointer_mut(parent) {
+                Some(Value::Array(items)) => {
+                    let i: usize = last.parse().map_err(|_| "bad index")?;
+                    if i >= items.len() {
+                        return Err(format!("{path} does not exist"));
+                    }
+                    items.remove(i);
+                }
+                Some(Value::Object(map)) => {
+                    map.remove(last).ok_or(format!("{path} does not exist"))?;
+                }
+                _ => return Err(format!("{path} does not exist")),
+            },
+            Some("add" | "replace") => match object.pointer_mut(parent) {
+                Some(Value::Object(map)) => {
+                    map.insert(last.to_string(), operation["value"].clone());
+                }
+                _ => return Err(format!("{parent} does not exist")),
+            },
+            other => return Err(format!("unsupported op {other:?}")),
+        }
+    }
+    Ok(())
 }
 
 fn route(request: &Request, state: &State) -> (u16, String) {
@@ -331,34 +585,29 @@ fn route(request: &Request, state: &State) -> (u16, String) {
                 .to_string(),
         );
     }
-    for (index, served) in state.served.iter().enumerate() {
-        let Some(rest) = path.strip_prefix(&served.group_path()) else {
-            continue;
-        };
-        let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
-        let (namespace, tail) = match segments.as_slice() {
-            ["namespaces", ns, tail @ ..] if served.namespaced && !tail.is_empty() => {
-                (Some(*ns), tail)
-            }
-            tail => (None, tail),
-        };
-        match tail {
-            [plural] if *plural == served.plural => {
-                return list(state, index, served, namespace, &request.query);
-            }
-            [plural, name] if *plural == served.plural => {
-                let key = (index, namespace.unwrap_or("").to_string(), name.to_string());
-                return match state.objects.get(&key) {
-                    Some(object) => (200, with_type(served, object).to_string()),
-                    None => status(
-                        404,
-                        "NotFound",
-                        &format!("{} \"{name}\" not found", served.plural),
-                    ),
-                };
-            }
-            _ => {}
+    match address(state, path) {
+        Some((index, namespace, None)) => {
+            return list(
+                state,
+                index,
+                &state.served[index],
+                namespace.as_deref(),
+                &request.query,
+            );
         }
+        Some((index, namespace, Some(name))) => {
+            let served = &state.served[index];
+            let key = (index, namespace.unwrap_or_default(), name.clone());
+            return match state.objects.get(&key) {
+                Some(object) => (200, with_type(served, object).to_string()),
+                None => status(
+                    404,
+                    "NotFound",
+                    &format!("{} \"{name}\" not found", served.plural),
+                ),
+            };
+        }
+        None => {}
     }
     status(
         404,
@@ -367,11 +616,17 @@ fn route(request: &Request, state: &State) -> (u16, String) {
     )
 }
 
+/// The object with apiVersion and kind first, as the API server writes it.
 fn with_type(served: &Served, object: &Value) -> Value {
-    let mut object = object.clone();
-    object["apiVersion"] = json!(served.group_version);
-    object["kind"] = json!(served.kind);
-    object
+    let mut typed = json!({"apiVersion": served.group_version, "kind": served.kind});
+    if let (Some(typed), Some(fields)) = (typed.as_object_mut(), object.as_object()) {
+        for (key, value) in fields {
+            if key != "apiVersion" && key != "kind" {
+                typed.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    typed
 }
 
 /// Continue tokens carry the list's resourceVersion and offset, base64-like so the client must

@@ -1,1 +1,3 @@
+// Each test crate uses part of the support code; the rest would warn as dead there.
+#[allow(dead_code)]
 pub mod apiserver;

@@ -1,8 +1,9 @@
-//! Pod requests and node allocatable, computed the way the scheduler's NodeInfo does.
+//! Pod requests and node allocatable, computed the way Kubernetes' resource helpers do (the
+//! scheduler's NodeInfo, the kubelet's admission): API semantics, so they live with the model.
 
 use std::collections::BTreeMap;
 
-use crate::model::{Container, Node, PodSpec, Quantity, ResourceList};
+use super::{Container, Node, PodSpec, Quantity, ResourceList};
 
 /// Defaults the scorers use for containers that leave CPU or memory unset, so best-effort pods
 /// are not all piled onto one node.

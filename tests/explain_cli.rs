@@ -1,0 +1,307 @@
+//! End-to-end tests of `explain-placement`: the JSON contract, the summary of unschedulable
+//! pods, the node detail, pods from the state, and the openb-based production state.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn write_pod(dir: &Path, name: &str, yaml: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, yaml).unwrap();
+    path.display().to_string()
+}
+
+/// `name: reason` for rejected nodes and `name=score` for feasible ones.
+fn verdicts(json: &Value) -> Vec<String> {
+    json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| match n["feasible"].as_bool().unwrap() {
+            true => format!("{}={}", n["name"].as_str().unwrap(), n["score"]),
+            false => format!(
+                "{}: {}",
+                n["name"].as_str().unwrap(),
+                n["reasons"][0].as_str().unwrap()
+            ),
+        })
+        .collect()
+}
+
+#[test]
+fn json_contract_on_the_three_zone_cluster() {
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/affinity.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        json["pod"],
+        serde_json::json!({"namespace": "web", "name": "web-cache"})
+    );
+    assert_eq!(json["selected"], "node-b3");
+    assert_eq!(json["summary"], Value::Null);
+    assert_eq!(json["totalNodes"], 9);
+    assert_eq!(
+        verdicts(&json),
+        [
+            "node-a1: node(s) didn't match pod anti-affinity rules",
+            "node-a2=668",
+            "node-a3=663",
+            "node-b1: node(s) didn't match pod anti-affinity rules",
+            "node-b2: node(s) had untolerated taint(s)",
+            "node-b3=697",
+            "node-c1: node(s) didn't match pod anti-affinity rules",
+            "node-c2: node(s) were unschedulable",
+            "node-c3=489",
+        ]
+    );
+    // Every feasible node carries all seven upstream score plugins, each in 0..100, and the
+    // total is their weighted sum.
+    let weights = json["weights"].as_object().unwrap();
+    for node in json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["feasible"] == true)
+    {
+        let scores = node["scores"].as_object().unwrap();
+        assert_eq!(scores.len(), 7, "{node}");
+        let total: i64 = scores
+            .iter()
+            .map(|(plugin, s)| {
+                let s = s.as_i64().unwrap();
+                assert!((0..=100).contains(&s), "{plugin} {s}");
+                s * weights[plugin].as_i64().unwrap()
+            })
+            .sum();
+        assert_eq!(node["score"], total);
+    }
+    let yaml = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/affinity.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "yaml",
+    ]);
+    let from_yaml: Value = serde_saphyr::from_str(&stdout(&yaml)).unwrap();
+    assert_eq!(from_yaml, json);
+}
+
+#[test]
+fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = write_pod(
+        dir.path(),
+        "huge.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: huge, namespace: web}\nspec:\n  nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n  containers: [{name: c, image: x, resources: {requests: {cpu: \"64\"}}}]\n",
+    );
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        &pod,
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("Pod web/huge would stay Pending.\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\n0/9 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 3 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector.\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn node_detail_runs_every_filter() {
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/affinity.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "--node",
+        "node-b2",
+        "-o",
+        "json",
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let detail = &json["nodeDetail"];
+    assert_eq!(detail["node"], "node-b2");
+    assert_eq!(detail["feasible"], false);
+    let filters: Vec<(String, bool)> = detail["filters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["plugin"].as_str().unwrap().to_string(),
+                f["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let plugins: Vec<&str> = filters.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        plugins,
+        [
+            "NodeUnschedulable",
+            "NodeName",
+            "TaintToleration",
+            "NodeAffinity",
+            "NodePorts",
+            "NodeResourcesFit",
+            "PodTopologySpread",
+            "InterPodAffinity"
+        ]
+    );
+    assert!(!filters[2].1, "the taint rejects node-b2");
+    let unknown = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/affinity.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "--node",
+        "nope",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&unknown.stderr),
+        "error: node \"nope\" is not in the cluster state\n"
+    );
+}
+
+#[test]
+fn invalid_selectors_are_explained_with_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = write_pod(
+        dir.path(),
+        "bad.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: cores, operator: Gt, values: [many]}]\n  containers: [{name: c}]\n",
+    );
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        &pod,
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        json["problems"],
+        serde_json::json!([
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]: operator Gt needs an integer value, got \"many\""
+        ])
+    );
+}
+
+#[test]
+fn a_running_pod_of_the_state_is_explained_as_if_pending() {
+    let out = run(&[
+        "explain-placement",
+        "pod/web-5c9f8b7d6-hx2lq",
+        "-n",
+        "web",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    // Its own node is free of it again; its siblings' hostname anti-affinity still holds.
+    let rejected: Vec<String> = verdicts(&json)
+        .into_iter()
+        .filter(|v| v.contains("anti-affinity"))
+        .collect();
+    assert_eq!(rejected.len(), 2, "{rejected:?}");
+    let missing = run(&[
+        "explain-placement",
+        "pod/nope",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn a_gpu_pod_on_the_openb_production_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = write_pod(
+        dir.path(),
+        "t4.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: default}\nspec:\n  nodeSelector: {nvidia.com/gpu.product: T4}\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: \"8\", memory: 32Gi}\n      limits: {nvidia.com/gpu: \"2\"}\n",
+    );
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        &pod,
+        "--state",
+        "testdata/clusters/openb.json",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["totalNodes"], 1523);
+    let nodes = json["nodes"].as_array().unwrap();
+    let reasons: std::collections::BTreeSet<&str> = nodes
+        .iter()
+        .filter(|n| n["feasible"] == false)
+        .flat_map(|n| n["reasons"].as_array().unwrap())
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    // The trace's nodes are busy: only the nodeSelector and the resources reject, each in
+    // upstream's wording.
+    assert_eq!(
+        reasons.into_iter().collect::<Vec<_>>(),
+        [
+            "Insufficient cpu",
+            "Insufficient memory",
+            "Insufficient nvidia.com/gpu",
+            "node(s) didn't match Pod's node affinity/selector"
+        ]
+    );
+    // The selected node is a best-scored one, the smallest name among equals.
+    let best = nodes
+        .iter()
+        .filter_map(|n| n["score"].as_i64())
+        .max()
+        .unwrap();
+    let first_best = nodes
+        .iter()
+        .filter(|n| n["score"].as_i64() == Some(best))
+        .map(|n| n["name"].as_str().unwrap())
+        .min()
+        .unwrap();
+    assert_eq!(json["selected"], first_best);
+}

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::manifest::{ManifestSet, parse_text};
-use kubectl_dataflow::plan::{OpStatus, PlanOptions, plan};
+use kubectl_dataflow::manifest::parse_text;
+use kubectl_dataflow::plan::{OpStatus, plan};
 use kubectl_dataflow::sched::Profile;
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 
@@ -61,12 +61,7 @@ fn main() {
     assert!(problems.is_empty(), "{problems:?}");
 
     let started = Instant::now();
-    let set = ManifestSet {
-        manifests,
-        ..ManifestSet::default()
-    };
-    let result =
-        plan(&set, &state, Profile::default(), &PlanOptions::default()).expect("the flow plans");
+    let result = plan(&manifests, &state, Profile::default()).expect("the flow plans");
     let planned = started.elapsed();
 
     let count = |status: OpStatus| {

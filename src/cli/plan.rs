@@ -71,7 +71,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         compare: args.compare,
         solver: args.solver,
     };
-    let plan = plan::plan(&set, &state, profile, &opts)?;
+    let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {
         ReportFormat::Table => report::plan::table(&plan, false),
         ReportFormat::Wide => report::plan::table(&plan, true),

@@ -385,10 +385,8 @@ mod tests {
 
     use crate::cluster::{ClusterState, recorded};
     use crate::manifest::parse_text;
-    use crate::plan::graph;
-    use crate::plan::{OpStatus, OperationPlan};
+    use crate::plan::{OpStatus, OperationPlan, plan};
     use crate::sched::Profile;
-    use crate::sched::Scheduler;
 
     /// Three 4-CPU nodes: n1 and n2 in zone z1 (racks r1, r2), n3 in zone z2, and two
     /// operations that already ran: a Complete DataLoad in `shared` recorded on n2, and a
@@ -461,8 +459,9 @@ items:
     fn run(docs: &[String], state: &ClusterState) -> Vec<OperationPlan> {
         let (manifests, problems) = parse_text(&Arc::from("flow.yaml"), &docs.join("---\n"));
         assert!(problems.is_empty(), "{problems:?}");
-        let graph = graph::build(&manifests, state).unwrap();
-        super::plan_operations(&graph, &mut Scheduler::new(state, Profile::default()))
+        plan(&manifests, state, Profile::default())
+            .unwrap()
+            .operations
     }
 
     /// `name@node status inherited` per operation, and every warning.

@@ -11,7 +11,7 @@ pub mod what_if;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
-use crate::manifest::ManifestSet;
+use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, NodeAffinity};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
@@ -147,17 +147,31 @@ pub struct OperationPlan {
     pub source: String,
 }
 
-/// Plan the DataFlows of the manifests (plus the operations of `state` they reach), their
-/// gangs and their batch of plain pods. The three are planned independently against the same
-/// state: Fluid, the gang schedulers and kube-scheduler each see only the cluster, not each
-/// other's previews.
+/// Plan the DataFlows of `manifests` (plus the operations of `state` they reach): what
+/// `patch` and `launch` need.
 pub fn plan(
+    manifests: &[Manifest],
+    state: &ClusterState,
+    profile: Profile,
+) -> Result<Plan, PlanError> {
+    let graph = graph::build(manifests, state)?;
+    let mut scheduler = Scheduler::new(state, profile);
+    Ok(Plan {
+        operations: flow::plan_operations(&graph, &mut scheduler),
+        groups: Vec::new(),
+        batch: None,
+    })
+}
+
+/// Everything `plan` shows: the DataFlows of the manifests, their gangs and their batch of
+/// plain pods. The three are planned independently against the same state: Fluid, the gang
+/// schedulers and kube-scheduler each see only the cluster, not each other's previews.
+pub fn plan_all(
     manifests: &ManifestSet,
     state: &ClusterState,
     profile: Profile,
     opts: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    let graph = graph::build(&manifests.manifests, state)?;
     let gang_opts = GangOptions {
         replicas: opts.replicas,
         compare: opts.compare,
@@ -166,10 +180,9 @@ pub fn plan(
     let members = batch::members(manifests);
     let batch = (!members.is_empty())
         .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
-    let mut scheduler = Scheduler::new(state, profile);
     Ok(Plan {
-        operations: flow::plan_operations(&graph, &mut scheduler),
         groups,
         batch,
+        ..plan(&manifests.manifests, state, profile)?
     })
 }

@@ -313,3 +313,465 @@ spec:
         (json!("openb-node-1328"), json!("openb-node-1329"))
     );
 }
+
+const GANG: &str = "testdata/clusters/gang.yaml";
+
+fn run(command: &str, args: &[&str], stdin: Option<&str>) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+        .arg(command)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("stdin takes the input");
+    drop(input);
+    let output = child.wait_with_output().expect("the binary ends");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn run_json(command: &str, args: &[&str]) -> (i32, Value) {
+    let run = run(command, &[args, &["-o", "json"]].concat(), None);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    (
+        run.code,
+        serde_json::from_str(&run.stdout).expect("JSON output"),
+    )
+}
+
+#[test]
+fn godel_gang_table_with_the_default_scheduler_beside_it() {
+    let run = plan(&[
+        "-f",
+        "testdata/gangs/godel-podgroup.yaml",
+        "--state",
+        GANG,
+        "--compare",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+PodGroup training/bert-large (minMember 8): 8/8 pods placed in bigPod=bigPodB, miniPod=miniPodB2, tor=torB2-1
+ POD           NODE         BIGPOD   MINIPOD    TOR
+ bert-large-0  gpu-node-24  bigPodB  miniPodB2  torB2-1
+ bert-large-1  gpu-node-25  bigPodB  miniPodB2  torB2-1
+ bert-large-2  gpu-node-26  bigPodB  miniPodB2  torB2-1
+ bert-large-3  gpu-node-27  bigPodB  miniPodB2  torB2-1
+ bert-large-4  gpu-node-24  bigPodB  miniPodB2  torB2-1
+ bert-large-5  gpu-node-25  bigPodB  miniPodB2  torB2-1
+ bert-large-6  gpu-node-26  bigPodB  miniPodB2  torB2-1
+ bert-large-7  gpu-node-27  bigPodB  miniPodB2  torB2-1
+Node group: tor=torB2-1
+Default scheduler (pod by pod, no group semantics): 8/8 pods placed
+ LEVEL    DOMAINS (GANG)  DOMAINS (DEFAULT)
+ bigPod   1               1
+ miniPod  1               2
+ tor      1               3
+";
+    assert_eq!(run.stdout, expected);
+}
+
+/// A flow and a gang in the same inputs both show; the group is the contract's `groups[]`.
+#[test]
+fn volcano_job_fills_groups_next_to_a_flow() {
+    let (code, plan) = run_json(
+        "plan",
+        &[
+            "-f",
+            "testdata/gangs/volcano-job.yaml",
+            "-f",
+            "testdata/flows/three-step.yaml",
+            "--state",
+            GANG,
+        ],
+    );
+    assert_eq!(code, 0);
+    let ops: Vec<(&str, &str)> = plan["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["name"].as_str().unwrap(), o["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("load-imagenet", "Planned"),
+            ("preprocess-imagenet", "Planned"),
+            ("export-imagenet", "Planned")
+        ]
+    );
+    let group = &plan["groups"][0];
+    let contract: Value = [
+        "kind",
+        "namespace",
+        "name",
+        "placements",
+        "scheduled",
+        "minMember",
+    ]
+    .iter()
+    .map(|k| (k.to_string(), group[*k].clone()))
+    .collect::<serde_json::Map<_, _>>()
+    .into();
+    assert_eq!(
+        contract,
+        json!({
+            "kind": "Job", "namespace": "training", "name": "tf-resnet",
+            "placements": {
+                "tf-resnet-ps-0": "gpu-node-04", "tf-resnet-ps-1": "gpu-node-05",
+                "tf-resnet-worker-0": "gpu-node-04", "tf-resnet-worker-1": "gpu-node-05",
+                "tf-resnet-worker-2": "gpu-node-04", "tf-resnet-worker-3": "gpu-node-05"
+            },
+            "scheduled": 6, "minMember": 6
+        })
+    );
+    assert_eq!(
+        group["summary"],
+        "6/6 pods placed; nodes: gpu-node-04 x3, gpu-node-05 x3"
+    );
+    assert_eq!(plan["groups"].as_array().unwrap().len(), 1);
+    assert!(plan.get("batch").is_none());
+}
+
+/// 40 copies (`--replicas`) of an 8-GPU pod, all required in one bigPod of 16 nodes: no group
+/// holds the unit, each one says why, and the plan exits 1.
+#[test]
+fn gang_below_min_member_exits_1_with_the_rejections() {
+    let gang = "\
+apiVersion: scheduling.godel.kubewharf.io/v1alpha1
+kind: PodGroup
+metadata: {name: huge, namespace: training}
+spec:
+  minMember: 40
+  affinity:
+    podGroupAffinity:
+      required: [{topologyKey: bigPod}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: huge
+  namespace: training
+  labels: {godel.bytedance.com/pod-group-name: huge}
+spec:
+  containers:
+    - name: t
+      image: trainer
+      resources:
+        requests: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: \"8\"}
+        limits: {nvidia.com/gpu: \"8\"}
+";
+    let run = run(
+        "plan",
+        &["-f", "-", "--replicas", "40", "--state", GANG],
+        Some(gang),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "PodGroup training/huge (minMember 40): 0/40 pods placed"
+    );
+    assert_eq!(lines[2], " huge-0   <pending>  -");
+    let notes = lines
+        .iter()
+        .position(|l| *l == "Pending:")
+        .expect("a Pending section");
+    assert_eq!(
+        lines[notes..],
+        [
+            "Pending:",
+            "  huge-0, huge-1, huge-2, huge-3, huge-4 and 35 more: the unit fits no node group",
+            "Rejected:",
+            "  bigPod=bigPodA: summed allocatable (cpu 1532800m, memory 17920Gi, nvidia.com/gpu 128) cannot hold the unit's minimum request (cpu 320, memory 2560Gi, nvidia.com/gpu 320)",
+            "  bigPod=bigPodB: summed allocatable (cpu 1532800m, memory 17920Gi, nvidia.com/gpu 128) cannot hold the unit's minimum request (cpu 320, memory 2560Gi, nvidia.com/gpu 320)",
+            "  -: no node group: 32 of 32 nodes match the nodeSelector and none is left after grouping by the topology keys and cutting off",
+        ]
+    );
+}
+
+const BATCH: &str = "testdata/pods/batch.yaml";
+
+/// Greedy places shard-loaders on node-a3 before gpu-eval (which only fits there) comes; the
+/// flow keeps them off it. oversized fits nowhere, so both exit 1.
+#[test]
+fn batch_flow_solver_against_greedy() {
+    let (code, plan) = run_json(
+        "plan",
+        &[
+            "-f",
+            BATCH,
+            "--state",
+            THREE_ZONE,
+            "--solver",
+            "flow",
+            "--compare",
+        ],
+    );
+    assert_eq!(code, 1);
+    let batch = &plan["batch"];
+    assert_eq!(batch["solver"], "flow");
+    assert_eq!(batch["placed"], 14);
+    assert_eq!(batch["totalCost"], 7159);
+    let comparison = &batch["comparison"];
+    assert_eq!(
+        comparison["greedy"],
+        json!({"pods": 15, "placed": 13, "nodesUsed": 5, "preferredWeight": 480,
+               "maxPodsPerNode": 6, "podsPerNodeStddev": 1.855})
+    );
+    assert_eq!(
+        comparison["flow"],
+        json!({"pods": 15, "placed": 14, "nodesUsed": 6, "preferredWeight": 480,
+               "maxPodsPerNode": 6, "podsPerNodeStddev": 1.7})
+    );
+    let pods: Vec<Value> = batch["pods"].as_array().unwrap()[12..].to_vec();
+    assert_eq!(
+        pods,
+        [
+            json!({"namespace": "web", "name": "cache-probe", "from": "Pod/cache-probe",
+                   "node": "node-a2", "method": "greedy",
+                   "note": "greedy fall-back: inter-pod affinity depends on where other pods of the batch land"}),
+            json!({"namespace": "ml", "name": "gpu-eval", "from": "Pod/gpu-eval",
+                   "node": "node-a3", "method": "flow",
+                   "note": "min-cost flow: task class 2 (1 pods, 1 feasible nodes)"}),
+            json!({"namespace": "ml", "name": "oversized", "from": "Pod/oversized",
+                   "node": null, "method": "flow",
+                   "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu."}),
+        ]
+    );
+}
+
+#[test]
+fn batch_comparison_table() {
+    let run = plan(&["-f", BATCH, "--state", THREE_ZONE, "--compare"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Batch (15 pods, solver greedy): 13/15 pods placed"
+    );
+    assert_eq!(
+        lines[12..15],
+        [
+            " data/shard-loader-2     Deployment/shard-loader     node-a3    greedy  -",
+            " data/shard-loader-3     Deployment/shard-loader     node-a3    greedy  -",
+            " web/cache-probe         Pod/cache-probe             node-a2    greedy  -",
+        ]
+    );
+    let compared = lines
+        .iter()
+        .position(|l| *l == "Greedy against flow:")
+        .expect("a comparison");
+    assert_eq!(
+        lines[compared..compared + 7],
+        [
+            "Greedy against flow:",
+            " METRIC                     GREEDY  FLOW",
+            " pods placed                13/15   14/15",
+            " nodes used                 5       6",
+            " preferred-affinity weight  480     480",
+            " max pods per node          6       6",
+            " pods per node (stddev)     1.855   1.700",
+        ]
+    );
+    assert!(lines.contains(&" gpu-eval *           <pending>  node-a3"));
+}
+
+/// The batch on the production trace's state: every CPU pod finds a node with either solver;
+/// the T4 pod finds none (openb has no Tesla-T4 label).
+#[test]
+fn batch_on_the_openb_state() {
+    let (code, plan) = run_json(
+        "plan",
+        &[
+            "-f",
+            BATCH,
+            "--state",
+            "testdata/clusters/openb.json",
+            "--compare",
+        ],
+    );
+    assert_eq!(code, 1);
+    let comparison = &plan["batch"]["comparison"];
+    let placed = |m: &Value| (m["placed"].clone(), m["nodesUsed"].clone());
+    assert_eq!(placed(&comparison["greedy"]), (json!(14), json!(14)));
+    assert_eq!(placed(&comparison["flow"]), (json!(14), json!(14)));
+    let gpu = plan["batch"]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "gpu-eval")
+        .cloned()
+        .unwrap();
+    assert_eq!(gpu["node"], Value::Null);
+}
+
+#[test]
+fn explain_an_operation_at_its_step_with_the_source_of_each_inherited_term() {
+    let run = run(
+        "explain-placement",
+        &[
+            "-f",
+            "testdata/flows/three-step.yaml",
+            "DataMigrate/export-imagenet",
+            "--state",
+            THREE_ZONE,
+            "--top",
+            "2",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Within DataMigrate/data/export-imagenet: step 3 of flow 1
+Placed earlier in the plan (assumed):
+  DataLoad/data/load-imagenet on node-b3
+  DataProcess/data/preprocess-imagenet on node-b3
+Inherited terms:
+ TERM           EXPRESSION                                   FROM                         RECORDED
+ preferred(80)  topology.kubernetes.io/zone In [us-east-1b]  DataLoad/data/load-imagenet  topology.kubernetes.io/zone=us-east-1b
+
+Pod data/export-imagenet-migrate would land on node node-b3 (score 688).
+7 of 9 nodes are feasible.
+Why: it leads node-b1 by 12: NodeResourcesFit +14, NodeResourcesBalancedAllocation -2.
+
+ NODE     SCORE  TAINTS  NODE-AFF  SPREAD  POD-AFF  FIT  BALANCED  IMAGES
+ node-b3  688    100     100       0       0        93   95        0
+ node-b1  676    100     100       0       0        79   97        0
+... and 5 more feasible node(s) (-o wide lists all)
+";
+    assert!(run.stdout.starts_with(expected), "{}", run.stdout);
+}
+
+/// The plan's score of the step and the explanation's agree: the same state at that step.
+#[test]
+fn explained_operation_matches_its_plan_row() {
+    let args = [
+        "-f",
+        "testdata/flows/three-step.yaml",
+        "--state",
+        THREE_ZONE,
+    ];
+    let (_, plan) = run_json("plan", &args);
+    let cases = [
+        ("DataLoad/load-imagenet", 0),
+        ("dataprocess/preprocess-imagenet", 1),
+        ("DataMigrate/export-imagenet", 2),
+    ];
+    for (target, row) in cases {
+        let (code, explanation) = run_json("explain-placement", &[&args[..], &[target]].concat());
+        assert_eq!(code, 0, "{target}");
+        let op = &plan["operations"][row];
+        assert_eq!(explanation["selected"], op["node"], "{target}");
+        let selected = explanation["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == op["node"])
+            .unwrap();
+        assert_eq!(selected["score"], op["score"], "{target}");
+    }
+}
+
+#[test]
+fn explain_a_gang_pod_inside_its_group() {
+    let (code, explanation) = run_json(
+        "explain-placement",
+        &[
+            "-f",
+            "testdata/gangs/godel-podgroup.yaml",
+            "pod/bert-large-5",
+            "--state",
+            GANG,
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        explanation["context"],
+        json!({
+            "within": "PodGroup training/bert-large",
+            "assumed": [
+                {"pod": "bert-large-0", "node": "gpu-node-24"},
+                {"pod": "bert-large-1", "node": "gpu-node-25"},
+                {"pod": "bert-large-2", "node": "gpu-node-26"},
+                {"pod": "bert-large-3", "node": "gpu-node-27"},
+                {"pod": "bert-large-4", "node": "gpu-node-24"}
+            ],
+            "restrictedTo": "node group tor=torB2-1 (4 nodes)",
+            "notes": ["the gang plan puts it on gpu-node-25"]
+        })
+    );
+    assert_eq!(explanation["selected"], "gpu-node-25");
+    assert_eq!(explanation["totalNodes"], 4);
+}
+
+#[test]
+fn explain_a_volcano_pod_says_why_the_plan_differs() {
+    let (code, explanation) = run_json(
+        "explain-placement",
+        &[
+            "-f",
+            "testdata/gangs/volcano-job.yaml",
+            "pod/tf-resnet-worker-1",
+            "--state",
+            GANG,
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        explanation["context"]["assumed"].as_array().unwrap().len(),
+        4
+    );
+    assert_eq!(
+        explanation["context"]["notes"],
+        json!([
+            "the gang plan puts it on gpu-node-05",
+            "this decision alone picks gpu-node-06; the gang plan picks gpu-node-05: Volcano adds its task-topology (bucket) score to the engine's"
+        ])
+    );
+}
+
+/// The flow solver places gpu-eval; greedy, after the pods before it, leaves it pending.
+#[test]
+fn explain_a_batch_pod_with_the_flow_solver() {
+    let (code, explanation) = run_json(
+        "explain-placement",
+        &[
+            "-f",
+            BATCH,
+            "pod/gpu-eval",
+            "--solver",
+            "flow",
+            "--state",
+            THREE_ZONE,
+        ],
+    );
+    assert_eq!(code, 0);
+    let context = &explanation["context"];
+    assert_eq!(context["within"], "a batch of 15 pods (Pod/gpu-eval)");
+    assert_eq!(context["assumed"].as_array().unwrap().len(), 13);
+    assert_eq!(
+        context["solvers"],
+        json!({"flow": "node-a3", "method": "flow",
+               "note": "min-cost flow: task class 2 (1 pods, 1 feasible nodes)",
+               "totalCost": 7159, "greedy": null})
+    );
+    assert_eq!(explanation["selected"], Value::Null);
+    let a3 = explanation["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "node-a3")
+        .cloned()
+        .unwrap();
+    assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
+}

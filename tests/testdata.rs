@@ -38,6 +38,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/topology-spread.yaml", &[("Pod", 1)]),
     ("pods/tolerations.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
+    ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     (
         "clusters/three-zone.yaml",
         &[("DataLoad", 1), ("Namespace", 6), ("Node", 9), ("Pod", 12)],

@@ -5,7 +5,8 @@ use clap::Args;
 
 use super::common::ReportFormat;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::plan::explain;
+use crate::plan::Solver;
+use crate::plan::explain::{self, PlanScope};
 use crate::report;
 use crate::sched::Profile;
 
@@ -19,6 +20,18 @@ Examples:
 
   # A pod already in the recorded state, as if it were pending again
   kubectl dataflow explain-placement pod/web-0 -n shop --state cluster.json
+
+  # One operation of a flow, with the earlier steps placed and where each inherited term came from
+  kubectl dataflow explain-placement -f testdata/flows/three-step.yaml DataProcess/preprocess-imagenet \
+      --state testdata/clusters/three-zone.yaml
+
+  # One pod of a gang, inside its group's plan
+  kubectl dataflow explain-placement -f testdata/gangs/godel-podgroup.yaml pod/bert-large-3 \
+      --state testdata/clusters/gang.yaml
+
+  # One pod of a batch: the min-cost-flow placement next to the greedy decision
+  kubectl dataflow explain-placement -f testdata/pods/batch.yaml pod/gpu-eval --solver flow \
+      --state testdata/clusters/three-zone.yaml
 
   # Everything about one node: each filter's verdict and each score's inputs
   kubectl dataflow explain-placement -f pod.yaml --state cluster.json --node worker-3";
@@ -45,6 +58,10 @@ pub struct ExplainArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    /// With flow, a pod of the -f batch is shown with its min-cost-flow placement next to
+    /// the greedy decision
+    #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
+    pub solver: Solver,
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
@@ -57,16 +74,29 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     for warning in &state.warnings {
         eprintln!("warning: {warning}");
     }
-    let namespace = global.namespace.as_deref().unwrap_or("default");
-    let target = explain::resolve_target(
-        explain::candidates(&manifests),
-        &state,
-        args.target.as_deref(),
-        namespace,
-    )
-    .map_err(|e| anyhow!(e))?;
-    let explanation =
-        explain::explain(&state, profile, &target, args.node.as_deref()).map_err(|e| anyhow!(e))?;
+    let scope = PlanScope {
+        manifests: &manifests,
+        state: &state,
+        profile: profile.clone(),
+        solver: args.solver,
+        namespace: global.namespace.as_deref(),
+    };
+    let in_plan = explain::explain_in_plan(&scope, args.target.as_deref(), args.node.as_deref())?;
+    let explanation = match in_plan {
+        Some(explanation) => explanation,
+        None => {
+            let namespace = global.namespace.as_deref().unwrap_or("default");
+            let target = explain::resolve_target(
+                explain::candidates(&manifests),
+                &state,
+                args.target.as_deref(),
+                namespace,
+            )
+            .map_err(|e| anyhow!(e))?;
+            explain::explain(&state, profile, &target, args.node.as_deref())
+                .map_err(|e| anyhow!(e))?
+        }
+    };
     let text = match args.output {
         ReportFormat::Json => report::to_json(&explanation),
         ReportFormat::Yaml => report::to_yaml(&explanation),
@@ -74,7 +104,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         ReportFormat::Wide => report::explain::render(&explanation, args.top, true),
     };
     print!("{text}");
-    Ok(if explanation.decision.selected.is_some() {
+    Ok(if explanation.placed() {
         Outcome::Clean
     } else {
         Outcome::Findings

@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::common::ReportFormat;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::plan::{self, WhatIf, what_if};
+use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
 
@@ -15,6 +15,16 @@ Examples:
 
   # The same as JSON for scripts
   kubectl dataflow plan -f flow.yaml --state cluster.json -o json
+
+  # A Godel PodGroup and its pods, or a Volcano Job: where the gang lands, per topology level
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml
+
+  # What the job-level affinity buys: the same gang placed by the plain default scheduler
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml --compare
+
+  # A batch of pods placed by min-cost flow, against the greedy scheduler
+  kubectl dataflow plan -f testdata/pods/batch.yaml --state testdata/clusters/three-zone.yaml \
+      --solver flow --compare
 
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json --what-if drain=worker-1 \\
@@ -36,6 +46,16 @@ pub struct PlanArgs {
     /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
+    /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
+    #[arg(long, value_name = "N")]
+    pub replicas: Option<usize>,
+    /// Also place gangs with the plain default scheduler (domains crossed per level), and the
+    /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
+    #[arg(long)]
+    pub compare: bool,
+    /// How the batch of plain pods and workload replicas in the inputs is placed
+    #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
+    pub solver: Solver,
 }
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
@@ -46,7 +66,12 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     let mut state = global.cluster_state()?;
     what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
-    let plan = plan::plan(&set.manifests, &state, profile)?;
+    let opts = PlanOptions {
+        replicas: args.replicas,
+        compare: args.compare,
+        solver: args.solver,
+    };
+    let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {
         ReportFormat::Table => report::plan::table(&plan, false),
         ReportFormat::Wide => report::plan::table(&plan, true),

@@ -5,10 +5,15 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::batch::{self, Solver};
+use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
-use crate::model::{Object, ObjectMeta, Pod, PodStatus};
+use crate::model::{Object, OpKind, Pod};
 use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
+use crate::systems::flow::{self as flow_solver, Method};
+use crate::systems::fluid;
+use crate::systems::gang::{self, GangOptions};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -45,6 +50,9 @@ pub struct Explanation {
     pub total_nodes: usize,
     /// The score weights the totals were computed with.
     pub weights: BTreeMap<String, i64>,
+    /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
 }
 
 /// A pod that an object in the inputs would create, with a name users recognise.
@@ -66,16 +74,7 @@ pub fn candidates(manifests: &ManifestSet) -> Vec<Candidate> {
             }),
             Object::Workload(w) => Some(Candidate {
                 label: format!("{}/{}", w.kind, w.metadata.name),
-                pod: Pod {
-                    metadata: ObjectMeta {
-                        name: format!("{}-0", w.metadata.name),
-                        namespace: w.metadata.namespace.clone(),
-                        labels: w.template.metadata.labels.clone(),
-                        annotations: w.template.metadata.annotations.clone(),
-                    },
-                    spec: w.template.spec.clone(),
-                    status: PodStatus::default(),
-                },
+                pod: batch::replica(w, 0),
             }),
             _ => None,
         })
@@ -156,30 +155,383 @@ pub fn explain(
     target: &Target,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let pod = &target.pod;
-    let weights = profile.score_weights.clone();
     let mut scheduler = Scheduler::new(state, profile);
-    let mut pending = pod.clone();
+    let mut pending = target.pod.clone();
     if target.from_state {
-        scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
+        scheduler.forget(&pending.metadata.namespace, &pending.metadata.name);
         pending.spec.node_name.clear();
     }
+    decide_in(&scheduler, &pending, None, node)
+}
+
+/// The explanation of one decision of `scheduler` (with whatever it has assumed), over all
+/// nodes or over `within` (state node indexes).
+fn decide_in(
+    scheduler: &Scheduler,
+    pod: &Pod,
+    within: Option<&[usize]>,
+    node: Option<&str>,
+) -> Result<Explanation, TargetError> {
     let node_detail = match node {
         Some(name) => Some(
             scheduler
-                .explain_node(&pending, name)
+                .explain_node(pod, name)
                 .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
         ),
         None => None,
+    };
+    let decision = match within {
+        Some(nodes) => scheduler.decide_within(pod, nodes),
+        None => scheduler.decide(pod),
     };
     Ok(Explanation {
         pod: PodRef {
             namespace: pod.metadata.namespace.clone(),
             name: pod.metadata.name.clone(),
         },
-        decision: scheduler.decide(&pending),
+        total_nodes: decision.nodes.len(),
+        decision,
         node_detail,
-        total_nodes: state.nodes.len(),
-        weights,
+        weights: scheduler.profile().score_weights.clone(),
+        context: None,
     })
+}
+
+impl Explanation {
+    /// Whether the pod gets a node: under the flow solver, the flow's answer.
+    pub fn placed(&self) -> bool {
+        match self.context.as_ref().and_then(|c| c.solvers.as_ref()) {
+            Some(solvers) => solvers.flow.is_some(),
+            None => self.decision.selected.is_some(),
+        }
+    }
+}
+
+/// What `explain-placement` explains a pod inside of, besides the bare cluster state.
+pub struct PlanScope<'a> {
+    pub manifests: &'a ManifestSet,
+    pub state: &'a ClusterState,
+    pub profile: Profile,
+    pub solver: Solver,
+    /// `-n`, when given: narrows which namespace the target is looked up in.
+    pub namespace: Option<&'a str>,
+}
+
+/// Explain `target` inside the plan it belongs to: a Fluid operation at its step of its flow,
+/// a gang's pod inside its group's plan, or (with the flow solver) a pod of the batch. `None`
+/// when the target is none of these, so the caller explains it on its own.
+pub fn explain_in_plan(
+    scope: &PlanScope,
+    target: Option<&str>,
+    node: Option<&str>,
+) -> Result<Option<Explanation>, PlanError> {
+    let Some(target) = target else {
+        return Ok(None);
+    };
+    let (kind, name) = target.split_once('/').unwrap_or(("pod", target));
+    // kubectl spells kinds in any case: dataload/NAME works too.
+    if let Some(kind) = OpKind::ALL
+        .into_iter()
+        .find(|k| k.as_str().eq_ignore_ascii_case(kind))
+    {
+        return explain_operation(scope, kind, name, node).map(Some);
+    }
+    if !matches!(kind.to_ascii_lowercase().as_str(), "pod" | "pods" | "po") {
+        if scope.solver == Solver::Flow {
+            return explain_batch_pod(scope, |m| m.from.eq_ignore_ascii_case(target), node);
+        }
+        return Ok(None);
+    }
+    if let Some(explanation) = explain_gang_pod(scope, name, node)? {
+        return Ok(Some(explanation));
+    }
+    if scope.solver == Solver::Flow {
+        return explain_batch_pod(scope, |m| m.pod.metadata.name == name, node);
+    }
+    Ok(None)
+}
+
+fn in_namespace(scope: &PlanScope, namespace: &str) -> bool {
+    scope.namespace.is_none_or(|n| n == namespace)
+}
+
+/// The operation's pod with the state as the plan has it at that step: the operations that run
+/// before it are placed and assumed, and its inherited terms say where each came from.
+fn explain_operation(
+    scope: &PlanScope,
+    kind: OpKind,
+    name: &str,
+    node: Option<&str>,
+) -> Result<Explanation, PlanError> {
+    let graph = graph::build(&scope.manifests.manifests, scope.state)?;
+    let index = graph
+        .ops
+        .iter()
+        .position(|g| {
+            g.key.kind == kind && g.key.name == name && in_namespace(scope, &g.key.namespace)
+        })
+        .ok_or_else(|| {
+            TargetError::NotFound(format!(
+                "{kind}/{name} is neither in the -f inputs nor in the cluster state"
+            ))
+        })?;
+    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let plans = flow::plan_through(&graph, &mut scheduler, index);
+    let (op_plan, earlier) = plans.split_last().expect("the target is planned last");
+    let op = graph.ops[index].op;
+    let affinity = op_plan
+        .affinity
+        .clone()
+        .or_else(|| fluid::own_affinity(op).cloned());
+    let pod = fluid::pod_for(op, affinity);
+    let mut explanation = decide_in(&scheduler, &pod, None, node)?;
+    let mut notes: Vec<String> = op_plan.warnings.clone();
+    match op_plan.status {
+        OpStatus::Complete => notes.insert(
+            0,
+            "already Complete in the cluster state: shown as if its pod were pending now".into(),
+        ),
+        OpStatus::Blocked | OpStatus::Failed => notes.insert(
+            0,
+            format!(
+                "the plan marks it {}: Fluid never runs this pod",
+                op_plan.status.as_str()
+            ),
+        ),
+        OpStatus::Planned | OpStatus::Unschedulable => {}
+    }
+    explanation.context = Some(Context {
+        within: format!(
+            "{}/{}/{}: step {} of flow {}",
+            op_plan.kind, op_plan.namespace, op_plan.name, op_plan.step, op_plan.flow
+        ),
+        assumed: earlier
+            .iter()
+            .filter_map(|p| {
+                let node = p.node.clone()?;
+                Some(Assumed {
+                    pod: format!("{}/{}/{}", p.kind, p.namespace, p.name),
+                    node,
+                })
+            })
+            .collect(),
+        restricted_to: None,
+        inherited: inherited_terms(op_plan),
+        solvers: None,
+        notes,
+    });
+    Ok(explanation)
+}
+
+/// Each inherited expression with the operation it comes from and the value it recorded.
+fn inherited_terms(op: &OperationPlan) -> Vec<InheritedTerm> {
+    let (Some(affinity), Some(source)) = (
+        op.inherited_affinity.as_ref(),
+        op.depend_on.as_ref().or(op.after.as_ref()),
+    ) else {
+        return Vec::new();
+    };
+    let term = |kind: String, e: &crate::model::NodeSelectorRequirement| InheritedTerm {
+        term: kind,
+        expression: format!("{} {} [{}]", e.key, e.operator, e.values.join(", ")),
+        source: source.clone(),
+        recorded: format!("{}={}", e.key, e.values.join(",")),
+    };
+    let required = affinity
+        .required
+        .iter()
+        .flat_map(|r| &r.node_selector_terms)
+        .flat_map(|t| &t.match_expressions)
+        .map(|e| term("required".into(), e));
+    let preferred = affinity.preferred.iter().flat_map(|p| {
+        p.preference
+            .match_expressions
+            .iter()
+            .map(move |e| term(format!("preferred({})", p.weight), e))
+    });
+    required.chain(preferred).collect()
+}
+
+/// A pod of a gang, inside its group's plan: the gang's pods planned before it are assumed, and
+/// a Godel pod is decided within the node group the unit was given.
+fn explain_gang_pod(
+    scope: &PlanScope,
+    name: &str,
+    node: Option<&str>,
+) -> Result<Option<Explanation>, PlanError> {
+    let gangs = gang::gangs(scope.manifests, scope.state, &GangOptions::default());
+    let found = gangs.iter().find_map(|g| {
+        let pods = g.pods();
+        let pod = pods
+            .into_iter()
+            .find(|p| p.metadata.name == name && in_namespace(scope, &p.metadata.namespace))?;
+        Some((g, pod))
+    });
+    let Some((gang, mut pod)) = found else {
+        return Ok(None);
+    };
+    let plan = gang.plan(scope.state, &scope.profile, false)?;
+    let pods = gang.pods();
+    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let mut assumed = Vec::new();
+    for row in plan.pods.iter().take_while(|r| r.pod != name) {
+        if let (Some(node), false) = (&row.node, row.running)
+            && let Some(member) = pods.iter().find(|p| p.metadata.name == row.pod)
+        {
+            scheduler.assume(member.clone(), node);
+            assumed.push(Assumed {
+                pod: row.pod.clone(),
+                node: node.clone(),
+            });
+        }
+    }
+    let row = plan.pods.iter().find(|r| r.pod == name);
+    let mut notes = Vec::new();
+    if row.is_some_and(|r| r.running) {
+        scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
+        pod.spec.node_name.clear();
+        notes.push("already running: shown as if it were pending again".to_string());
+    }
+    match row.and_then(|r| r.node.as_ref()) {
+        Some(node) => notes.push(format!("the gang plan puts it on {node}")),
+        None => notes.push(format!(
+            "the gang plan leaves it pending: {}",
+            row.and_then(|r| r.reason.clone())
+                .unwrap_or_else(|| plan.summary.clone())
+        )),
+    }
+    if plan.scheduled < plan.min_member {
+        notes.push(format!(
+            "the gang reaches {} of minMember {}: none of its pending pods is bound",
+            plan.scheduled, plan.min_member
+        ));
+    }
+    let within = (!plan.group_nodes.is_empty()).then_some(plan.group_nodes.as_slice());
+    let mut explanation = decide_in(&scheduler, &pod, within, node)?;
+    let planned = row.and_then(|r| r.node.as_ref());
+    if let (Some(planned), Some(alone)) = (planned, &explanation.decision.selected)
+        && planned != alone
+    {
+        let why = if gang.kind() == "Job" {
+            "Volcano adds its task-topology (bucket) score to the engine's"
+        } else {
+            "Godel fills the node group's circles (preferred domains) in order"
+        };
+        notes.push(format!(
+            "this decision alone picks {alone}; the gang plan picks {planned}: {why}"
+        ));
+    }
+    explanation.context = Some(Context {
+        within: format!("{} {}/{}", plan.kind, plan.namespace, plan.name),
+        assumed,
+        restricted_to: plan
+            .node_group
+            .clone()
+            .filter(|_| within.is_some())
+            .map(|group| format!("node group {group} ({} nodes)", plan.group_nodes.len())),
+        inherited: Vec::new(),
+        solvers: None,
+        notes,
+    });
+    Ok(Some(explanation))
+}
+
+/// A pod of the batch under the flow solver: where the flow puts it, next to the greedy
+/// decision with the batch pods before it (input order) assumed where greedy put them.
+fn explain_batch_pod(
+    scope: &PlanScope,
+    is_target: impl Fn(&batch::Member) -> bool,
+    node: Option<&str>,
+) -> Result<Option<Explanation>, PlanError> {
+    let members = batch::members(scope.manifests);
+    let Some(index) = members
+        .iter()
+        .position(|m| is_target(m) && in_namespace(scope, &m.pod.metadata.namespace))
+    else {
+        return Ok(None);
+    };
+    let pods: Vec<Pod> = members.iter().map(|m| m.pod.clone()).collect();
+    let flow_plan = flow_solver::solve_batch(scope.state, &scope.profile, &pods);
+    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let earlier: Vec<&Pod> = pods[..index].iter().collect();
+    let placed = flow_solver::place_greedily(&mut scheduler, &earlier);
+    let assumed = earlier
+        .iter()
+        .zip(placed)
+        .filter_map(|(pod, (node, _))| {
+            Some(Assumed {
+                pod: format!("{}/{}", pod.metadata.namespace, pod.metadata.name),
+                node: node?,
+            })
+        })
+        .collect();
+    let mut explanation = decide_in(&scheduler, &pods[index], None, node)?;
+    let placement = &flow_plan.placements[index];
+    explanation.context = Some(Context {
+        within: format!("a batch of {} pods ({})", pods.len(), members[index].from),
+        assumed,
+        restricted_to: None,
+        inherited: Vec::new(),
+        solvers: Some(Solvers {
+            flow: placement.node.clone(),
+            method: placement.method,
+            note: placement.note.clone(),
+            total_cost: flow_plan.total_cost,
+            greedy: explanation.decision.selected.clone(),
+        }),
+        notes: vec![
+            "the table below is the greedy decision; the flow solver places the whole batch at \
+             once and has no per-node scores of its own"
+                .to_string(),
+        ],
+    });
+    Ok(Some(explanation))
+}
+
+/// The plan around an explained pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    /// `DataLoad/data/load: step 1 of flow 1`, `PodGroup training/bert-large`, ...
+    pub within: String,
+    /// What the plan placed before this pod; the decision sees it.
+    pub assumed: Vec<Assumed>,
+    /// The nodes the decision is restricted to (a gang's node group).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restricted_to: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inherited: Vec<InheritedTerm>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solvers: Option<Solvers>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assumed {
+    pub pod: String,
+    pub node: String,
+}
+
+/// One inherited expression and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InheritedTerm {
+    /// `required` or `preferred(<weight>)`.
+    pub term: String,
+    pub expression: String,
+    /// The operation whose record it copies (`dependOn`, else `runAfter`).
+    pub source: OpRef,
+    /// What the source recorded: `key=value`.
+    pub recorded: String,
+}
+
+/// `explain-placement --solver flow`: the two solvers' answers for the pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Solvers {
+    pub flow: Option<String>,
+    /// Whether the flow solver placed it itself or fell back to greedy.
+    pub method: Method,
+    pub note: String,
+    pub total_cost: i64,
+    pub greedy: Option<String>,
 }

@@ -21,13 +21,36 @@ struct Outcome {
 
 /// Plan every operation of the graph, flow by flow, in run order.
 pub fn plan_operations(graph: &FlowGraph, scheduler: &mut Scheduler) -> Vec<OperationPlan> {
+    walk(graph, scheduler, None)
+}
+
+/// Plan the operations up to and including `target` (graph index), in the same order as
+/// [`plan_operations`], and leave the scheduler as it was when `target`'s pod was decided:
+/// everything before it assumed, its own pod not.
+pub fn plan_through(
+    graph: &FlowGraph,
+    scheduler: &mut Scheduler,
+    target: usize,
+) -> Vec<OperationPlan> {
+    walk(graph, scheduler, Some(target))
+}
+
+fn walk(graph: &FlowGraph, scheduler: &mut Scheduler, target: Option<usize>) -> Vec<OperationPlan> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; graph.ops.len()];
     let mut plans = Vec::with_capacity(graph.ops.len());
     for (flow, members) in graph.flows.iter().enumerate() {
         for (step, &i) in members.iter().enumerate() {
             let (plan, outcome) = plan_one(graph, i, &outcomes, scheduler, flow + 1, step + 1);
             outcomes[i] = Some(outcome);
+            let placed = plan.node.is_some();
             plans.push(plan);
+            if target == Some(i) {
+                if placed {
+                    let pod = fluid::pod_for(graph.ops[i].op, None);
+                    scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
+                }
+                return plans;
+            }
         }
     }
     plans

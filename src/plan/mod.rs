@@ -2,6 +2,7 @@
 //! manifests and the cluster state through the one engine (`sched`). The `Plan` structs are
 //! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
+pub mod batch;
 pub mod explain;
 pub mod flow;
 pub mod graph;
@@ -10,10 +11,12 @@ pub mod what_if;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, NodeAffinity};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
+use crate::systems::gang::{self, GangError, GangOptions, GroupPlan};
+pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
 pub use what_if::{WhatIf, WhatIfError};
 
@@ -24,22 +27,42 @@ pub enum PlanError {
     Flow(#[from] FlowErrors),
     #[error(transparent)]
     WhatIf(#[from] WhatIfError),
+    #[error(transparent)]
+    Gang(#[from] GangError),
+    #[error(transparent)]
+    Target(#[from] explain::TargetError),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     pub operations: Vec<OperationPlan>,
     /// Gang placements (PodGroups, Volcano Jobs).
-    pub groups: Vec<serde_json::Value>,
+    pub groups: Vec<GroupPlan>,
+    /// Plain pods and workload replicas of the inputs, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchPlan>,
 }
 
 impl Plan {
-    /// Exit 1: an operation cannot be placed or never gets to run.
+    /// Exit 1: an operation cannot be placed or never gets to run, a gang cannot reach
+    /// minMember, or a pod of the batch stays pending.
     pub fn has_findings(&self) -> bool {
         self.operations
             .iter()
             .any(|o| matches!(o.status, OpStatus::Unschedulable | OpStatus::Blocked))
+            || self.groups.iter().any(|g| g.scheduled < g.min_member)
+            || self.batch.as_ref().is_some_and(|b| b.pending() > 0)
     }
+}
+
+/// What `plan` is asked beyond the inputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// `--replicas N`: copies of each pod template that joins a PodGroup.
+    pub replicas: Option<usize>,
+    /// `--compare`: gangs against the default scheduler, the batch greedy against flow.
+    pub compare: bool,
+    pub solver: Solver,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -124,7 +147,8 @@ pub struct OperationPlan {
     pub source: String,
 }
 
-/// Plan the DataFlows of `manifests` (plus the operations of `state` they reach).
+/// Plan the DataFlows of `manifests` (plus the operations of `state` they reach): what
+/// `patch` and `launch` need.
 pub fn plan(
     manifests: &[Manifest],
     state: &ClusterState,
@@ -135,5 +159,30 @@ pub fn plan(
     Ok(Plan {
         operations: flow::plan_operations(&graph, &mut scheduler),
         groups: Vec::new(),
+        batch: None,
+    })
+}
+
+/// Everything `plan` shows: the DataFlows of the manifests, their gangs and their batch of
+/// plain pods. The three are planned independently against the same state: Fluid, the gang
+/// schedulers and kube-scheduler each see only the cluster, not each other's previews.
+pub fn plan_all(
+    manifests: &ManifestSet,
+    state: &ClusterState,
+    profile: Profile,
+    opts: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    let gang_opts = GangOptions {
+        replicas: opts.replicas,
+        compare: opts.compare,
+    };
+    let groups = gang::plan_gangs(manifests, state, &profile, &gang_opts)?;
+    let members = batch::members(manifests);
+    let batch = (!members.is_empty())
+        .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
+    Ok(Plan {
+        groups,
+        batch,
+        ..plan(&manifests.manifests, state, profile)?
     })
 }

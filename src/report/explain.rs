@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{render_table, table};
-use crate::plan::explain::Explanation;
+use crate::plan::explain::{Context, Explanation};
 use crate::sched::profile::DEFAULT_SCORE_WEIGHTS;
 use crate::sched::{NodeDetail, NodeVerdict};
 
@@ -26,7 +26,11 @@ fn short_name(plugin: &str) -> &str {
 const NAMES_PER_REASON: usize = 5;
 
 pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
-    let mut out = String::new();
+    let mut out = explanation
+        .context
+        .as_ref()
+        .map(render_context)
+        .unwrap_or_default();
     let decision = &explanation.decision;
     let pod = &explanation.pod;
     let feasible: Vec<&NodeVerdict> = decision.nodes.iter().filter(|v| v.feasible).collect();
@@ -136,6 +140,56 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
         out.push('\n');
         out.push_str(&render_node(detail, explanation));
     }
+    out
+}
+
+/// The plan around the pod: what it is part of, what was placed before it, where its
+/// inherited terms come from, and what the solvers say.
+fn render_context(context: &Context) -> String {
+    let mut out = format!("Within {}\n", context.within);
+    if let Some(restricted) = &context.restricted_to {
+        let _ = writeln!(out, "Decided within {restricted}");
+    }
+    if !context.assumed.is_empty() {
+        out.push_str("Placed earlier in the plan (assumed):\n");
+        for a in &context.assumed {
+            let _ = writeln!(out, "  {} on {}", a.pod, a.node);
+        }
+    }
+    if !context.inherited.is_empty() {
+        out.push_str("Inherited terms:\n");
+        let mut t = table(&["TERM", "EXPRESSION", "FROM", "RECORDED"]);
+        for term in &context.inherited {
+            t.add_row(vec![
+                term.term.clone(),
+                term.expression.clone(),
+                format!(
+                    "{}/{}/{}",
+                    term.source.kind, term.source.namespace, term.source.name
+                ),
+                term.recorded.clone(),
+            ]);
+        }
+        out.push_str(&render_table(&t));
+    }
+    if let Some(solvers) = &context.solvers {
+        let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".to_string());
+        let _ = writeln!(
+            out,
+            "Flow solver: {} ({}; total cost of the batch {})",
+            node(&solvers.flow),
+            solvers.note,
+            solvers.total_cost
+        );
+        let _ = writeln!(out, "Greedy solver: {}", node(&solvers.greedy));
+    }
+    if !context.notes.is_empty() {
+        out.push_str("Notes:\n");
+        for note in &context.notes {
+            let _ = writeln!(out, "  {note}");
+        }
+    }
+    out.push('\n');
     out
 }
 

@@ -1,41 +1,219 @@
-//! Rendering a [`Plan`]: one table per flow with its warnings under it, or the JSON/YAML
-//! contract.
+//! Rendering a [`Plan`]: one table per flow, per gang and for the batch, each with its notes
+//! under it, or the JSON/YAML contract.
 
 use crate::model::NodeAffinity;
+use crate::model::fluid::HOSTNAME_LABEL;
 use crate::plan::flow::recorded_host;
-use crate::plan::{OpRef, OpStatus, OperationPlan, Plan};
+use crate::plan::{BatchPlan, OpRef, OpStatus, OperationPlan, Plan, Solver};
+use crate::systems::flow::{Method, Metrics};
 use crate::systems::fluid::describe_inherited;
+use crate::systems::gang::GroupPlan;
 
-/// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties).
+/// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
+/// then the gangs, then the batch, each with its notes under it.
 pub fn table(plan: &Plan, wide: bool) -> String {
-    let mut out = String::new();
+    let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
-    if flows == 0 {
-        return "No DataFlow operations found.\n".to_string();
-    }
     for flow in 1..=flows {
         let ops: Vec<&OperationPlan> = plan.operations.iter().filter(|o| o.flow == flow).collect();
-        if flow > 1 {
-            out.push('\n');
-        }
-        out.push_str(&format!("Flow {flow} ({} operations)\n", ops.len()));
-        out.push_str(&super::render_table(&flow_table(&ops, wide)));
-        let notes: Vec<String> = ops
-            .iter()
-            .flat_map(|o| {
-                let name = format!("{}/{}/{}", o.kind, o.namespace, o.name);
-                o.summary
-                    .iter()
-                    .chain(&o.warnings)
-                    .map(move |w| format!("  {name}: {w}\n"))
-            })
-            .collect();
-        if !notes.is_empty() {
-            out.push_str("Warnings:\n");
-            out.extend(notes);
-        }
+        sections.push(flow_section(flow, &ops, wide));
+    }
+    sections.extend(plan.groups.iter().map(group_section));
+    sections.extend(plan.batch.iter().map(batch_section));
+    if sections.is_empty() {
+        return "Nothing to plan: no DataFlow operations, gangs or pods found.\n".to_string();
+    }
+    sections.join("\n")
+}
+
+fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {
+    let mut out = format!("Flow {flow} ({} operations)\n", ops.len());
+    out.push_str(&super::render_table(&flow_table(ops, wide)));
+    let notes: Vec<String> = ops
+        .iter()
+        .flat_map(|o| {
+            let name = format!("{}/{}/{}", o.kind, o.namespace, o.name);
+            o.summary
+                .iter()
+                .chain(&o.warnings)
+                .map(move |w| format!("  {name}: {w}\n"))
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push_str("Warnings:\n");
+        out.extend(notes);
     }
     out
+}
+
+/// How many pod names to list per pending reason before counting the rest.
+const NAMES_PER_REASON: usize = 5;
+
+/// One gang: the summary line, a row per pod with its domain at each level, then why pods
+/// stay pending and why node groups were turned down.
+fn group_section(group: &GroupPlan) -> String {
+    let mut out = format!(
+        "{} {}/{} (minMember {}): {}\n",
+        group.kind, group.namespace, group.name, group.min_member, group.summary
+    );
+    let tasks = group.pods.iter().any(|p| p.task.is_some());
+    let mut header = vec!["POD"];
+    if tasks {
+        header.push("TASK");
+    }
+    header.push("NODE");
+    // The hostname level is the node column already.
+    let shown: Vec<usize> = (0..group.levels.len())
+        .filter(|&i| group.levels[i] != HOSTNAME_LABEL)
+        .collect();
+    header.extend(shown.iter().map(|&i| group.levels[i].as_str()));
+    let mut t = super::table(&header);
+    for pod in &group.pods {
+        let mut row = vec![pod.pod.clone()];
+        if tasks {
+            row.push(pod.task.clone().unwrap_or_else(|| "-".into()));
+        }
+        row.push(match (&pod.node, pod.running) {
+            (Some(node), true) => format!("{node} (running)"),
+            (Some(node), false) => node.clone(),
+            (None, _) => "<pending>".into(),
+        });
+        row.extend(shown.iter().map(|&i| {
+            pod.domains
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| "-".into())
+        }));
+        t.add_row(row);
+    }
+    out.push_str(&super::render_table(&t));
+    if let Some(node_group) = &group.node_group {
+        out.push_str(&format!("Node group: {node_group}\n"));
+    }
+    // Pods of a unit often stay pending for one shared reason: one line per reason.
+    let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
+    for pod in &group.pods {
+        let Some(reason) = pod.reason.as_deref() else {
+            continue;
+        };
+        match pending.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, pods)) => pods.push(&pod.pod),
+            None => pending.push((reason, vec![&pod.pod])),
+        }
+    }
+    if !pending.is_empty() {
+        out.push_str("Pending:\n");
+        for (reason, pods) in pending {
+            let names = match pods.len() {
+                1 => pods[0].to_string(),
+                n if n <= NAMES_PER_REASON => pods.join(", "),
+                n => format!(
+                    "{} and {} more",
+                    pods[..NAMES_PER_REASON].join(", "),
+                    n - NAMES_PER_REASON
+                ),
+            };
+            out.push_str(&format!("  {names}: {reason}\n"));
+        }
+    }
+    if !group.rejections.is_empty() {
+        out.push_str("Rejected:\n");
+        for r in &group.rejections {
+            out.push_str(&format!("  {}: {}\n", r.group, r.reason));
+        }
+    }
+    if !group.warnings.is_empty() {
+        out.push_str("Warnings:\n");
+        out.extend(group.warnings.iter().map(|w| format!("  {w}\n")));
+    }
+    if let Some(c) = &group.comparison {
+        out.push_str(&format!(
+            "Default scheduler (pod by pod, no group semantics): {}/{} pods placed\n",
+            c.scheduled,
+            c.placements.len()
+        ));
+        let mut t = super::table(&["LEVEL", "DOMAINS (GANG)", "DOMAINS (DEFAULT)"]);
+        for level in &c.levels {
+            t.add_row(vec![
+                level.key.clone(),
+                level.gang.to_string(),
+                level.default.to_string(),
+            ]);
+        }
+        out.push_str(&super::render_table(&t));
+    }
+    out
+}
+
+fn batch_section(batch: &BatchPlan) -> String {
+    let solver = match batch.solver {
+        Solver::Greedy => "greedy",
+        Solver::Flow => "flow",
+    };
+    let mut out = format!(
+        "Batch ({} pods, solver {solver}): {}/{} pods placed",
+        batch.pods.len(),
+        batch.placed,
+        batch.pods.len()
+    );
+    if let Some(cost) = batch.total_cost {
+        out.push_str(&format!(", total cost {cost}"));
+    }
+    out.push('\n');
+    let mut t = super::table(&["POD", "FROM", "NODE", "METHOD", "NOTE"]);
+    for pod in &batch.pods {
+        t.add_row(vec![
+            format!("{}/{}", pod.namespace, pod.name),
+            pod.from.clone(),
+            pod.node.clone().unwrap_or_else(|| "<pending>".into()),
+            method_name(pod.method).to_string(),
+            if pod.note.is_empty() {
+                "-".into()
+            } else {
+                pod.note.clone()
+            },
+        ]);
+    }
+    out.push_str(&super::render_table(&t));
+    if let Some(c) = &batch.comparison {
+        out.push_str("Greedy against flow:\n");
+        let mut t = super::table(&["METRIC", "GREEDY", "FLOW"]);
+        type Column = fn(&Metrics) -> String;
+        let rows: [(&str, Column); 5] = [
+            ("pods placed", |m| format!("{}/{}", m.placed, m.pods)),
+            ("nodes used", |m| m.nodes_used.to_string()),
+            ("preferred-affinity weight", |m| {
+                m.preferred_weight.to_string()
+            }),
+            ("max pods per node", |m| m.max_pods_per_node.to_string()),
+            ("pods per node (stddev)", |m| {
+                format!("{:.3}", m.pods_per_node_stddev)
+            }),
+        ];
+        for (name, value) in rows {
+            t.add_row(vec![name.to_string(), value(&c.greedy), value(&c.flow)]);
+        }
+        out.push_str(&super::render_table(&t));
+        let mut t = super::table(&["POD", "GREEDY", "FLOW"]);
+        let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".into());
+        for pod in &c.pods {
+            let mut name = pod.name.clone();
+            if pod.greedy != pod.flow {
+                name.push_str(" *");
+            }
+            t.add_row(vec![name, node(&pod.greedy), node(&pod.flow)]);
+        }
+        out.push_str(&super::render_table(&t));
+    }
+    out
+}
+
+fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::Flow => "flow",
+        Method::Greedy => "greedy",
+    }
 }
 
 fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::godel::plan_pod_group;
-use super::volcano::plan_job;
+use super::volcano::{expand_job, plan_job};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::gang::GODEL_POD_GROUP_LABEL;
-use crate::model::{GodelPodGroup, Node, Object, ObjectMeta, Pod};
+use crate::model::{GodelPodGroup, Node, Object, ObjectMeta, Pod, VolcanoJob};
 use crate::sched::{Profile, Scheduler};
 
 /// One gang in `plan -o json` (`groups[]`). The first six fields are the contract; the rest
@@ -38,6 +38,10 @@ pub struct GroupPlan {
     /// Godel: the node group (topology domain) that took the unit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_group: Option<String>,
+    /// Godel: the chosen node group's nodes (state indexes), so that one pod can be explained
+    /// inside its group's plan.
+    #[serde(skip)]
+    pub group_nodes: Vec<usize>,
     /// Pods per domain at each level of `levels`.
     pub domains: Vec<LevelCount>,
     /// Why candidate groups (or the gang as a whole) were turned down.
@@ -223,6 +227,7 @@ impl GroupPlan {
             levels,
             pods,
             node_group: None,
+            group_nodes: Vec::new(),
             domains,
             rejections: Vec::new(),
             warnings: Vec::new(),
@@ -291,23 +296,94 @@ pub struct GangError {
     pub message: String,
 }
 
-/// Plan every gang of the manifests: Godel PodGroups (given, or in the state and joined by a
-/// given pod) with their pods, and Volcano Jobs. Sorted by kind, namespace and name.
-pub fn plan_gangs(
+/// A gang to plan, with the pods it is made of.
+#[derive(Debug, Clone)]
+pub enum Gang<'a> {
+    /// A Godel PodGroup with its pending pods (planning order) and its running ones.
+    Godel {
+        group: GodelPodGroup,
+        pending: Vec<Pod>,
+        running: Vec<&'a Pod>,
+    },
+    /// A Volcano Job; its pods come from its tasks.
+    Volcano(VolcanoJob),
+}
+
+impl Gang<'_> {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Gang::Godel { .. } => "PodGroup",
+            Gang::Volcano(_) => "Job",
+        }
+    }
+
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            Gang::Godel { group, .. } => &group.metadata,
+            Gang::Volcano(job) => &job.metadata,
+        }
+    }
+
+    /// Every pod the gang plans or counts: running and pending for Godel, all task pods for
+    /// Volcano.
+    pub fn pods(&self) -> Vec<Pod> {
+        match self {
+            Gang::Godel {
+                pending, running, ..
+            } => running
+                .iter()
+                .map(|&p| p.clone())
+                .chain(pending.iter().cloned())
+                .collect(),
+            Gang::Volcano(job) => expand_job(job).into_iter().map(|(_, pod)| pod).collect(),
+        }
+    }
+
+    pub fn plan(
+        &self,
+        state: &ClusterState,
+        profile: &Profile,
+        compare: bool,
+    ) -> Result<GroupPlan, GangError> {
+        let error = |message: String| GangError {
+            kind: self.kind(),
+            namespace: self.metadata().namespace.clone(),
+            name: self.metadata().name.clone(),
+            message,
+        };
+        match self {
+            Gang::Godel {
+                group,
+                pending,
+                running,
+            } => plan_pod_group(state, profile, group, pending, running, compare)
+                .map_err(|e| error(e.to_string())),
+            Gang::Volcano(job) => {
+                plan_job(state, profile, job, compare).map_err(|e| error(e.to_string()))
+            }
+        }
+    }
+}
+
+/// The gangs of the manifests: Godel PodGroups (given, or in the state and joined by a given
+/// pod) with their pods, and Volcano Jobs. Without any manifests, the gangs of the state that
+/// still have pods to place. Sorted by kind, namespace and name.
+pub fn gangs<'a>(
     manifests: &ManifestSet,
-    state: &ClusterState,
-    profile: &Profile,
+    state: &'a ClusterState,
     opts: &GangOptions,
-) -> Result<Vec<GroupPlan>, GangError> {
+) -> Vec<Gang<'a>> {
     let objects: Vec<&Object> = manifests.manifests.iter().map(|m| &m.object).collect();
     let mut groups: BTreeMap<(String, String), GodelPodGroup> = BTreeMap::new();
     let mut members: BTreeMap<(String, String), Vec<Pod>> = BTreeMap::new();
+    let mut jobs: Vec<VolcanoJob> = Vec::new();
     for object in &objects {
         match object {
             Object::GodelPodGroup(g) => {
                 let key = (g.metadata.namespace.clone(), g.metadata.name.clone());
                 groups.insert(key, g.clone());
             }
+            Object::VolcanoJob(job) => jobs.push(job.clone()),
             Object::Pod(pod) => {
                 if let Some(group) = pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
                     let key = (pod.metadata.namespace.clone(), group.clone());
@@ -339,25 +415,26 @@ pub fn plan_gangs(
             _ => {}
         }
     }
-    for key in members.keys() {
-        let known = state
-            .godel_pod_groups
-            .iter()
-            .find(|g| g.metadata.namespace == key.0 && g.metadata.name == key.1);
-        if let (false, Some(g)) = (groups.contains_key(key), known) {
-            groups.insert(key.clone(), g.clone());
+    let from_state = objects.is_empty();
+    for g in &state.godel_pod_groups {
+        let key = (g.metadata.namespace.clone(), g.metadata.name.clone());
+        if !groups.contains_key(&key) && (from_state || members.contains_key(&key)) {
+            groups.insert(key, g.clone());
         }
     }
-    let mut plans = Vec::new();
-    for ((namespace, name), group) in &groups {
+    if from_state {
+        jobs.extend(state.volcano_jobs.iter().cloned());
+    }
+    let mut found = Vec::new();
+    for ((namespace, name), group) in groups {
         let in_group = |pod: &&Pod| {
-            pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) == Some(name) && !pod.is_terminated()
+            pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) == Some(&name) && !pod.is_terminated()
         };
         let given = members
             .remove(&(namespace.clone(), name.clone()))
             .unwrap_or_default();
         let state_pods: Vec<&Pod> = state
-            .pods_in_namespace(namespace)
+            .pods_in_namespace(&namespace)
             .filter(in_group)
             .collect();
         let running: Vec<&Pod> = state_pods
@@ -376,28 +453,50 @@ pub fn plan_gangs(
                 .into_iter()
                 .filter(|g| !running.iter().any(|r| r.metadata.name == g.metadata.name)),
         );
-        let plan = plan_pod_group(state, profile, group, &pending, &running, opts.compare)
-            .map_err(|e| GangError {
-                kind: "PodGroup",
-                namespace: namespace.clone(),
-                name: name.clone(),
-                message: e.to_string(),
-            })?;
-        plans.push(plan);
-    }
-    for object in &objects {
-        if let Object::VolcanoJob(job) = object {
-            let plan = plan_job(state, profile, job, opts.compare).map_err(|e| GangError {
-                kind: "Job",
-                namespace: job.metadata.namespace.clone(),
-                name: job.metadata.name.clone(),
-                message: e.to_string(),
-            })?;
-            plans.push(plan);
+        if from_state && pending.is_empty() {
+            continue;
         }
+        found.push(Gang::Godel {
+            group,
+            pending,
+            running,
+        });
     }
-    plans.sort_by(|a, b| (a.kind, &a.namespace, &a.name).cmp(&(b.kind, &b.namespace, &b.name)));
-    Ok(plans)
+    for job in jobs {
+        let waiting = expand_job(&job).iter().any(|(_, pod)| {
+            state
+                .pod(&job.metadata.namespace, &pod.metadata.name)
+                .is_none_or(|p| p.spec.node_name.is_empty())
+        });
+        if from_state && !waiting {
+            continue;
+        }
+        found.push(Gang::Volcano(job));
+    }
+    found.sort_by(|a, b| {
+        let key = |g: &Gang| {
+            (
+                g.kind(),
+                g.metadata().namespace.clone(),
+                g.metadata().name.clone(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    found
+}
+
+/// Plan every gang of [`gangs`].
+pub fn plan_gangs(
+    manifests: &ManifestSet,
+    state: &ClusterState,
+    profile: &Profile,
+    opts: &GangOptions,
+) -> Result<Vec<GroupPlan>, GangError> {
+    gangs(manifests, state, opts)
+        .iter()
+        .map(|gang| gang.plan(state, profile, opts.compare))
+        .collect()
 }
 
 /// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.

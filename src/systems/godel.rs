@@ -578,7 +578,7 @@ pub fn plan_pod_group(
         })
         .collect();
     let mut scheduler = Scheduler::new(state, profile.clone());
-    let mut chosen: Option<(String, Vec<Result<String, String>>)> = None;
+    let mut chosen: Option<(&NodeGroup, Vec<Result<String, String>>)> = None;
     // Nodes the first pod cannot use now (taints, node affinity, full) stay unusable for its
     // alike siblings, unless the pods need each other (required pod affinity).
     let mut usable = vec![true; state.nodes.len()];
@@ -612,7 +612,7 @@ pub fn plan_pod_group(
         }
         match fill_group(&mut scheduler, group, pods, running.len(), min_member) {
             Ok(outcome) => {
-                chosen = Some((group.label.clone(), outcome));
+                chosen = Some((group, outcome));
                 break;
             }
             Err(reason) => rejections.push(Rejection {
@@ -638,7 +638,7 @@ pub fn plan_pod_group(
         levels.push(HOSTNAME_LABEL.to_string());
     }
     let (node_group, results) = match chosen {
-        Some((label, results)) => (Some(label), results),
+        Some((group, results)) => (Some(group), results),
         None => (
             None,
             vec![Err("the unit fits no node group".to_string()); pods.len()],
@@ -667,7 +667,15 @@ pub fn plan_pod_group(
         &outcomes,
         min_member,
     );
-    plan.node_group = node_group;
+    plan.node_group = node_group.map(|g| g.label.clone());
+    plan.group_nodes = node_group
+        .map(|g| {
+            g.circles
+                .iter()
+                .flat_map(|c| c.nodes.iter().copied())
+                .collect()
+        })
+        .unwrap_or_default();
     plan.rejections = rejections;
     plan.warnings = warnings;
     if compare {

@@ -134,7 +134,6 @@ pub fn json(report: &LintReport) -> String {
     super::to_json(&value)
 }
 
-
 fn sarif_level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",

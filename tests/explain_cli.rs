@@ -305,3 +305,46 @@ fn a_gpu_pod_on_the_openb_production_state() {
         .unwrap();
     assert_eq!(json["selected"], first_best);
 }
+
+#[test]
+fn state_warnings_and_verbose_reading_go_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = write_pod(
+        dir.path(),
+        "state.yaml",
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}}}\n- {apiVersion: v1, kind: Pod, metadata: {name: orphan, namespace: default}, spec: {nodeName: gone, containers: [{name: c}]}, status: {phase: Running}}\n",
+    );
+    let pod = write_pod(
+        dir.path(),
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n",
+    );
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        &pod,
+        "--state",
+        &state,
+        "-v",
+        "1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .map(|l| match l.strip_prefix("read ") {
+                // The duration varies: drop it.
+                Some(_) => l.rsplit_once(" in ").map_or(l, |(head, _)| head).to_string(),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>(),
+        [
+            "warning: pod default/orphan is bound to node \"gone\", which is not in the state; ignoring the pod".to_string(),
+            format!("read 1 nodes, 0 pods, 0 namespaces and 0 data operations from {state}"),
+        ]
+    );
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["selected"], "n1");
+}

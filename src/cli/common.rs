@@ -126,12 +126,46 @@ impl InputArgs {
 }
 
 impl GlobalArgs {
-    /// The cluster state: recorded files when given, else the live cluster.
+    /// The cluster state: recorded files when given, else the live cluster. What the input
+    /// held that placement ignores is said on stderr; `-v 1` also says what was read and how
+    /// long it took.
     pub fn cluster_state(&self) -> Result<ClusterState, CommandError> {
-        if self.state.is_empty() {
-            return self.live_state();
+        match self.recorded_state()? {
+            Some(state) => Ok(state),
+            None => {
+                let start = std::time::Instant::now();
+                let state = self.live_state()?;
+                self.report_state(&state, "the live cluster", start.elapsed());
+                Ok(state)
+            }
         }
-        Ok(recorded::load_files(&self.state)?)
+    }
+
+    /// The `--state` files, if any were given (lint uses a state only when one is given).
+    pub fn recorded_state(&self) -> Result<Option<ClusterState>, CommandError> {
+        if self.state.is_empty() {
+            return Ok(None);
+        }
+        let start = std::time::Instant::now();
+        let state = recorded::load_files(&self.state)?;
+        self.report_state(&state, &self.state.join(", "), start.elapsed());
+        Ok(Some(state))
+    }
+
+    fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {
+        for warning in &state.warnings {
+            eprintln!("warning: {warning}");
+        }
+        if self.verbosity >= 1 {
+            eprintln!(
+                "read {} nodes, {} pods, {} namespaces and {} data operations from {source} in {} ms",
+                state.nodes.len(),
+                state.pods.len(),
+                state.namespaces.len(),
+                state.fluid_ops.len(),
+                took.as_millis()
+            );
+        }
     }
 
     /// The kubeconfig, context and request timeout of the flags.

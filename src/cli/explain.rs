@@ -71,9 +71,6 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         None => Profile::default(),
     };
     let state = global.cluster_state()?;
-    for warning in &state.warnings {
-        eprintln!("warning: {warning}");
-    }
     let scope = PlanScope {
         manifests: &manifests,
         state: &state,

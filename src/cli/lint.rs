@@ -6,7 +6,6 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::cluster::recorded;
 use crate::lint::{self, LintOptions, Severity, rules};
 use crate::manifest;
 use crate::report;
@@ -82,11 +81,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
     };
     options.enabled_codes().map_err(anyhow::Error::new)?;
     let set = manifest::load(&args.input.filenames, args.input.recursive)?;
-    let state = if global.state.is_empty() {
-        None
-    } else {
-        Some(recorded::load_files(&global.state)?)
-    };
+    let state = global.recorded_state()?;
     let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {

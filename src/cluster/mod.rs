@@ -32,6 +32,8 @@ pub struct ClusterState {
     /// Computed once at load: reading them through each pod's containers is slow at 150,000
     /// pods, and every scheduler built on this state needs them.
     pod_resources: Vec<(Resources, Resources)>,
+    /// Per pod (aligned with `pods`): the node it occupies, if bound and not terminated.
+    pod_node: Vec<Option<usize>>,
     node_by_name: FxHashMap<String, usize>,
     pods_by_node: Vec<Vec<usize>>,
     pods_by_namespace: BTreeMap<String, Vec<usize>>,
@@ -119,6 +121,7 @@ impl ClusterState {
             .map(|pod| resources::pod_requests_and_non_zero(&pod.spec))
             .collect();
         self.pods_by_node = vec![Vec::new(); self.nodes.len()];
+        self.pod_node = vec![None; self.pods.len()];
         self.pods_by_namespace.clear();
         for (i, pod) in self.pods.iter().enumerate() {
             match self.pods_by_namespace.get_mut(&pod.metadata.namespace) {
@@ -133,7 +136,24 @@ impl ClusterState {
             }
             let node = self.node_by_name[&pod.spec.node_name];
             self.pods_by_node[node].push(i);
+            self.pod_node[i] = Some(node);
         }
+    }
+
+    /// Pods that occupy a node, as (pod index, node index), in the order of `pods`: walking
+    /// them in memory order is what keeps indexing 150,000 pods cheap.
+    pub fn bound_pods(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.pod_node
+            .iter()
+            .enumerate()
+            .filter_map(|(pod, node)| node.map(|node| (pod, node)))
+    }
+
+    /// Every namespace that holds pods, with the indexes of its pods.
+    pub fn pod_indexes_by_namespace(&self) -> impl Iterator<Item = (&str, &[usize])> {
+        self.pods_by_namespace
+            .iter()
+            .map(|(namespace, pods)| (namespace.as_str(), pods.as_slice()))
     }
 
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -152,10 +172,6 @@ impl ClusterState {
     /// Requests of pod `index` (into `pods`): as declared, and with the scorers' defaults.
     pub fn pod_resources(&self, index: usize) -> &(Resources, Resources) {
         &self.pod_resources[index]
-    }
-
-    pub fn pod_indexes_on(&self, index: usize) -> &[usize] {
-        &self.pods_by_node[index]
     }
 
     pub fn pods_in_namespace(&self, namespace: &str) -> impl Iterator<Item = &Pod> {

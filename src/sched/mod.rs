@@ -202,17 +202,23 @@ impl<'a> Scheduler<'a> {
                 });
             scheduler.namespace_labels.insert(namespace, labels);
         }
-        for node_index in 0..state.nodes.len() {
-            for &pod_index in state.pod_indexes_on(node_index) {
-                let pod = &state.pods[pod_index];
-                let (requests, non_zero) = state.pod_resources(pod_index).clone();
-                scheduler.place(
-                    PodHandle::State(pod),
-                    node_index,
-                    requests,
-                    non_zero,
-                    &mut nodes,
-                );
+        let mut placed_of_pod = vec![None; state.pods.len()];
+        for (pod_index, node_index) in state.bound_pods() {
+            let (requests, non_zero) = state.pod_resources(pod_index).clone();
+            placed_of_pod[pod_index] = Some(scheduler.place(
+                PodHandle::State(&state.pods[pod_index]),
+                node_index,
+                requests,
+                non_zero,
+                &mut nodes,
+            ));
+        }
+        for (namespace, pods) in state.pod_indexes_by_namespace() {
+            let placed: Vec<usize> = pods.iter().filter_map(|&p| placed_of_pod[p]).collect();
+            if !placed.is_empty() {
+                scheduler
+                    .placed_by_namespace
+                    .insert(namespace.to_string(), placed);
             }
         }
         scheduler.nodes = nodes;
@@ -226,7 +232,7 @@ impl<'a> Scheduler<'a> {
         requests: Resources,
         non_zero: Resources,
         nodes: &mut [NodeInfo],
-    ) {
+    ) -> usize {
         let info = &mut nodes[node];
         info.requested.add(&requests);
         info.non_zero_requested.add(&non_zero);
@@ -246,13 +252,6 @@ impl<'a> Scheduler<'a> {
         } else {
             Box::default()
         };
-        match self.placed_by_namespace.get_mut(&pod.metadata.namespace) {
-            Some(list) => list.push(index),
-            None => {
-                self.placed_by_namespace
-                    .insert(pod.metadata.namespace.clone(), vec![index]);
-            }
-        }
         self.placed.push(PlacedPod {
             pod,
             node,
@@ -261,6 +260,7 @@ impl<'a> Scheduler<'a> {
             term_groups,
             removed: false,
         });
+        index
     }
 
     /// Count one placed pod's term on `node`, in the group of identical terms.
@@ -313,13 +313,18 @@ impl<'a> Scheduler<'a> {
                 )])
             });
         let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
-        self.place(
+        let namespace = pod.metadata.namespace.clone();
+        let placed = self.place(
             PodHandle::Assumed(Box::new(pod)),
             index,
             requests,
             non_zero,
             &mut nodes,
         );
+        self.placed_by_namespace
+            .entry(namespace)
+            .or_default()
+            .push(placed);
         self.nodes = nodes;
     }
 

@@ -111,13 +111,30 @@ impl std::ops::Deref for PodHandle<'_> {
     }
 }
 
+#[derive(Debug, Clone)]
+enum Requests<'a> {
+    State(&'a (Resources, Resources)),
+    Assumed(Box<(Resources, Resources)>),
+}
+
+impl std::ops::Deref for Requests<'_> {
+    type Target = (Resources, Resources);
+    fn deref(&self) -> &(Resources, Resources) {
+        match self {
+            Requests::State(r) => r,
+            Requests::Assumed(r) => r,
+        }
+    }
+}
+
 /// A pod that occupies a node: from the state, or assumed during a plan.
 #[derive(Debug, Clone)]
 struct PlacedPod<'a> {
     pod: PodHandle<'a>,
     node: usize,
-    requests: Resources,
-    non_zero: Resources,
+    /// Its requests as declared and as the scorers count them: borrowed from the state for
+    /// state pods (copying them made each scheduler allocate tens of MB), owned when assumed.
+    requests: Requests<'a>,
     /// The [`TermGroup`]s this pod's (anti-)affinity terms count in.
     term_groups: Box<[usize]>,
     removed: bool,
@@ -204,12 +221,10 @@ impl<'a> Scheduler<'a> {
         }
         let mut placed_of_pod = vec![None; state.pods.len()];
         for (pod_index, node_index) in state.bound_pods() {
-            let (requests, non_zero) = state.pod_resources(pod_index).clone();
             placed_of_pod[pod_index] = Some(scheduler.place(
                 PodHandle::State(&state.pods[pod_index]),
                 node_index,
-                requests,
-                non_zero,
+                Requests::State(state.pod_resources(pod_index)),
                 &mut nodes,
             ));
         }
@@ -229,13 +244,12 @@ impl<'a> Scheduler<'a> {
         &mut self,
         pod: PodHandle<'a>,
         node: usize,
-        requests: Resources,
-        non_zero: Resources,
+        requests: Requests<'a>,
         nodes: &mut [NodeInfo],
     ) -> usize {
         let info = &mut nodes[node];
-        info.requested.add(&requests);
-        info.non_zero_requested.add(&non_zero);
+        info.requested.add(&requests.0);
+        info.non_zero_requested.add(&requests.1);
         info.used_ports.extend(host_ports(&pod));
         let index = self.placed.len();
         info.pods.push(index);
@@ -256,7 +270,6 @@ impl<'a> Scheduler<'a> {
             pod,
             node,
             requests,
-            non_zero,
             term_groups,
             removed: false,
         });
@@ -312,13 +325,12 @@ impl<'a> Scheduler<'a> {
                     pod.metadata.namespace.clone(),
                 )])
             });
-        let (requests, non_zero) = resources::pod_requests_and_non_zero(&pod.spec);
+        let requests = Requests::Assumed(Box::new(resources::pod_requests_and_non_zero(&pod.spec)));
         let namespace = pod.metadata.namespace.clone();
         let placed = self.place(
             PodHandle::Assumed(Box::new(pod)),
             index,
             requests,
-            non_zero,
             &mut nodes,
         );
         self.placed_by_namespace
@@ -346,8 +358,8 @@ impl<'a> Scheduler<'a> {
         let placed = &mut self.placed[index];
         placed.removed = true;
         let info = &mut self.nodes[placed.node];
-        info.requested.sub(&placed.requests);
-        info.non_zero_requested.sub(&placed.non_zero);
+        info.requested.sub(&placed.requests.0);
+        info.non_zero_requested.sub(&placed.requests.1);
         info.pods.retain(|&p| p != index);
         for port in host_ports(&placed.pod) {
             if let Some(i) = info.used_ports.iter().position(|p| *p == port) {

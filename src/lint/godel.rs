@@ -91,12 +91,7 @@ fn check_group(ctx: &mut Context<'_>, m: &Manifest, group: &GodelPodGroup) {
         );
         ctx.emit(m, Finding::at(m, "DF202", "spec.minMember", message));
     }
-    let Some(affinity) = group
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_group_affinity.as_ref())
-    else {
+    let Some(affinity) = group.pod_group_affinity() else {
         return;
     };
     for (i, rule) in affinity.sort_rules.iter().enumerate() {
@@ -162,12 +157,7 @@ fn check_topology(
     group: &GodelPodGroup,
     state: &ClusterState,
 ) {
-    let Some(affinity) = group
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_group_affinity.as_ref())
-    else {
+    let Some(affinity) = group.pod_group_affinity() else {
         return;
     };
     if state.nodes.is_empty() {
@@ -297,12 +287,7 @@ fn check_unit_fits(
     group: &GodelPodGroup,
     state: &ClusterState,
 ) {
-    let Some(affinity) = group
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_group_affinity.as_ref())
-    else {
+    let Some(affinity) = group.pod_group_affinity() else {
         return;
     };
     let keys: Vec<&str> = affinity

@@ -67,10 +67,7 @@ pub(crate) fn scheduling_of(m: &Manifest) -> Vec<Scheduling<'_>> {
 pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
     if let Object::GodelPodGroup(group) = &m.object
         && let Some(selector) = group
-            .spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.pod_group_affinity.as_ref())
+            .pod_group_affinity()
             .and_then(|a| a.node_selector.as_ref())
     {
         let path = "spec.affinity.podGroupAffinity.nodeSelector";

@@ -73,6 +73,16 @@ pub struct GodelPodGroup {
     pub spec: GodelPodGroupSpec,
 }
 
+impl GodelPodGroup {
+    /// The job-level affinity, if the group declares one.
+    pub fn pod_group_affinity(&self) -> Option<&PodGroupAffinity> {
+        self.spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.pod_group_affinity.as_ref())
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoTask {

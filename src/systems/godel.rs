@@ -504,12 +504,7 @@ pub fn plan_pod_group(
     running: &[&Pod],
     compare: bool,
 ) -> Result<GroupPlan, GroupingError> {
-    let affinity = group
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_group_affinity.clone())
-        .unwrap_or_default();
+    let affinity = group.pod_group_affinity().cloned().unwrap_or_default();
     let min_member = usize::try_from(group.spec.min_member).unwrap_or(0);
     let mut warnings = Vec::new();
     let candidates: Vec<usize> = match &affinity.node_selector {

@@ -636,7 +636,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 format_bytes(info.requested.memory),
                 format_bytes(info.allocatable.memory),
                 info.pods.len(),
-                info.allocatable.pods
+                self.sched.max_pods(index)
             ),
             "PodTopologySpread" => {
                 format!("{} DoNotSchedule constraint(s)", self.hard_spread.len())

@@ -619,4 +619,16 @@ fn filters_stop_at_the_first_failure_in_upstream_order() {
         ["NodeUnschedulable", "TaintToleration", "NodeAffinity"]
     );
     assert_eq!(detail.filters[2].detail, "untolerated taint k=:NoSchedule");
+    // A node that reports no pod capacity gets the kubelet's default, in the filter and its detail.
+    let no_pod_count = super::tests::state(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", memory: 1Gi}}\n",
+    );
+    let detail = Scheduler::new(&no_pod_count, Profile::default())
+        .explain_node(&pod("spec: {}\n"), "n1")
+        .unwrap();
+    assert!(
+        detail.filters[5].detail.ends_with("; pods 0 of 110"),
+        "{}",
+        detail.filters[5].detail
+    );
 }

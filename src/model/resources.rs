@@ -138,55 +138,57 @@ fn with_defaults((requests, cpu_set, memory_set): &(Resources, bool, bool)) -> R
     r
 }
 
-/// What a pod asks of a node: the sum of its containers, or the largest init container if
-/// larger (sidecar init containers with `restartPolicy: Always` run alongside and add up),
-/// plus overhead. `view` turns a container's requests into the amounts to add up.
-fn aggregate(spec: &PodSpec, view: impl Fn(&(Resources, bool, bool)) -> Resources) -> Resources {
-    let mut total = Resources::default();
+/// The two ways a container's requests are counted: as declared (what fits where), and with
+/// the scorers' defaults for unset CPU and memory.
+type View = fn(&(Resources, bool, bool)) -> Resources;
+
+const VIEWS: [View; 2] = [|(r, _, _)| r.clone(), with_defaults];
+
+/// What a pod asks of a node, in each of `views`: the sum of its containers, or the largest
+/// init container if larger (sidecar init containers with `restartPolicy: Always` run alongside
+/// and add up), plus overhead. Each container is read once, whatever the number of views.
+fn aggregate<const N: usize>(spec: &PodSpec, views: [View; N]) -> [Resources; N] {
+    let mut total: [Resources; N] = std::array::from_fn(|_| Resources::default());
     for c in &spec.containers {
-        total.add(&view(&container_requests(c)));
-    }
-    let mut sidecars = Resources::default();
-    let mut init_peak = Resources::default();
-    for c in &spec.init_containers {
-        let mut r = view(&container_requests(c));
-        if c.restart_policy.as_deref() == Some("Always") {
-            total.add(&r);
-            sidecars.add(&r);
-            r = sidecars.clone();
-        } else {
-            r.add(&sidecars);
+        let container = container_requests(c);
+        for (total, view) in total.iter_mut().zip(views) {
+            total.add(&view(&container));
         }
-        init_peak.max_with(&r);
     }
-    total.max_with(&init_peak);
-    total.add(&Resources::from_list(&spec.overhead));
+    let mut sidecars: [Resources; N] = std::array::from_fn(|_| Resources::default());
+    let mut init_peak: [Resources; N] = std::array::from_fn(|_| Resources::default());
+    for c in &spec.init_containers {
+        let container = container_requests(c);
+        for v in 0..N {
+            let mut r = views[v](&container);
+            if c.restart_policy.as_deref() == Some("Always") {
+                total[v].add(&r);
+                sidecars[v].add(&r);
+                r = sidecars[v].clone();
+            } else {
+                r.add(&sidecars[v]);
+            }
+            init_peak[v].max_with(&r);
+        }
+    }
+    let overhead = Resources::from_list(&spec.overhead);
+    for v in 0..N {
+        total[v].max_with(&init_peak[v]);
+        total[v].add(&overhead);
+    }
     total
 }
 
 /// What a pod asks of a node; with `non_zero`, as the scorers count it (unset CPU and memory
 /// take the defaults).
 pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
-    if non_zero {
-        aggregate(spec, with_defaults)
-    } else {
-        aggregate(spec, |(r, _, _)| r.clone())
-    }
+    let [requests] = aggregate(spec, [VIEWS[usize::from(non_zero)]]);
+    requests
 }
 
-/// Both views at once, reading each container once: indexing 150,000 pods does this per pod.
+/// Both views at once, reading each container once (done for every pod when a state loads).
 pub fn pod_requests_and_non_zero(spec: &PodSpec) -> (Resources, Resources) {
-    let single_plain_pod = spec.init_containers.is_empty() && spec.overhead.is_empty();
-    if !single_plain_pod {
-        return (pod_requests(spec, false), pod_requests(spec, true));
-    }
-    let mut requests = Resources::default();
-    let mut non_zero = Resources::default();
-    for c in &spec.containers {
-        let container = container_requests(c);
-        non_zero.add(&with_defaults(&container));
-        requests.add(&container.0);
-    }
+    let [requests, non_zero] = aggregate(spec, VIEWS);
     (requests, non_zero)
 }
 

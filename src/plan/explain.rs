@@ -172,17 +172,17 @@ fn decide_in(
     within: Option<&[usize]>,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let node_detail = match node {
-        Some(name) => Some(
-            scheduler
-                .explain_node(pod, name)
-                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
-        ),
-        None => None,
-    };
     let decision = match within {
         Some(nodes) => scheduler.decide_within(pod, nodes),
         None => scheduler.decide(pod),
+    };
+    let node_detail = match node {
+        Some(name) => Some(
+            scheduler
+                .explain_node(pod, name, &decision)
+                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
+        ),
+        None => None,
     };
     Ok(Explanation {
         pod: PodRef {

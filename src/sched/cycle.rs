@@ -555,7 +555,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         }
     }
 
-    pub(super) fn explain_node(&self, index: usize, candidates: &[usize]) -> NodeDetail {
+    pub(super) fn explain_node(&self, index: usize, decision: &Decision) -> NodeDetail {
         let node = &self.sched.state.nodes[index];
         let filters: Vec<FilterOutcome> = self
             .filter(index, true)
@@ -568,7 +568,6 @@ impl<'s, 'a> Cycle<'s, 'a> {
             })
             .collect();
         let feasible = filters.iter().all(|f| f.passed);
-        let decision = self.decide(candidates);
         let mut feasible_nodes: Vec<usize> = decision
             .nodes
             .iter()

@@ -395,11 +395,11 @@ impl<'a> Scheduler<'a> {
     }
 
     /// Every filter's verdict (without stopping at the first failure) and every score with
-    /// its inputs, for one node.
-    pub fn explain_node(&self, pod: &Pod, node: &str) -> Option<NodeDetail> {
+    /// its inputs, for one node, with scores normalised over the nodes `decision` found
+    /// feasible (the decision this detail explains).
+    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
         let index = self.state.node_index(node)?;
-        let all: Vec<usize> = (0..self.nodes.len()).collect();
-        Some(cycle::Cycle::new(self, pod).explain_node(index, &all))
+        Some(cycle::Cycle::new(self, pod).explain_node(index, decision))
     }
 
     /// A node's room for new pods: allocatable minus the requests of the pods on it (from the

@@ -605,8 +605,10 @@ fn filters_stop_at_the_first_failure_in_upstream_order() {
     let decision = decide(cluster, "spec:\n  nodeSelector: {zone: b}\n");
     assert_eq!(decision.nodes[0].failed_plugin, Some("NodeUnschedulable"));
     let state = state(cluster);
-    let detail = Scheduler::new(&state, Profile::default())
-        .explain_node(&pod("spec:\n  nodeSelector: {zone: b}\n"), "n1")
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let incoming = pod("spec:\n  nodeSelector: {zone: b}\n");
+    let detail = scheduler
+        .explain_node(&incoming, "n1", &scheduler.decide(&incoming))
         .unwrap();
     let failed: Vec<&str> = detail
         .filters
@@ -623,8 +625,10 @@ fn filters_stop_at_the_first_failure_in_upstream_order() {
     let no_pod_count = super::tests::state(
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", memory: 1Gi}}\n",
     );
-    let detail = Scheduler::new(&no_pod_count, Profile::default())
-        .explain_node(&pod("spec: {}\n"), "n1")
+    let scheduler = Scheduler::new(&no_pod_count, Profile::default());
+    let incoming = pod("spec: {}\n");
+    let detail = scheduler
+        .explain_node(&incoming, "n1", &scheduler.decide(&incoming))
         .unwrap();
     assert!(
         detail.filters[5].detail.ends_with("; pods 0 of 110"),

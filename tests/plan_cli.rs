@@ -85,7 +85,7 @@ fn three_step_flow_is_the_json_contract() {
                 "affinity": {"nodeAffinity": host_b3},
                 "node": "node-b3", "recordedNodeAffinity": null,
                 "warnings": [], "flow": 1, "step": 2, "status": "Planned",
-                "score": 491, "zone": "us-east-1b",
+                "score": 492, "zone": "us-east-1b",
                 "source": "testdata/flows/three-step.yaml:29:9"
             },
             {
@@ -102,7 +102,7 @@ fn three_step_flow_is_the_json_contract() {
                 ]),
                 "warnings": [], "flow": 1, "step": 3, "status": "Planned",
                 "dependOn": {"kind": "DataLoad", "namespace": "data", "name": "load-imagenet"},
-                "score": 688, "zone": "us-east-1b",
+                "score": 695, "zone": "us-east-1b",
                 "source": "testdata/flows/three-step.yaml:57:9"
             }
         ],
@@ -173,7 +173,7 @@ fn fan_out_flow_places_twelve_steps_and_flags_the_rejected_pod() {
             "6 load-features node-b3 Planned",
             "7 train-shard-0 node-b3 Planned",
             "8 train-shard-1 node-b3 Planned",
-            "9 evaluate node-b1 Planned",
+            "9 evaluate node-b3 Planned",
             "10 export-model node-c3 Planned",
             "11 backup-features node-b3 Planned",
             "12 reload-raw - Blocked",
@@ -305,12 +305,12 @@ spec:
         .find(|e| e["key"] == "tor")
         .map(|e| e["values"][0].clone())
         .unwrap();
-    // The 8-CPU step does not fit beside the loader; it stays within the loader's tor.
+    // The 8-CPU step starts once the loader is Complete, so it fits on the loader's own node.
     assert_eq!(tor, json!("tor-041"));
     assert_eq!(ops[1]["inheritedAffinity"], required(&[("tor", "tor-041")]));
     assert_eq!(
         (warm["node"].clone(), ops[1]["node"].clone()),
-        (json!("openb-node-1328"), json!("openb-node-1329"))
+        (json!("openb-node-1328"), json!("openb-node-1328"))
     );
 }
 
@@ -633,19 +633,19 @@ fn explain_an_operation_at_its_step_with_the_source_of_each_inherited_term() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = "\
 Within DataMigrate/data/export-imagenet: step 3 of flow 1
-Placed earlier in the plan (assumed):
-  DataLoad/data/load-imagenet on node-b3
-  DataProcess/data/preprocess-imagenet on node-b3
 Inherited terms:
  TERM           EXPRESSION                                   FROM                         RECORDED
  preferred(80)  topology.kubernetes.io/zone In [us-east-1b]  DataLoad/data/load-imagenet  topology.kubernetes.io/zone=us-east-1b
+Notes:
+  DataLoad/data/load-imagenet is Complete before this step starts: its pod no longer holds node-b3
+  DataProcess/data/preprocess-imagenet is Complete before this step starts: its pod no longer holds node-b3
 
-Pod data/export-imagenet-migrate would land on node node-b3 (score 688).
+Pod data/export-imagenet-migrate would land on node node-b3 (score 695).
 7 of 9 nodes are feasible.
-Why: it leads node-b1 by 12: NodeResourcesFit +14, NodeResourcesBalancedAllocation -2.
+Why: it leads node-b1 by 19: NodeResourcesFit +18, NodeResourcesBalancedAllocation +1.
 
  NODE     SCORE  TAINTS  NODE-AFF  SPREAD  POD-AFF  FIT  BALANCED  IMAGES
- node-b3  688    100     100       0       0        93   95        0
+ node-b3  695    100     100       0       0        97   98        0
  node-b1  676    100     100       0       0        79   97        0
 ... and 5 more feasible node(s) (-o wide lists all)
 ";

@@ -277,7 +277,7 @@ fn explain_operation(
         })?;
     let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
     let plans = flow::plan_through(&graph, &mut scheduler, index);
-    let (op_plan, earlier) = plans.split_last().expect("the target is planned last");
+    let ((op_plan, _), earlier) = plans.split_last().expect("the target is planned last");
     let op = graph.ops[index].op;
     let affinity = op_plan
         .affinity
@@ -300,6 +300,18 @@ fn explain_operation(
         ),
         OpStatus::Planned | OpStatus::Unschedulable => {}
     }
+    for (done, _) in earlier
+        .iter()
+        .filter(|(p, holds_node)| !holds_node && p.node.is_some())
+    {
+        notes.push(format!(
+            "{}/{}/{} is Complete before this step starts: its pod no longer holds {}",
+            done.kind,
+            done.namespace,
+            done.name,
+            done.node.as_deref().unwrap_or_default()
+        ));
+    }
     explanation.context = Some(Context {
         within: format!(
             "{}/{}/{}: step {} of flow {}",
@@ -307,7 +319,8 @@ fn explain_operation(
         ),
         assumed: earlier
             .iter()
-            .filter_map(|p| {
+            .filter(|(_, holds_node)| *holds_node)
+            .filter_map(|(p, _)| {
                 let node = p.node.clone()?;
                 Some(Assumed {
                     pod: format!("{}/{}/{}", p.kind, p.namespace, p.name),

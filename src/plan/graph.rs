@@ -35,7 +35,7 @@ impl GraphOp<'_> {
     }
 
     /// Operations this one waits for (runAfter, and dependOn when it names another op).
-    fn waits_for(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn waits_for(&self) -> impl Iterator<Item = usize> + '_ {
         self.after
             .into_iter()
             .chain(self.source.filter(|s| Some(*s) != self.after))

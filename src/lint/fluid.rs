@@ -9,7 +9,8 @@ use super::{Context, Finding, literal_key, node_at};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, Node, Value};
 use crate::model::fluid::{
-    AFFINITY_LABELS_ANNOTATION, HOSTNAME_LABEL, OLD_AFFINITY_LABELS_ANNOTATION, ObjectRef,
+    AFFINITY_LABELS_ANNOTATION, DOCS_AFFINITY_LABELS_ANNOTATION, HOSTNAME_LABEL,
+    OLD_AFFINITY_LABELS_ANNOTATION, ObjectRef,
 };
 use crate::model::{FluidOp, Object, OpKind};
 use crate::plan::graph::RunAfterForest;
@@ -153,31 +154,57 @@ fn check_fields(ctx: &mut Context<'_>, m: &Manifest) {
     }
 }
 
+/// The affinity labels annotation under a name Fluid does not read: the design's old name,
+/// the spelling of Fluid's English docs, or a near-miss. Fluid reads it from the operation and
+/// from `spec.podMetadata.annotations`, so both are checked.
 fn check_annotations(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp) {
-    if !op
-        .metadata
-        .annotations
-        .contains_key(OLD_AFFINITY_LABELS_ANNOTATION)
-    {
-        return;
+    let pod = op
+        .spec
+        .pod_metadata
+        .as_ref()
+        .map(|pod| ("spec.podMetadata.annotations", &pod.annotations));
+    let maps = std::iter::once(("metadata.annotations", &op.metadata.annotations)).chain(pod);
+    for (base, annotations) in maps {
+        for key in annotations.keys() {
+            let Some(why) = misspelled_affinity_labels(key) else {
+                continue;
+            };
+            let Some((pos, _)) = literal_key(node_at(m, base), key) else {
+                continue;
+            };
+            let finding = Finding {
+                code: "DF111",
+                pos,
+                path: format!("{base}[{key}]"),
+                message: format!(
+                    "annotation {key:?} {why}; Fluid reads only {AFFINITY_LABELS_ANNOTATION:?}, so the keys it lists are not recorded"
+                ),
+                hint: Some(format!(
+                    "rename the annotation to {AFFINITY_LABELS_ANNOTATION}"
+                )),
+            };
+            ctx.emit(m, finding);
+        }
     }
-    let annotations = node_at(m, "metadata.annotations");
-    let Some((pos, _)) = literal_key(annotations, OLD_AFFINITY_LABELS_ANNOTATION) else {
-        return;
-    };
-    let path = format!("metadata.annotations[{OLD_AFFINITY_LABELS_ANNOTATION}]");
-    let finding = Finding {
-        code: "DF111",
-        pos,
-        path,
-        message: format!(
-            "annotation {OLD_AFFINITY_LABELS_ANNOTATION:?} is the design's name; Fluid reads {AFFINITY_LABELS_ANNOTATION:?}"
-        ),
-        hint: Some(format!(
-            "rename the annotation to {AFFINITY_LABELS_ANNOTATION}"
-        )),
-    };
-    ctx.emit(m, finding);
+}
+
+/// Why `key` looks like the affinity labels annotation without being it, if it does: the
+/// known wrong spellings, any key naming both "affinity" and "label", or one within a few
+/// edits of the right name.
+fn misspelled_affinity_labels(key: &str) -> Option<&'static str> {
+    if key == AFFINITY_LABELS_ANNOTATION {
+        return None;
+    }
+    if key == OLD_AFFINITY_LABELS_ANNOTATION {
+        return Some("is the design's name");
+    }
+    if key == DOCS_AFFINITY_LABELS_ANNOTATION {
+        return Some("is how Fluid's docs spell it, but not what its code reads");
+    }
+    let lower = key.to_ascii_lowercase();
+    let near = strsim::osa_distance(&lower, AFFINITY_LABELS_ANNOTATION) <= 4
+        || (lower.contains("affinity") && lower.contains("label"));
+    near.then_some("looks like a misspelling")
 }
 
 fn check_datasets(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp) {
@@ -467,21 +494,24 @@ fn check_recorded_keys(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp, source
             "label key {key:?} is never recorded by {}: it is skipped and nothing is inherited for it",
             display(source)
         );
-        let in_old = source
+        let misspelled = source
             .metadata
             .annotations
-            .get(OLD_AFFINITY_LABELS_ANNOTATION)
-            .is_some_and(|v| v.split(',').any(|k| k.trim() == key));
-        let hint = if in_old {
-            format!(
-                "{} lists it under the old annotation {OLD_AFFINITY_LABELS_ANNOTATION}; rename it to {AFFINITY_LABELS_ANNOTATION}",
+            .iter()
+            .chain(source.spec.pod_metadata.iter().flat_map(|p| &p.annotations))
+            .find(|(name, value)| {
+                misspelled_affinity_labels(name).is_some()
+                    && value.split(',').any(|k| k.trim() == key)
+            });
+        let hint = match misspelled {
+            Some((name, _)) => format!(
+                "{} lists it under the annotation {name}, which Fluid does not read; rename it to {AFFINITY_LABELS_ANNOTATION}",
                 display(source)
-            )
-        } else {
-            format!(
+            ),
+            None => format!(
                 "add it to the annotation {AFFINITY_LABELS_ANNOTATION} of {}",
                 display(source)
-            )
+            ),
         };
         ctx.emit(m, Finding::at(m, "DF110", &path, message).hint(hint));
     }
@@ -600,6 +630,29 @@ mod tests {
                 .map(|(at, code, message)| (at.to_string(), *code, message.to_string()))
                 .collect();
             assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn affinity_label_annotation_misspellings() {
+        let cases: &[(&str, bool)] = &[
+            ("affinity.dataflow.fluid.io/labels", false),
+            ("fluid.io/affinity.labels", true),
+            ("data-operation.fluid.io/affinity.labels", true),
+            ("affinity.dataflow.fluid.io/label", true),
+            ("affinity.dataflow.fluid.io.labels", true),
+            ("Affinity.DataFlow.fluid.io/Labels", true),
+            ("dataflow.fluid.io/affinity-labels", true),
+            ("affinity.dataflow.fluid.io/inject", false),
+            ("fluid.io/dataset.imagenet.sched", false),
+            ("example.com/rack", false),
+        ];
+        for &(key, want) in cases {
+            assert_eq!(
+                super::misspelled_affinity_labels(key).is_some(),
+                want,
+                "{key}"
+            );
         }
     }
 

@@ -81,6 +81,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--what-if', '--what-if', [CompletionResultType]::ParameterName, 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order')
+            [CompletionResult]::new('--assume-cached', '--assume-cached', [CompletionResultType]::ParameterName, 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable')
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy')
             [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup')
             [CompletionResult]::new('--solver', '--solver', [CompletionResultType]::ParameterName, 'How the batch of plain pods and workload replicas in the inputs is placed')

@@ -775,3 +775,144 @@ fn explain_a_batch_pod_with_the_flow_solver() {
         .unwrap();
     assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
 }
+
+const CACHED_PIPELINE: &str = "testdata/flows/cached-pipeline.yaml";
+
+/// The DataProcess of the cached pipeline: its node, the webhook's terms, its datasets.
+fn train_step(plan: &Value) -> (Value, Value, Value) {
+    let op = &plan["operations"][1];
+    assert_eq!(op["name"], "train-resnet");
+    (
+        op["node"].clone(),
+        op["webhookAffinity"].clone(),
+        op["datasets"].clone(),
+    )
+}
+
+fn cache_preference() -> Value {
+    json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+    "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "preference": term(&[("fluid.io/s-data-imagenet", "true")])}
+    ]}})
+}
+
+#[test]
+fn assume_cached_lands_the_dataprocess_on_the_cache_node() {
+    let run = plan(&[
+        "-f",
+        CACHED_PIPELINE,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Flow 1 (2 operations)
+ STEP  OPERATION                      AFTER                        POLICY  INHERITED  NODE     ZONE        SCORE  WEBHOOK                                                                    CACHE
+ 1     DataLoad/data/warm-imagenet    -                            -       -          node-b3  us-east-1b  497    -                                                                          -
+ 2     DataProcess/data/train-resnet  DataLoad/data/warm-imagenet  -       -          node-c1  us-east-1c  635    NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]  imagenet: hit (cache on node-c1)
+";
+    assert_eq!(run.stdout, expected);
+
+    let cases: &[(&[&str], Value, Value)] = &[
+        (
+            &["--assume-cached", "data/imagenet=node-c1"],
+            json!("node-c1"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "hit"}]),
+        ),
+        (
+            // The namespace comes from -n when the dataset names none.
+            &["-n", "data", "--assume-cached", "imagenet=node-a3,node-c1"],
+            json!("node-a3"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3", "node-c1"], "locality": "hit"}]),
+        ),
+        (
+            // Without -n the dataset is looked for in `default`: the data one is cached nowhere.
+            &["--assume-cached", "imagenet=node-c1"],
+            json!("node-b3"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}]),
+        ),
+    ];
+    for (extra, node, datasets) in cases {
+        let mut args = vec!["-f", CACHED_PIPELINE, "--state", THREE_ZONE];
+        args.extend_from_slice(extra);
+        let (code, plan) = plan_json(&args);
+        assert_eq!(code, 0, "{extra:?}");
+        assert_eq!(
+            train_step(&plan),
+            (node.clone(), cache_preference(), datasets.clone()),
+            "{extra:?}"
+        );
+    }
+
+    let run = plan(&[
+        "-f",
+        CACHED_PIPELINE,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-z9",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: --assume-cached data/imagenet=node-z9: node \"node-z9\" is not in the cluster state\n"
+    );
+}
+
+#[test]
+fn cache_labels_of_a_recorded_state_place_and_require() {
+    // The runtime's worker labelled node-a3 in the recorded state, as Fluid does.
+    let dir = tempfile::tempdir().unwrap();
+    let state = std::fs::read_to_string(THREE_ZONE).unwrap().replacen(
+        "      kubernetes.io/hostname: node-a3\n",
+        "      kubernetes.io/hostname: node-a3\n      fluid.io/s-data-imagenet: \"true\"\n",
+        1,
+    );
+    let state_path = dir.path().join("state.yaml");
+    std::fs::write(&state_path, state).unwrap();
+    let state_path = state_path.display().to_string();
+    let (code, planned) = plan_json(&["-f", CACHED_PIPELINE, "--state", &state_path]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-a3"),
+            cache_preference(),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3"], "locality": "hit"}])
+        )
+    );
+
+    // `fluid.io/dataset.imagenet.sched: required` turns the preference into a requirement:
+    // with the cache only on the cordoned node-c2, the step cannot run.
+    let required_flow = dir.path().join("required.yaml");
+    std::fs::write(
+        &required_flow,
+        std::fs::read_to_string(CACHED_PIPELINE).unwrap().replace(
+            "        fuse.serverful.fluid.io/inject: \"true\"\n",
+            "        fuse.serverful.fluid.io/inject: \"true\"\n        fluid.io/dataset.imagenet.sched: required\n",
+        ),
+    )
+    .unwrap();
+    let required_flow = required_flow.display().to_string();
+    let (code, planned) = plan_json(&[
+        "-f",
+        &required_flow,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c2",
+    ]);
+    assert_eq!(code, 1);
+    let op = &planned["operations"][1];
+    assert_eq!(op["status"], "Unschedulable");
+    assert_eq!(
+        op["webhookAffinity"]["nodeAffinity"],
+        required(&[("fluid.io/s-data-imagenet", "true")])
+    );
+    assert_eq!(
+        op["datasets"],
+        json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c2"], "locality": null}])
+    );
+}

@@ -167,6 +167,9 @@ pub struct ScriptProcessor {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Processor {
+    /// Labels and annotations of the processor's pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_metadata: Option<PodMetadata>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<JobProcessor>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -3,12 +3,12 @@
 //! by the engine and assumed, so later steps see it.
 
 use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
-use crate::model::{FluidOp, NodeAffinity, OpKind};
+use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
 use crate::sched::Scheduler;
-use crate::systems::fluid::{self, Policy};
+use crate::systems::fluid::{self, Policy, webhook};
 
 use super::graph::{FlowGraph, runs_after};
-use super::{OpRef, OpStatus, OperationPlan};
+use super::{DatasetLocality, OpRef, OpStatus, OperationPlan, WebhookAffinity};
 
 /// What later operations see of an earlier one.
 #[derive(Debug, Clone)]
@@ -122,6 +122,8 @@ fn plan_one(
         tied: Vec::new(),
         summary: None,
         source: g.locate("metadata.name"),
+        webhook_affinity: None,
+        datasets: Vec::new(),
     };
     match op.status.phase.as_str() {
         "Complete" => {
@@ -168,11 +170,34 @@ fn plan_one(
         }
     }
     plan.inherited_affinity = inherited.clone();
-    plan.affinity = merged.affinity.clone();
+    let affinity = admit(op, merged.affinity, &mut plan);
+    plan.affinity = affinity.clone();
     if plan.warnings.iter().any(|w| w.contains("rejects the pod")) {
         return blocked(plan);
     }
-    let pod = fluid::pod_for(op, merged.affinity);
+    let state = scheduler.state();
+    // A dataset is listed when it says something about locality: it is cached somewhere, or
+    // the webhook sees the pod.
+    let injected = fluid::pod_labels(op).is_some_and(webhook::is_injected);
+    plan.datasets = fluid::mounted_datasets(op)
+        .into_iter()
+        .map(|(namespace, name)| {
+            let mut cache_nodes: Vec<String> =
+                webhook::cache_nodes(&state.nodes, &namespace, &name)
+                    .iter()
+                    .map(|n| n.metadata.name.clone())
+                    .collect();
+            cache_nodes.sort();
+            DatasetLocality {
+                namespace,
+                name,
+                cache_nodes,
+                locality: None,
+            }
+        })
+        .filter(|d| injected || !d.cache_nodes.is_empty())
+        .collect();
+    let pod = fluid::pod_for(op, affinity);
     let decision = scheduler.decide(&pod);
     let Some(node_name) = decision.selected.clone() else {
         plan.status = OpStatus::Unschedulable;
@@ -200,6 +225,10 @@ fn plan_one(
         .node(&node_name)
         .expect("the engine selects nodes of the state");
     plan.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
+    for dataset in &mut plan.datasets {
+        let cache = webhook::cache_nodes(&state.nodes, &dataset.namespace, &dataset.name);
+        dataset.locality = Some(webhook::locality(node, &cache).as_str().to_string());
+    }
     let record = fluid::recorded_node_affinity(op, node);
     let mut completes = true;
     if op.records_node_affinity() && record.is_none() {
@@ -221,6 +250,34 @@ fn plan_one(
             holds_node: true,
         },
     )
+}
+
+/// The pod's affinity once Fluid's admission webhook has seen it: NodeAffinityWithCache for
+/// a pod labelled for serverful injection that mounts a dataset. What it adds is kept in the
+/// plan as its own source, next to the inherited affinity.
+fn admit(op: &FluidOp, affinity: Option<Affinity>, plan: &mut OperationPlan) -> Option<Affinity> {
+    let datasets = fluid::mounted_datasets(op);
+    if datasets.is_empty() {
+        return affinity;
+    }
+    // Pods not labelled for serverful injection never reach the plugin; the plan still shows
+    // where their datasets are cached.
+    let Some(labels) = fluid::pod_labels(op).filter(|labels| webhook::is_injected(labels)) else {
+        return affinity;
+    };
+    let names: Vec<&str> = datasets.iter().map(|(_, name)| name.as_str()).collect();
+    let cache =
+        webhook::node_affinity_with_cache(op.namespace(), labels, affinity.as_ref(), &names);
+    plan.warnings.extend(cache.skipped);
+    let Some(added) = cache.added else {
+        return affinity;
+    };
+    let affinity = webhook::inject(affinity, &added);
+    plan.webhook_affinity = Some(WebhookAffinity {
+        plugin: webhook::NODE_AFFINITY_WITH_CACHE.to_string(),
+        node_affinity: added,
+    });
+    affinity
 }
 
 fn blocked(mut plan: OperationPlan) -> (OperationPlan, Outcome) {

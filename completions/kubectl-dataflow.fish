@@ -96,6 +96,7 @@ json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l assume-cached -d 'Explain as if a Fluid dataset were already cached on these nodes (as `plan --assume-cached`); repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

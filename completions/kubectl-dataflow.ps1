@@ -114,6 +114,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--solver', '--solver', [CompletionResultType]::ParameterName, 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision')
+            [CompletionResult]::new('--assume-cached', '--assume-cached', [CompletionResultType]::ParameterName, 'Explain as if a Fluid dataset were already cached on these nodes (as `plan --assume-cached`); repeatable')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')

@@ -916,3 +916,33 @@ fn cache_labels_of_a_recorded_state_place_and_require() {
         json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c2"], "locality": null}])
     );
 }
+
+#[test]
+fn explain_names_the_webhook_and_the_cache() {
+    let run = run(
+        "explain-placement",
+        &[
+            "-f",
+            CACHED_PIPELINE,
+            "--state",
+            THREE_ZONE,
+            "--assume-cached",
+            "data/imagenet=node-c1",
+            "DataProcess/train-resnet",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Within DataProcess/data/train-resnet: step 2 of flow 1
+Notes:
+  Fluid's webhook (NodeAffinityWithCache) adds preferred(100): fluid.io/s-data-imagenet In [true]
+  dataset data/imagenet is cached on node-c1
+  DataLoad/data/warm-imagenet is Complete before this step starts: its pod no longer holds node-b3
+
+Pod data/train-resnet-processor would land on node node-c1 (score 635).
+7 of 9 nodes are feasible.
+Why: it leads node-b3 by 143: NodeAffinity +200, NodeResourcesFit -44, NodeResourcesBalancedAllocation -13.
+";
+    assert!(run.stdout.starts_with(expected), "{}", run.stdout);
+}

@@ -300,6 +300,24 @@ fn explain_operation(
         ),
         OpStatus::Planned | OpStatus::Unschedulable => {}
     }
+    if let Some(webhook) = &op_plan.webhook_affinity {
+        notes.push(format!(
+            "Fluid's webhook ({}) adds {}",
+            webhook.plugin,
+            fluid::describe_inherited(&webhook.node_affinity)
+        ));
+    }
+    for dataset in &op_plan.datasets {
+        let cached = if dataset.cache_nodes.is_empty() {
+            "no node".to_string()
+        } else {
+            dataset.cache_nodes.join(", ")
+        };
+        notes.push(format!(
+            "dataset {}/{} is cached on {cached}",
+            dataset.namespace, dataset.name
+        ));
+    }
     for (done, _) in earlier
         .iter()
         .filter(|(p, holds_node)| !holds_node && p.node.is_some())

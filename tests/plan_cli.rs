@@ -884,6 +884,43 @@ fn cache_labels_of_a_recorded_state_place_and_require() {
         )
     );
 
+    // The runtime's recorded cache affinity gives the zone (50) and region (10) tiers; with no
+    // node labelled yet, the zone tier alone moves the step into us-east-1a.
+    let runtime_state = format!(
+        "{}---\n{}",
+        std::fs::read_to_string(THREE_ZONE).unwrap(),
+        "apiVersion: data.fluid.io/v1alpha1
+kind: AlluxioRuntime
+metadata: {name: imagenet, namespace: data}
+status:
+  cacheAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+        - {key: topology.kubernetes.io/region, operator: In, values: [us-east-1]}
+"
+    );
+    let runtime_path = dir.path().join("runtime-state.yaml");
+    std::fs::write(&runtime_path, runtime_state).unwrap();
+    let runtime_path = runtime_path.display().to_string();
+    let (code, planned) = plan_json(&["-f", CACHED_PIPELINE, "--state", &runtime_path]);
+    assert_eq!(code, 0);
+    let tier = |weight: i32, key: &str, value: &str| json!({"weight": weight, "preference": term(&[(key, value)])});
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-a1"),
+            json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                tier(100, "fluid.io/s-data-imagenet", "true"),
+                tier(50, "topology.kubernetes.io/zone", "us-east-1a"),
+                tier(10, "topology.kubernetes.io/region", "us-east-1"),
+            ]}}),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}])
+        )
+    );
+
     // `fluid.io/dataset.imagenet.sched: required` turns the preference into a requirement:
     // with the cache only on the cordoned node-c2, the step cannot run.
     let required_flow = dir.path().join("required.yaml");

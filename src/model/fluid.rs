@@ -241,6 +241,39 @@ pub struct OpStatus {
     pub node_affinity: Option<NodeAffinity>,
 }
 
+/// The cache runtimes a Dataset binds to (same name and namespace as the dataset).
+pub const RUNTIME_KINDS: [&str; 7] = [
+    "AlluxioRuntime",
+    "JindoRuntime",
+    "GooseFSRuntime",
+    "JuiceFSRuntime",
+    "EFCRuntime",
+    "ThinRuntime",
+    "VineyardRuntime",
+];
+
+/// A Fluid cache runtime: what the webhook reads of it is `status.cacheAffinity`, the node
+/// affinity of its cache workers, whose zone and region terms become the tiered locality.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FluidRuntime {
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    pub cache_affinity: Option<NodeAffinity>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FluidRuntimeBody {
+    pub metadata: ObjectMeta,
+    pub status: FluidRuntimeStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FluidRuntimeStatus {
+    pub cache_affinity: Option<NodeAffinity>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FluidOp {
     pub kind: OpKind,

@@ -5,7 +5,8 @@
 use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
 use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
 use crate::sched::Scheduler;
-use crate::systems::fluid::{self, Policy, webhook};
+use crate::systems::fluid::webhook::{self, MountedDataset};
+use crate::systems::fluid::{self, Policy};
 
 use super::graph::{FlowGraph, runs_after};
 use super::{DatasetLocality, OpRef, OpStatus, OperationPlan, WebhookAffinity};
@@ -170,7 +171,7 @@ fn plan_one(
         }
     }
     plan.inherited_affinity = inherited.clone();
-    let affinity = admit(op, merged.affinity, &mut plan);
+    let affinity = admit(graph, op, merged.affinity, &mut plan);
     plan.affinity = affinity.clone();
     if plan.warnings.iter().any(|w| w.contains("rejects the pod")) {
         return blocked(plan);
@@ -255,7 +256,12 @@ fn plan_one(
 /// The pod's affinity once Fluid's admission webhook has seen it: NodeAffinityWithCache for
 /// a pod labelled for serverful injection that mounts a dataset. What it adds is kept in the
 /// plan as its own source, next to the inherited affinity.
-fn admit(op: &FluidOp, affinity: Option<Affinity>, plan: &mut OperationPlan) -> Option<Affinity> {
+fn admit(
+    graph: &FlowGraph,
+    op: &FluidOp,
+    affinity: Option<Affinity>,
+    plan: &mut OperationPlan,
+) -> Option<Affinity> {
     let datasets = fluid::mounted_datasets(op);
     if datasets.is_empty() {
         return affinity;
@@ -265,9 +271,17 @@ fn admit(op: &FluidOp, affinity: Option<Affinity>, plan: &mut OperationPlan) -> 
     let Some(labels) = fluid::pod_labels(op).filter(|labels| webhook::is_injected(labels)) else {
         return affinity;
     };
-    let names: Vec<&str> = datasets.iter().map(|(_, name)| name.as_str()).collect();
+    let mounted: Vec<MountedDataset> = datasets
+        .iter()
+        .map(|(namespace, name)| MountedDataset {
+            name,
+            cache_affinity: graph
+                .runtime_of(namespace, name)
+                .and_then(|r| r.cache_affinity.as_ref()),
+        })
+        .collect();
     let cache =
-        webhook::node_affinity_with_cache(op.namespace(), labels, affinity.as_ref(), &names);
+        webhook::node_affinity_with_cache(op.namespace(), labels, affinity.as_ref(), &mounted);
     plan.warnings.extend(cache.skipped);
     let Some(added) = cache.added else {
         return affinity;

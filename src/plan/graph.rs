@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::cluster::ClusterState;
 use crate::manifest::Manifest;
+use crate::model::fluid::FluidRuntime;
 use crate::model::{FluidOp, Object};
 use crate::systems::fluid::{self, OpKey, Refs};
 
@@ -50,6 +51,20 @@ pub struct FlowGraph<'a> {
     pub flows: Vec<Vec<usize>>,
     /// The runAfter links, for ancestry questions.
     pub forest: RunAfterForest,
+    /// Fluid cache runtimes from the state and the manifests, which Fluid's webhook reads for
+    /// the datasets the flow's pods mount. The state's come first: what the webhook reads is
+    /// the runtime's `status`, which only the cluster records.
+    pub runtimes: Vec<&'a FluidRuntime>,
+}
+
+impl<'a> FlowGraph<'a> {
+    /// The runtime bound to a dataset: same namespace and name.
+    pub fn runtime_of(&self, namespace: &str, dataset: &str) -> Option<&'a FluidRuntime> {
+        self.runtimes
+            .iter()
+            .find(|r| r.metadata.namespace == namespace && r.metadata.name == dataset)
+            .copied()
+    }
 }
 
 /// A problem that makes the flow impossible to plan.
@@ -159,7 +174,16 @@ pub fn build<'a>(
     let ops = graph.ops;
     let order = topological_order(&ops).map_err(FlowErrors)?;
     let upstream: Vec<Option<usize>> = ops.iter().map(|op| op.after).collect();
+    let runtimes = state
+        .fluid_runtimes
+        .iter()
+        .chain(manifests.iter().filter_map(|m| match &m.object {
+            Object::FluidRuntime(r) => Some(r),
+            _ => None,
+        }))
+        .collect();
     Ok(FlowGraph {
+        runtimes,
         flows: split_flows(&ops, &order),
         forest: RunAfterForest::new(&upstream),
         ops,

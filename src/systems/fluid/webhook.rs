@@ -9,9 +9,11 @@
 //!   `spec.dataset`.
 //! - NodeAffinityWithCache with the chart's default tiers (preferred `fluid.io/node` 100, zone
 //!   50, region 10; required `fluid.io/node`). The `fluid.io/node` tier is the dataset's cache
-//!   node label `fluid.io/s-<namespace>-<dataset> In [true]`; the zone and region tiers come
-//!   from the runtime's recorded `status.cacheAffinity`, never from node labels, so without a
-//!   runtime they add nothing. A dataset whose pod label `fluid.io/dataset.<name>.sched` is
+//!   node label `fluid.io/s-<namespace>-<dataset> In [true]`; the zone and region tiers copy
+//!   the expressions of the runtime's recorded `status.cacheAffinity` with those keys, never
+//!   node labels, so without a runtime (or one that records none) they add nothing. Fluid
+//!   skips a dataset whose runtime it cannot find; we keep the node tier then, since a state
+//!   may simply not include runtimes. A dataset whose pod label `fluid.io/dataset.<name>.sched` is
 //!   `required` gets a required term instead of a preferred one.
 //! - A pod whose own node affinity already names a tier key is left alone.
 //! - Required terms: with no required terms of its own the pod gets one term per required
@@ -35,6 +37,8 @@ pub const NODE_AFFINITY_WITH_CACHE: &str = "NodeAffinityWithCache";
 const NODE_TIER: &str = "fluid.io/node";
 /// The chart's default preferred tiers and their weights.
 const PREFERRED_TIERS: [(&str, i32); 3] = [(NODE_TIER, 100), (ZONE_LABEL, 50), (REGION_LABEL, 10)];
+/// The chart's default required tiers.
+const REQUIRED_TIERS: [&str; 1] = [NODE_TIER];
 
 /// The node label Fluid puts on every node holding the dataset's cache (`GetCommonLabelName`).
 pub fn cache_label(namespace: &str, dataset: &str) -> String {
@@ -63,13 +67,21 @@ pub struct CacheAffinity {
     pub skipped: Option<String>,
 }
 
+/// A dataset the pod mounts, with its runtime's recorded `status.cacheAffinity` when the
+/// runtime is known.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MountedDataset<'a> {
+    pub name: &'a str,
+    pub cache_affinity: Option<&'a NodeAffinity>,
+}
+
 /// NodeAffinityWithCache for a pod in `namespace` with `labels` and its current `affinity`,
 /// mounting `datasets`.
 pub fn node_affinity_with_cache(
     namespace: &str,
     labels: &Labels,
     affinity: Option<&Affinity>,
-    datasets: &[&str],
+    datasets: &[MountedDataset<'_>],
 ) -> CacheAffinity {
     if datasets.is_empty() {
         return CacheAffinity::default();
@@ -85,20 +97,45 @@ pub fn node_affinity_with_cache(
     let mut required = Vec::new();
     let mut preferred = Vec::new();
     for dataset in datasets {
-        let key = cache_label(namespace, dataset);
-        if requires_cache(labels, dataset) {
-            required.push(NodeSelectorTerm {
-                match_expressions: vec![in_requirement(&key, "true")],
-                match_fields: Vec::new(),
-            });
+        let node_term = NodeSelectorTerm {
+            match_expressions: vec![in_requirement(
+                &cache_label(namespace, dataset.name),
+                "true",
+            )],
+            match_fields: Vec::new(),
+        };
+        // The runtime's cache affinity expressions whose key is a tier.
+        let recorded = dataset
+            .cache_affinity
+            .and_then(|a| a.required.as_ref())
+            .into_iter()
+            .flat_map(|r| &r.node_selector_terms)
+            .flat_map(|t| &t.match_expressions);
+        if requires_cache(labels, dataset.name) {
+            required.push(node_term);
+            required.extend(
+                recorded
+                    .filter(|e| REQUIRED_TIERS.contains(&e.key.as_str()))
+                    .map(|e| NodeSelectorTerm {
+                        match_expressions: vec![e.clone()],
+                        match_fields: Vec::new(),
+                    }),
+            );
         } else {
             preferred.push(PreferredSchedulingTerm {
                 weight: PREFERRED_TIERS[0].1,
-                preference: NodeSelectorTerm {
-                    match_expressions: vec![in_requirement(&key, "true")],
-                    match_fields: Vec::new(),
-                },
+                preference: node_term,
             });
+            preferred.extend(recorded.filter_map(|e| {
+                let (_, weight) = PREFERRED_TIERS.iter().find(|(tier, _)| *tier == e.key)?;
+                Some(PreferredSchedulingTerm {
+                    weight: *weight,
+                    preference: NodeSelectorTerm {
+                        match_expressions: vec![e.clone()],
+                        match_fields: Vec::new(),
+                    },
+                })
+            }));
         }
     }
     CacheAffinity {
@@ -127,7 +164,11 @@ fn repeated_tier_key(affinity: Option<&Affinity>) -> Option<&'static str> {
                 .flat_map(|t| &t.match_expressions),
         );
     for expression in keys {
-        if let Some((tier, _)) = PREFERRED_TIERS.iter().find(|(t, _)| *t == expression.key) {
+        let tiers = PREFERRED_TIERS
+            .iter()
+            .map(|(tier, _)| *tier)
+            .chain(REQUIRED_TIERS);
+        if let Some(tier) = tiers.into_iter().find(|t| *t == expression.key) {
             return Some(tier);
         }
     }
@@ -387,8 +428,23 @@ mod tests {
             labels: Labels,
             own: Option<Affinity>,
             datasets: &'static [&'static str],
+            /// The runtimes' recorded cache affinity (the same for every dataset of the case).
+            runtime: Option<NodeAffinity>,
             want: CacheAffinity,
         }
+        // A runtime whose workers are pinned to zone z1 of region r1 on SSD nodes.
+        let pinned = node_affinity(
+            vec![term(&[
+                (ZONE_LABEL, "z1"),
+                (REGION_LABEL, "r1"),
+                ("example.com/disk", "ssd"),
+            ])],
+            vec![],
+        );
+        let tier = |weight: i32, key: &str, value: &str| PreferredSchedulingTerm {
+            weight,
+            preference: term(&[(key, value)]),
+        };
         let added = |required, preferred| CacheAffinity {
             added: Some(node_affinity(required, preferred)),
             skipped: None,
@@ -399,6 +455,7 @@ mod tests {
                 labels: labels(&[]),
                 own: None,
                 datasets: &[],
+                runtime: None,
                 want: CacheAffinity::default(),
             },
             Case {
@@ -406,6 +463,7 @@ mod tests {
                 labels: labels(&[]),
                 own: None,
                 datasets: &["hbase"],
+                runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
             },
             Case {
@@ -413,6 +471,7 @@ mod tests {
                 labels: labels(&[("fluid.io/dataset.hbase.sched", "required")]),
                 own: None,
                 datasets: &["hbase"],
+                runtime: None,
                 want: added(vec![term(&[("fluid.io/s-ns-hbase", "true")])], vec![]),
             },
             Case {
@@ -420,6 +479,7 @@ mod tests {
                 labels: labels(&[("fluid.io/dataset.hbase.sched", "preferred")]),
                 own: None,
                 datasets: &["hbase"],
+                runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
             },
             Case {
@@ -431,6 +491,7 @@ mod tests {
                 ]),
                 own: None,
                 datasets: &["a", "b", "c"],
+                runtime: None,
                 want: added(
                     vec![
                         term(&[("fluid.io/s-ns-a", "true")]),
@@ -447,6 +508,7 @@ mod tests {
                     preference: term(&[(ZONE_LABEL, "z1")]),
                 }])),
                 datasets: &["hbase"],
+                runtime: None,
                 want: CacheAffinity {
                     added: None,
                     skipped: Some("the pod's own node affinity already uses the locality key topology.kubernetes.io/zone: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
@@ -457,12 +519,43 @@ mod tests {
                 labels: labels(&[]),
                 own: Some(affinity(vec![term(&[("kubernetes.io/hostname", "n1")])], vec![])),
                 datasets: &["hbase"],
+                runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
+            },
+            Case {
+                name: "tiered locality: zone and region terms from the runtime's cache affinity",
+                labels: labels(&[]),
+                own: None,
+                datasets: &["hbase"],
+                runtime: Some(pinned.clone()),
+                want: added(
+                    vec![],
+                    vec![
+                        preferred(100, "fluid.io/s-ns-hbase"),
+                        tier(50, ZONE_LABEL, "z1"),
+                        tier(10, REGION_LABEL, "r1"),
+                    ],
+                ),
+            },
+            Case {
+                name: "required mode: zone and region are not required tiers",
+                labels: labels(&[("fluid.io/dataset.hbase.sched", "required")]),
+                own: None,
+                datasets: &["hbase"],
+                runtime: Some(pinned.clone()),
+                want: added(vec![term(&[("fluid.io/s-ns-hbase", "true")])], vec![]),
             },
         ];
         for case in cases {
-            let got =
-                node_affinity_with_cache("ns", &case.labels, case.own.as_ref(), case.datasets);
+            let mounted: Vec<MountedDataset> = case
+                .datasets
+                .iter()
+                .map(|name| MountedDataset {
+                    name,
+                    cache_affinity: case.runtime.as_ref(),
+                })
+                .collect();
+            let got = node_affinity_with_cache("ns", &case.labels, case.own.as_ref(), &mounted);
             assert_eq!(got, case.want, "{}", case.name);
         }
     }

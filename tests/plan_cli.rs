@@ -775,3 +775,32 @@ fn explain_a_batch_pod_with_the_flow_solver() {
         .unwrap();
     assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
 }
+
+const PRIORITY: &str = "testdata/clusters/priority.yaml";
+
+#[test]
+fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
+    let run = plan(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
+    assert_eq!(run.code, 1, "two pods stay pending");
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (3 pods, solver greedy): 1/3 pods placed
+ POD            FROM          NODE       METHOD  NOTE
+ prod/critical  Pod/critical  node-1     greedy  would preempt 1 pods on node-1
+ prod/research  Pod/research  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..
+ prod/huge      Pod/huge      <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..
+prod/critical would preempt on node-1: prod/batch-a
+"
+    );
+    let (code, json) = plan_json(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
+    assert_eq!(code, 1);
+    let pods = &json["batch"]["pods"];
+    assert_eq!(pods[0]["node"], "node-1");
+    assert_eq!(
+        pods[0]["preempts"],
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+    assert_eq!(pods[1]["node"], Value::Null);
+    assert!(pods[1].get("preempts").is_none());
+}

@@ -3,6 +3,7 @@
 pub mod core;
 pub mod fluid;
 pub mod gang;
+pub mod policy;
 pub mod quantity;
 pub mod resources;
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 pub use self::core::*;
 pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, VolcanoJob, VolcanoPodGroup};
+pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 
 /// `apiVersion` and `kind`, read first to decide how to decode the rest.
@@ -53,6 +55,8 @@ pub enum Object {
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
     VolcanoPodGroup(VolcanoPodGroup),
+    PriorityClass(PriorityClass),
+    PodDisruptionBudget(PodDisruptionBudget),
     /// Kept so callers can report it, never silently dropped.
     Unknown {
         type_meta: TypeMeta,
@@ -86,6 +90,8 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
     ("batch.volcano.sh", "v1alpha1", "Job"),
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+    ("scheduling.k8s.io", "v1", "PriorityClass"),
+    ("policy", "v1", "PodDisruptionBudget"),
 ];
 
 #[derive(Deserialize, Default)]
@@ -190,6 +196,8 @@ impl Object {
             }
             ("batch.volcano.sh", _) => Object::VolcanoJob(read(deserializer).get()?),
             ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(read(deserializer).get()?),
+            ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
+            ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
             _ => {
                 let body: WorkloadBody = read(deserializer).get()?;
                 let (replicas, template) = match body.spec.job_template {
@@ -219,6 +227,8 @@ impl Object {
             Object::GodelPodGroup(o) => &o.metadata,
             Object::VolcanoJob(o) => &o.metadata,
             Object::VolcanoPodGroup(o) => &o.metadata,
+            Object::PriorityClass(o) => &o.metadata,
+            Object::PodDisruptionBudget(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -233,6 +243,8 @@ impl Object {
             Object::GodelPodGroup(o) => &mut o.metadata,
             Object::VolcanoJob(o) => &mut o.metadata,
             Object::VolcanoPodGroup(o) => &mut o.metadata,
+            Object::PriorityClass(o) => &mut o.metadata,
+            Object::PodDisruptionBudget(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -247,13 +259,18 @@ impl Object {
             Object::FluidOp(op) => op.kind.as_str(),
             Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) => "PodGroup",
             Object::VolcanoJob(_) => "Job",
+            Object::PriorityClass(_) => "PriorityClass",
+            Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
         }
     }
 
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
-        !matches!(self, Object::Node(_) | Object::Namespace(_))
+        !matches!(
+            self,
+            Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
+        )
     }
 }
 

@@ -8,6 +8,7 @@ use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::gang::GODEL_POD_GROUP_LABEL;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus, Workload};
+use crate::sched::preemption::Victim;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::flow::{self, Method, Metrics};
 
@@ -84,6 +85,9 @@ pub struct BatchPod {
     pub method: Method,
     /// How it was placed, or why it stays pending.
     pub note: String,
+    /// The pods it would evict: set when no node fits and preemption nominates `node`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempts: Vec<Victim>,
 }
 
 /// `batch` in `plan -o json`.
@@ -123,17 +127,24 @@ impl BatchPlan {
     }
 }
 
-/// Each pod's node and note as the greedy solver leaves them.
-fn greedy(state: &ClusterState, profile: &Profile, pods: &[&Pod]) -> Vec<(Option<String>, String)> {
+/// Each pod's node, note and victims as the greedy solver leaves them.
+fn greedy(
+    state: &ClusterState,
+    profile: &Profile,
+    pods: &[&Pod],
+) -> Vec<(Option<String>, String, Vec<Victim>)> {
     let mut sched = Scheduler::new(state, profile.clone());
     flow::place_greedily(&mut sched, pods)
         .into_iter()
-        .map(|(node, summary)| {
-            let note = match (&node, summary) {
+        .map(|outcome| {
+            let note = match (&outcome.node, outcome.summary) {
+                (Some(node), _) if !outcome.preempts.is_empty() => {
+                    format!("would preempt {} pods on {node}", outcome.preempts.len())
+                }
                 (None, Some(summary)) => format!("pending: {summary}"),
                 _ => String::new(),
             };
-            (node, note)
+            (outcome.node, note, outcome.preempts)
         })
         .collect()
 }
@@ -155,13 +166,17 @@ pub fn plan_batch(
         node,
         method,
         note,
+        preempts: Vec::new(),
     };
     let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (
             members
                 .iter()
                 .zip(greedy(state, profile, &refs))
-                .map(|(m, (node, note))| row(m, node, Method::Greedy, note))
+                .map(|(m, (node, note, preempts))| BatchPod {
+                    preempts,
+                    ..row(m, node, Method::Greedy, note)
+                })
                 .collect(),
             None,
         ),
@@ -182,7 +197,7 @@ pub fn plan_batch(
             Solver::Flow => (
                 greedy(state, profile, &refs)
                     .into_iter()
-                    .map(|(node, _)| node)
+                    .map(|(node, _, _)| node)
                     .collect(),
                 chosen,
             ),

@@ -10,6 +10,7 @@ use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, OpKind, Pod};
+use crate::sched::preemption::Preemption;
 use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
 use crate::systems::flow::{self as flow_solver, Method};
 use crate::systems::fluid;
@@ -50,6 +51,10 @@ pub struct Explanation {
     pub total_nodes: usize,
     /// The score weights the totals were computed with.
     pub weights: BTreeMap<String, i64>,
+    /// DefaultPreemption's preview, whenever no node fits: the node it would nominate (or
+    /// `null`) and the pods it would evict. Gang pods are left to their gang scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<Preemption>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
@@ -161,20 +166,24 @@ pub fn explain(
         scheduler.forget(&pending.metadata.namespace, &pending.metadata.name);
         pending.spec.node_name.clear();
     }
-    decide_in(&scheduler, &pending, None, node)
+    decide_in(&mut scheduler, &pending, None, node)
 }
 
 /// The explanation of one decision of `scheduler` (with whatever it has assumed), over all
-/// nodes or over `within` (state node indexes).
+/// nodes, with preemption when none fits, or over a gang's `within` (state node indexes).
 fn decide_in(
-    scheduler: &Scheduler,
+    scheduler: &mut Scheduler,
     pod: &Pod,
     within: Option<&[usize]>,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let decision = match within {
-        Some(nodes) => scheduler.decide_within(pod, nodes),
-        None => scheduler.decide(pod),
+    let (decision, preemption) = match within {
+        Some(nodes) => (scheduler.decide_within(pod, nodes), None),
+        None => {
+            let mut decision = scheduler.decide(pod);
+            let preemption = scheduler.preempt(pod, &mut decision);
+            (decision, preemption)
+        }
     };
     let node_detail = match node {
         Some(name) => Some(
@@ -192,17 +201,22 @@ fn decide_in(
         total_nodes: decision.nodes.len(),
         decision,
         node_detail,
+        preemption,
         weights: scheduler.profile().score_weights.clone(),
         context: None,
     })
 }
 
 impl Explanation {
-    /// Whether the pod gets a node: under the flow solver, the flow's answer.
+    /// Whether the pod gets a node: under the flow solver, the flow's answer; else the
+    /// selected node or the one preemption nominates (the pod runs once the victims are gone).
     pub fn placed(&self) -> bool {
         match self.context.as_ref().and_then(|c| c.solvers.as_ref()) {
             Some(solvers) => solvers.flow.is_some(),
-            None => self.decision.selected.is_some(),
+            None => {
+                self.decision.selected.is_some()
+                    || self.preemption.as_ref().is_some_and(|p| p.node.is_some())
+            }
         }
     }
 }
@@ -284,7 +298,7 @@ fn explain_operation(
         .clone()
         .or_else(|| fluid::own_affinity(op).cloned());
     let pod = fluid::pod_for(op, affinity);
-    let mut explanation = decide_in(&scheduler, &pod, None, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pod, None, node)?;
     let mut notes: Vec<String> = op_plan.warnings.clone();
     match op_plan.status {
         OpStatus::Complete => notes.insert(
@@ -407,7 +421,7 @@ fn explain_gang_pod(
         ));
     }
     let within = (!plan.group_nodes.is_empty()).then_some(plan.group_nodes.as_slice());
-    let mut explanation = decide_in(&scheduler, &pod, within, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pod, within, node)?;
     let planned = row.and_then(|r| r.node.as_ref());
     if let (Some(planned), Some(alone)) = (planned, &explanation.decision.selected)
         && planned != alone
@@ -458,14 +472,14 @@ fn explain_batch_pod(
     let assumed = earlier
         .iter()
         .zip(placed)
-        .filter_map(|(pod, (node, _))| {
+        .filter_map(|(pod, outcome)| {
             Some(Assumed {
                 pod: format!("{}/{}", pod.metadata.namespace, pod.metadata.name),
-                node: node?,
+                node: outcome.node?,
             })
         })
         .collect();
-    let mut explanation = decide_in(&scheduler, &pods[index], None, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pods[index], None, node)?;
     let placement = &flow_plan.placements[index];
     explanation.context = Some(Context {
         within: format!("a batch of {} pods ({})", pods.len(), members[index].from),

@@ -364,7 +364,11 @@ fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
         ]
     };
     let out = run(&args("pod/critical", "table"));
-    assert_eq!(out.status.code(), Some(0), "the pod runs once the victims are gone");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the pod runs once the victims are gone"
+    );
     assert_eq!(
         stdout(&out),
         "\
@@ -408,7 +412,11 @@ Preemption (pod priority 100000): 3 candidate node(s)
         assert_eq!(out.status.code(), Some(1), "{pod}");
         let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert_eq!(json["preemption"]["node"], node, "{pod}");
-        assert_eq!(json["preemption"]["victims"], serde_json::json!([]), "{pod}");
+        assert_eq!(
+            json["preemption"]["victims"],
+            serde_json::json!([]),
+            "{pod}"
+        );
         assert_eq!(json["summary"], summary, "{pod}");
     }
     // A pod that fits has no preemption part.

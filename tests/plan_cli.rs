@@ -804,3 +804,43 @@ prod/critical would preempt on node-1: prod/batch-a
     assert_eq!(pods[1]["node"], Value::Null);
     assert!(pods[1].get("preempts").is_none());
 }
+
+#[test]
+fn every_workload_kind_is_planned_as_what_its_controller_creates() {
+    let run = plan(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
+    assert_eq!(
+        run.code, 1,
+        "the pod bound to a missing node is not admitted"
+    );
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (16 pods, solver greedy): 15/16 pods placed
+ POD                                FROM                     NODE       METHOD   NOTE
+ kube-system/node-exporter-node-a1  DaemonSet/node-exporter  node-a1    greedy   -
+ kube-system/node-exporter-node-a2  DaemonSet/node-exporter  node-a2    greedy   -
+ kube-system/node-exporter-node-a3  DaemonSet/node-exporter  node-a3    greedy   -
+ kube-system/node-exporter-node-b1  DaemonSet/node-exporter  node-b1    greedy   -
+ kube-system/node-exporter-node-b3  DaemonSet/node-exporter  node-b3    greedy   -
+ kube-system/node-exporter-node-c1  DaemonSet/node-exporter  node-c1    greedy   -
+ kube-system/node-exporter-node-c2  DaemonSet/node-exporter  node-c2    greedy   -
+ kube-system/node-exporter-node-c3  DaemonSet/node-exporter  node-c3    greedy   -
+ data/kafka-0                       StatefulSet/kafka        node-b3    greedy   -
+ data/kafka-1                       StatefulSet/kafka        node-b3    greedy   -
+ data/reindex-0                     Job/reindex              node-b3    greedy   -
+ data/reindex-1                     Job/reindex              node-b3    greedy   -
+ data/nightly-report-0              CronJob/nightly-report   node-c3    greedy   -
+ data/nightly-report-1              CronJob/nightly-report   node-b3    greedy   -
+ db/pinned-db-probe                 Pod/pinned-db-probe      node-b2    kubelet  spec.nodeName: admitted by the kubelet, not scheduled
+ db/pinned-missing                  Pod/pinned-missing       <pending>  kubelet  spec.nodeName node-z9: not admitted: node \"node-z9\" does not exist
+"
+    );
+    let (_, json) = plan_json(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
+    let admitted = &json["batch"]["pods"][14];
+    assert_eq!(admitted["name"], "pinned-db-probe");
+    assert_eq!(admitted["method"], "kubelet");
+    assert_eq!(
+        admitted["node"], "node-b2",
+        "the kubelet ignores NoSchedule taints"
+    );
+}

@@ -41,6 +41,16 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
     (
+        "pods/workloads.yaml",
+        &[
+            ("CronJob", 1),
+            ("DaemonSet", 1),
+            ("Job", 1),
+            ("Pod", 2),
+            ("StatefulSet", 1),
+        ],
+    ),
+    (
         "clusters/priority.yaml",
         &[
             ("Namespace", 1),

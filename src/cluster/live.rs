@@ -691,6 +691,18 @@ mod tests {
             (
                 &RESOURCES[3],
                 &team,
+                "/apis/scheduling.k8s.io/v1/priorityclasses",
+                "list priorityclasses.scheduling.k8s.io",
+            ),
+            (
+                &RESOURCES[4],
+                &team,
+                "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
+                "list poddisruptionbudgets.policy in namespace \"team\"",
+            ),
+            (
+                &RESOURCES[5],
+                &team,
                 "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads",
                 "list dataloads.data.fluid.io in namespace \"team\"",
             ),

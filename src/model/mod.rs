@@ -38,8 +38,36 @@ impl TypeMeta {
 pub struct Workload {
     pub kind: String,
     pub metadata: ObjectMeta,
+    /// The pods its controller creates now: `spec.replicas` (default 1), or for a Job or
+    /// CronJob the Job controller's active count ([`JobCounts::active`]). A DaemonSet's count
+    /// depends on the nodes, so `plan::workload` computes it.
     pub replicas: i32,
     pub template: PodTemplateSpec,
+}
+
+/// A Job's (or a CronJob's job template's) counts, as the Job controller reads them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    pub parallelism: Option<i32>,
+    pub completions: Option<i32>,
+    pub succeeded: i32,
+    pub suspend: bool,
+}
+
+impl JobCounts {
+    /// The Job controller's `wantActive`: parallelism (default 1), capped by the remaining
+    /// completions when completions are set; none while suspended.
+    pub fn active(&self) -> i32 {
+        if self.suspend {
+            return 0;
+        }
+        let parallelism = self.parallelism.unwrap_or(1).max(0);
+        match self.completions {
+            Some(completions) => (completions - self.succeeded).clamp(0, parallelism),
+            None if self.succeeded > 0 => 0,
+            None => parallelism,
+        }
+    }
 }
 
 // Objects are decoded once and moved straight into typed lists; boxing the large variants
@@ -99,6 +127,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
 struct WorkloadBody {
     metadata: ObjectMeta,
     spec: WorkloadSpec,
+    status: WorkloadStatus,
 }
 
 #[derive(Deserialize, Default)]
@@ -106,8 +135,16 @@ struct WorkloadBody {
 struct WorkloadSpec {
     replicas: Option<i32>,
     parallelism: Option<i32>,
+    completions: Option<i32>,
+    suspend: Option<bool>,
     template: PodTemplateSpec,
     job_template: Option<JobTemplate>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WorkloadStatus {
+    succeeded: i32,
 }
 
 #[derive(Deserialize, Default)]
@@ -200,12 +237,27 @@ impl Object {
             ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
             _ => {
                 let body: WorkloadBody = read(deserializer).get()?;
-                let (replicas, template) = match body.spec.job_template {
-                    Some(job) => (job.spec.parallelism.unwrap_or(1), job.spec.template),
-                    None => (
-                        body.spec.replicas.or(body.spec.parallelism).unwrap_or(1),
-                        body.spec.template,
-                    ),
+                let suspended = body.spec.suspend.unwrap_or(false);
+                let (replicas, template) = match (kind, body.spec.job_template) {
+                    ("CronJob", Some(job)) => {
+                        let counts = JobCounts {
+                            parallelism: job.spec.parallelism,
+                            completions: job.spec.completions,
+                            succeeded: 0,
+                            suspend: suspended || job.spec.suspend.unwrap_or(false),
+                        };
+                        (counts.active(), job.spec.template)
+                    }
+                    ("Job", _) => {
+                        let counts = JobCounts {
+                            parallelism: body.spec.parallelism,
+                            completions: body.spec.completions,
+                            succeeded: body.status.succeeded,
+                            suspend: suspended,
+                        };
+                        (counts.active(), body.spec.template)
+                    }
+                    _ => (body.spec.replicas.unwrap_or(1), body.spec.template),
                 };
                 Object::Workload(Workload {
                     kind: kind.to_string(),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::batch::{self, Solver};
+use super::workload;
 use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
@@ -67,8 +68,9 @@ pub struct Candidate {
     pub pod: Pod,
 }
 
-/// The pods the `-f` inputs would create: pods as they are, workloads from their templates.
-pub fn candidates(manifests: &ManifestSet) -> Vec<Candidate> {
+/// The pods the `-f` inputs would create: pods as they are, a workload as the first pod its
+/// controller creates against `state`.
+pub fn candidates(manifests: &ManifestSet, state: &ClusterState) -> Vec<Candidate> {
     manifests
         .manifests
         .iter()
@@ -79,7 +81,7 @@ pub fn candidates(manifests: &ManifestSet) -> Vec<Candidate> {
             }),
             Object::Workload(w) => Some(Candidate {
                 label: format!("{}/{}", w.kind, w.metadata.name),
-                pod: batch::replica(w, 0),
+                pod: workload::pods(w, state).into_iter().next()?,
             }),
             _ => None,
         })
@@ -457,7 +459,7 @@ fn explain_batch_pod(
     is_target: impl Fn(&batch::Member) -> bool,
     node: Option<&str>,
 ) -> Result<Option<Explanation>, PlanError> {
-    let members = batch::members(scope.manifests);
+    let members = batch::members(scope.manifests, scope.state);
     let Some(index) = members
         .iter()
         .position(|m| is_target(m) && in_namespace(scope, &m.pod.metadata.namespace))

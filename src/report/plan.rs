@@ -227,6 +227,7 @@ fn method_name(method: Method) -> &'static str {
     match method {
         Method::Flow => "flow",
         Method::Greedy => "greedy",
+        Method::Kubelet => "kubelet",
     }
 }
 

@@ -2,6 +2,7 @@
 //! [`ClusterState`]. Pure and synchronous; `plan`, `lint` and `explain-placement` all decide
 //! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
 
+mod admission;
 mod cycle;
 pub mod preemption;
 pub mod profile;
@@ -17,7 +18,8 @@ use serde::Serialize;
 use crate::cluster::ClusterState;
 pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
-pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
+pub use admission::REASON_KUBELET_TAINT;
+pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome, untolerated_taint};
 pub use profile::Profile;
 use terms::{PodTerms, Term, TermKind};
 

@@ -62,6 +62,9 @@ const SINK: usize = 1;
 pub enum Method {
     Flow,
     Greedy,
+    /// Not scheduled: the pod names its node (`spec.nodeName`) and that node's kubelet admits
+    /// or rejects it.
+    Kubelet,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

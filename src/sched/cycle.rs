@@ -205,28 +205,40 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 }
             }
         }
-        for (terms, counts) in [
-            (&self.terms.required_affinity, &mut self.affinity_counts),
-            (
-                &self.terms.required_anti_affinity,
-                &mut self.anti_affinity_counts,
-            ),
-        ] {
-            for term in terms {
-                for placed in sched.pods_selectable_by(term) {
-                    let selected = term
-                        .matches(&placed.pod, || {
-                            sched.namespace_labels(&placed.pod.metadata.namespace)
-                        })
-                        .unwrap_or(false);
-                    if !selected {
-                        continue;
-                    }
+        // Affinity: an existing pod counts only when it matches ALL the incoming pod's required
+        // affinity terms (upstream `podMatchesAllAffinityTerms`); it then counts in every term's
+        // domain. Such a pod matches the first term, so that term's namespaces hold them all.
+        if let Some(first) = self.terms.required_affinity.first() {
+            for placed in sched.pods_selectable_by(first) {
+                let matches_all = self
+                    .terms
+                    .required_affinity
+                    .iter()
+                    .all(|term| self.term_matches(term, &placed.pod));
+                if !matches_all {
+                    continue;
+                }
+                for term in &self.terms.required_affinity {
                     if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
-                        *counts
+                        *self
+                            .affinity_counts
                             .entry((term.topology_key.clone(), value.clone()))
                             .or_default() += 1;
                     }
+                }
+            }
+        }
+        // Anti-affinity: each term on its own.
+        for term in &self.terms.required_anti_affinity {
+            for placed in sched.pods_selectable_by(term) {
+                if !self.term_matches(term, &placed.pod) {
+                    continue;
+                }
+                if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
+                    *self
+                        .anti_affinity_counts
+                        .entry((term.topology_key.clone(), value.clone()))
+                        .or_default() += 1;
                 }
             }
         }

@@ -396,6 +396,53 @@ fn inter_pod_affinity_filter() {
     }
 }
 
+/// Upstream filtering_test.go: with several required affinity terms, one existing pod must
+/// match them all; pods that each match one term do not add up.
+#[test]
+fn inter_pod_affinity_terms_must_all_match_one_pod() {
+    let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c"])
+        + &running("db", "n1", "app: db", "")
+        + &running("metrics", "n2", "role: metrics", "")
+        + &running("both", "n3", "app: db, role: metrics", "");
+    let affinity = "node(s) didn't match pod affinity rules";
+    let two_terms = |first_key: &str| {
+        format!(
+            "  labels: {{app: api}}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {{matchLabels: {{app: db}}}}\n        topologyKey: {first_key}\n      - labelSelector: {{matchLabels: {{role: metrics}}}}\n        topologyKey: zone\n"
+        )
+    };
+    let cases: &[(&str, String, [&str; 4])] = &[
+        (
+            "only the pod matching both terms counts: zone a's two half-matches do not",
+            two_terms("zone"),
+            [affinity, affinity, "", affinity],
+        ),
+        (
+            "the matching pod counts in each term's own topology",
+            two_terms("kubernetes.io/hostname"),
+            [affinity, affinity, "", affinity],
+        ),
+    ];
+    for (name, spec, want) in cases {
+        let got: Vec<String> = decide(&cluster, spec)
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+    // Without the pod that matches both, nothing counts: the terms are not satisfiable, and the
+    // incoming pod (app=api) does not match them itself.
+    let halves = nodes(&["zone: a", "zone: a"])
+        + &running("db", "n1", "app: db", "")
+        + &running("metrics", "n2", "role: metrics", "");
+    let got: Vec<String> = decide(&halves, &two_terms("zone"))
+        .nodes
+        .iter()
+        .map(|v| v.reasons.join("; "))
+        .collect();
+    assert_eq!(got, [affinity, affinity]);
+}
+
 #[test]
 fn namespace_selector_uses_namespace_labels() {
     let cluster = nodes(&["zone: a", "zone: b"])

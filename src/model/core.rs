@@ -93,7 +93,7 @@ pub struct ContainerPort {
     pub container_port: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "hostIP", skip_serializing_if = "String::is_empty")]
     pub host_ip: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub protocol: String,

@@ -464,12 +464,15 @@ impl<'a> Scheduler<'a> {
     }
 }
 
-/// Host ports a pod claims, with defaults filled in (TCP, all addresses).
+/// Host ports a pod claims, with defaults filled in (TCP, all addresses): its containers' and
+/// its sidecars' (init containers with `restartPolicy: Always`, which run for the pod's whole
+/// life); a plain init container has exited before they bind (upstream `GetHostPorts`).
 fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
     pod.spec
-        .containers
+        .init_containers
         .iter()
-        .chain(&pod.spec.init_containers)
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
+        .chain(&pod.spec.containers)
         .flat_map(|c| &c.ports)
         .filter_map(|p| {
             let port = p.host_port.filter(|&h| h > 0)?;

@@ -978,7 +978,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
             .collect();
         for (index, node) in sched.state.nodes.iter().enumerate() {
             let labels = &node.metadata.labels;
-            if !self.node_affinity_matches(node) || !has_all_keys(labels) {
+            // Node inclusion policies (on by default since v1.33) replace the plain node
+            // affinity check: with `nodeAffinityPolicy: Ignore` unmatched nodes count too.
+            if !has_all_keys(labels) {
                 continue;
             }
             for (c, constraint) in constraints.iter().enumerate() {

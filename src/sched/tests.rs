@@ -567,6 +567,41 @@ fn topology_spread_score() {
     assert_eq!(decision.tied, ["n2", "n3"]);
 }
 
+/// Upstream scoring_test.go (initPreScoreState / PreScore): only domains holding a feasible
+/// node are counted and sized; with `nodeAffinityPolicy: Ignore` pods on nodes the pod's
+/// required affinity excludes still count in those domains, with `Honor` they do not.
+#[test]
+fn topology_spread_score_counts_feasible_domains_under_the_inclusion_policy() {
+    // n1, n2, n5 are feasible (type x); n3 (zone a) and n4 (zone c) are excluded by affinity.
+    let cluster = nodes(&[
+        "zone: a, type: x",
+        "zone: b, type: x",
+        "zone: a, type: y",
+        "zone: c, type: y",
+        "zone: b, type: x",
+    ]) + &running("w1", "n3", "app: web", "")
+        + &running("w2", "n3", "app: web", "")
+        + &running("w3", "n3", "app: web", "")
+        + &running("w4", "n4", "app: web", "")
+        + &running("w5", "n5", "app: web", "");
+    let spec = |policy: &str| {
+        format!(
+            "  labels: {{app: web}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: type, operator: In, values: [x]}}]\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    nodeAffinityPolicy: {policy}\n    labelSelector: {{matchLabels: {{app: web}}}}\n"
+        )
+    };
+    // Ignore: zone a = 3 (n3's pods), zone b = 1; zone c has no feasible node, so two domains,
+    // weight ln(2 + 2): raw a = round(4.16) = 4, b = round(1.39) = 1 -> 100 * (4 + 1 - s) / 4.
+    assert_eq!(
+        scores(&decide(&cluster, &spec("Ignore")), "PodTopologySpread"),
+        [25, 100, 100]
+    );
+    // Honor: only n5's pod counts: a = 0, b = round(1.39) = 1.
+    assert_eq!(
+        scores(&decide(&cluster, &spec("Honor")), "PodTopologySpread"),
+        [100, 0, 0]
+    );
+}
+
 #[test]
 fn unschedulable_summary_counts_reasons_string_sorted() {
     let cluster = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {zone: x}}\nstatus: {allocatable: {cpu: 100m, memory: 1Gi, pods: \"10\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {zone: y}}\nspec: {unschedulable: true}\nstatus: {allocatable: {cpu: \"4\", memory: 1Gi, pods: \"10\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: c, labels: {zone: y}}\nstatus: {allocatable: {cpu: \"4\", memory: 1Gi, pods: \"10\"}}\n";

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
 use super::profile::{self, ScoringStrategyType};
-use super::resources::{Resources, format_bytes};
+use super::resources::{self, Resources, format_bytes};
 use super::selector::{self, label_selector_matches, node_selector_map_matches};
 use super::terms::{PodTerms, Term, TermKind};
 use super::{Decision, NodeVerdict, Scheduler, host_ports, normalized_image_name};
@@ -80,7 +80,8 @@ pub(super) struct Cycle<'s, 'a> {
     sched: &'s Scheduler<'a>,
     pod: &'s Pod,
     requests: Resources,
-    non_zero: Resources,
+    /// The pod as NodeResourcesFit's scorer sizes it: non-zero defaults, pod-level ignored.
+    fit_score_requests: Resources,
     terms: PodTerms,
     problems: Vec<String>,
     affinity_counts: HashMap<TopologyPair, i64>,
@@ -99,7 +100,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             sched,
             pod,
             requests: super::pod_requests(&pod.spec, false),
-            non_zero: super::pod_requests(&pod.spec, true),
+            fit_score_requests: resources::container_level_requests(&pod.spec, true),
             terms: PodTerms::of(pod),
             problems: Vec::new(),
             affinity_counts: HashMap::default(),
@@ -674,9 +675,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
             profile::NODE_RESOURCES_FIT => format!(
                 "{:?}: cpu {}m of {}m, memory {} of {} after placing (non-zero requests)",
                 self.sched.profile.strategy,
-                info.non_zero_requested.milli_cpu + self.non_zero.milli_cpu,
+                info.non_zero_requested.milli_cpu + self.fit_score_requests.milli_cpu,
                 info.allocatable.milli_cpu,
-                format_bytes(info.non_zero_requested.memory + self.non_zero.memory),
+                format_bytes(info.non_zero_requested.memory + self.fit_score_requests.memory),
                 format_bytes(info.allocatable.memory)
             ),
             profile::BALANCED_ALLOCATION => {
@@ -792,7 +793,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         for (name, weight) in &self.sched.profile.fit_resources {
             let is_native = matches!(name.as_str(), "cpu" | "memory");
             // Extended resources the pod does not ask for are not scored.
-            if !is_native && self.requests.get(name) == 0 {
+            if !is_native && self.fit_score_requests.get(name) == 0 {
                 continue;
             }
             let capacity = info.allocatable.get(name);
@@ -800,9 +801,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 continue;
             }
             let requested = if is_native {
-                info.non_zero_requested.get(name) + self.non_zero.get(name)
+                info.non_zero_requested.get(name) + self.fit_score_requests.get(name)
             } else {
-                info.requested.get(name) + self.requests.get(name)
+                info.requested.get(name) + self.fit_score_requests.get(name)
             };
             let score = match self.sched.profile.strategy {
                 ScoringStrategyType::LeastAllocated if requested > capacity => 0,

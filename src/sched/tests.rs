@@ -313,6 +313,68 @@ fn resource_scores_least_allocated_and_balanced() {
     assert_eq!(scores(&best_effort, "NodeResourcesFit"), [97, 66]);
 }
 
+/// Upstream fit_test.go / balanced_allocation_test.go with pod-level resources (v1.34, on by
+/// default): the filter and the node's ledger read `spec.resources`, BalancedAllocation reads
+/// it, NodeResourcesFit's score does not (its scorer is built without the feature).
+#[test]
+fn pod_level_resources_where_upstream_reads_them() {
+    let pod_level = "  resources: {requests: {cpu: \"3\", memory: 1Gi}}\n";
+    let cluster = nodes(&["zone: a", "zone: b"])
+        + &running(
+            "pod-level",
+            "n2",
+            "app: x",
+            &format!(
+                "  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n{pod_level}"
+            ),
+        );
+    let cases: &[(&str, String, [&str; 2])] = &[
+        (
+            "pod-level requests replace the containers' sum in the filter",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n  resources: {requests: {cpu: \"4500m\"}}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "an existing pod holds its pod-level requests (3 of 4 CPUs)",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"2\"}}}]\n".into(),
+            ["", "Insufficient cpu"],
+        ),
+        (
+            "overhead is added to pod-level requests",
+            "spec:\n  containers: [{name: c}]\n  resources: {requests: {cpu: \"3900m\"}}\n  overhead: {cpu: 200m}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "pod-level limits stand for requests when no container sets the resource",
+            "spec:\n  containers: [{name: c}]\n  resources: {limits: {cpu: \"5\"}}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "a container's own request wins over a pod-level limit",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"1500m\"}}}]\n  resources: {limits: {cpu: \"5\"}}\n".into(),
+            ["", "Insufficient cpu"],
+        ),
+    ];
+    for (name, spec, want) in cases {
+        let got: Vec<String> = decide(&cluster, spec)
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+    let empty = nodes(&["zone: a"]);
+    let decision = decide(
+        &empty,
+        "spec:\n  containers: [{name: c}]\n  resources: {requests: {cpu: \"2\", memory: 4Gi}}\n",
+    );
+    // Fit scores the containers' non-zero defaults: cpu (4000-100)/4000 = 97, memory
+    // (8192-200)/8192 = 97. Balanced reads the pod level: 0.5 and 0.5 -> 100 (the
+    // containers alone would make it a best-effort pod, scored 0).
+    assert_eq!(scores(&decision, "NodeResourcesFit"), [97]);
+    assert_eq!(scores(&decision, "NodeResourcesBalancedAllocation"), [100]);
+}
+
 #[test]
 fn most_allocated_profile_packs() {
     let state = state(

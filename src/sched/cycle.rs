@@ -25,6 +25,10 @@ pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 pub const REASON_TAINTS: &str = "node(s) had untolerated taint(s)";
 pub const REASON_NODE_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
+/// NodeAffinity PreFilter: the `metadata.name` fields of the required terms share no node.
+pub const REASON_NODE_AFFINITY_CONFLICT: &str = "pod affinity terms conflict";
+/// The status upstream gives nodes a PreFilter result left out of the candidate set.
+pub const REASON_NODE_AFFINITY_PRE_FILTER: &str = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 pub const REASON_NODE_PORTS: &str = "node(s) didn't have free ports for the requested pod ports";
 pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
 pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
@@ -66,6 +70,72 @@ pub struct NodeDetail {
 
 type TopologyPair = (String, String);
 
+/// What NodeAffinity's PreFilter makes of the pod's required terms (upstream
+/// `PreFilterResult`): when every term names nodes by `matchFields: metadata.name In`, only
+/// those nodes are filtered at all; when those names cannot all hold, no node is.
+#[derive(Debug, PartialEq)]
+enum NodeNameSet {
+    AllNodes,
+    Only(std::collections::BTreeSet<String>),
+    Conflict,
+}
+
+impl NodeNameSet {
+    fn of(required: Option<&NodeSelector>) -> NodeNameSet {
+        let Some(required) = required.filter(|r| !r.node_selector_terms.is_empty()) else {
+            return NodeNameSet::AllNodes;
+        };
+        let mut union = std::collections::BTreeSet::new();
+        for term in &required.node_selector_terms {
+            // Requirements in a term are ANDed: intersect their name lists.
+            let mut names: Option<std::collections::BTreeSet<String>> = None;
+            for requirement in &term.match_fields {
+                if requirement.key != "metadata.name" || requirement.operator != "In" {
+                    continue;
+                }
+                let values = requirement.values.iter().cloned().collect();
+                names = Some(match names {
+                    None => values,
+                    Some(names) => names.intersection(&values).cloned().collect(),
+                });
+            }
+            // Terms are ORed: one term without names lets every node through.
+            let Some(names) = names else {
+                return NodeNameSet::AllNodes;
+            };
+            union.extend(names);
+        }
+        if union.is_empty() {
+            NodeNameSet::Conflict
+        } else {
+            NodeNameSet::Only(union)
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            NodeNameSet::AllNodes => "every node is a candidate".into(),
+            NodeNameSet::Only(names) => format!(
+                "required terms name only node(s) {}",
+                names.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            NodeNameSet::Conflict => {
+                "the required terms' metadata.name fields share no node".into()
+            }
+        }
+    }
+
+    /// Why PreFilter left `node` out, if it did.
+    fn excludes(&self, node: &str) -> Option<&'static str> {
+        match self {
+            NodeNameSet::AllNodes => None,
+            NodeNameSet::Only(names) if names.contains(node) => None,
+            NodeNameSet::Only(_) => Some(REASON_NODE_AFFINITY_PRE_FILTER),
+            NodeNameSet::Conflict => Some(REASON_NODE_AFFINITY_CONFLICT),
+        }
+    }
+}
+
 struct SpreadConstraint {
     max_skew: i64,
     key: String,
@@ -84,6 +154,8 @@ pub(super) struct Cycle<'s, 'a> {
     fit_score_requests: Resources,
     terms: PodTerms,
     problems: Vec<String>,
+    /// NodeAffinity's PreFilter result: the nodes named by `matchFields: metadata.name In`.
+    node_name_set: NodeNameSet,
     affinity_counts: HashMap<TopologyPair, i64>,
     anti_affinity_counts: HashMap<TopologyPair, i64>,
     existing_anti_affinity_counts: HashMap<TopologyPair, i64>,
@@ -103,6 +175,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             fit_score_requests: resources::container_level_requests(&pod.spec, true),
             terms: PodTerms::of(pod),
             problems: Vec::new(),
+            node_name_set: NodeNameSet::AllNodes,
             affinity_counts: HashMap::default(),
             anti_affinity_counts: HashMap::default(),
             existing_anti_affinity_counts: HashMap::default(),
@@ -112,6 +185,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             hard_minimum: Vec::new(),
         };
         cycle.check_own_selectors();
+        cycle.node_name_set = NodeNameSet::of(cycle.required_node_affinity());
         cycle.count_inter_pod_affinity();
         cycle.prepare_spread();
         cycle
@@ -523,6 +597,18 @@ impl<'s, 'a> Cycle<'s, 'a> {
         let mut verdicts: Vec<NodeVerdict> = candidates
             .iter()
             .map(|&index| {
+                let name = &self.sched.state.nodes[index].metadata.name;
+                if let Some(reason) = self.node_name_set.excludes(name) {
+                    return NodeVerdict {
+                        name: name.clone(),
+                        index,
+                        feasible: false,
+                        reasons: vec![reason.to_string()],
+                        failed_plugin: Some(profile::NODE_AFFINITY),
+                        scores: BTreeMap::new(),
+                        score: None,
+                    };
+                }
                 let outcomes = self.filter(index, false);
                 let failed = outcomes.iter().find(|(_, reasons)| !reasons.is_empty());
                 NodeVerdict {
@@ -556,9 +642,17 @@ impl<'s, 'a> Cycle<'s, 'a> {
             .collect();
         tied.sort();
         let selected = tied.first().cloned();
-        let summary = selected
-            .is_none()
-            .then(|| super::unschedulable_summary(candidates.len(), &verdicts));
+        // A PreFilter rejection is said once, not counted per node (upstream FitError).
+        let summary = selected.is_none().then(|| {
+            if self.node_name_set == NodeNameSet::Conflict {
+                format!(
+                    "0/{} nodes are available: {REASON_NODE_AFFINITY_CONFLICT}.",
+                    candidates.len()
+                )
+            } else {
+                super::unschedulable_summary(candidates.len(), &verdicts)
+            }
+        });
         Decision {
             nodes: verdicts,
             selected,
@@ -570,6 +664,21 @@ impl<'s, 'a> Cycle<'s, 'a> {
 
     pub(super) fn explain_node(&self, index: usize, decision: &Decision) -> NodeDetail {
         let node = &self.sched.state.nodes[index];
+        if let Some(reason) = self.node_name_set.excludes(&node.metadata.name) {
+            // Left out at PreFilter: upstream runs no filter on it.
+            return NodeDetail {
+                node: node.metadata.name.clone(),
+                feasible: false,
+                filters: vec![FilterOutcome {
+                    plugin: profile::NODE_AFFINITY,
+                    passed: false,
+                    reasons: vec![reason.to_string()],
+                    detail: format!("PreFilter: {}", self.node_name_set.describe()),
+                }],
+                scores: Vec::new(),
+                total: None,
+            };
+        }
         let filters: Vec<FilterOutcome> = self
             .filter(index, true)
             .into_iter()

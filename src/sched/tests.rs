@@ -146,6 +146,114 @@ fn node_affinity_filter() {
     }
 }
 
+/// Upstream node_affinity_test.go (PreFilter) and schedule_one_test.go (findNodesThatFitPod):
+/// `matchFields: metadata.name In` in every required term narrows the candidates before any
+/// filter runs; nodes left out get one status, counted in the summary; names that cannot all
+/// hold reject the pod at PreFilter, said once. (The API allows one name per requirement, so
+/// several nodes are named by several terms.)
+#[test]
+fn node_affinity_pre_filter_narrows_by_node_name() {
+    let mut cluster = nodes(&["zone: a", "zone: b", "zone: a", "zone: b"]);
+    // n3 is cordoned: left out at PreFilter, it is not reported as unschedulable.
+    cluster = cluster.replacen(
+        "name: n3\n  labels: {kubernetes.io/hostname: n3, zone: a}\n",
+        "name: n3\n  labels: {kubernetes.io/hostname: n3, zone: a}\nspec: {unschedulable: true}\n",
+        1,
+    );
+    assert!(cluster.contains("unschedulable"));
+    let term = |fields: &str, expressions: &str| {
+        let mut term = format!("        - matchFields: [{fields}]\n");
+        if !expressions.is_empty() {
+            term += &format!("          matchExpressions: [{expressions}]\n");
+        }
+        term
+    };
+    let required = |terms: &[String]| {
+        format!(
+            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n{}",
+            terms.concat()
+        )
+    };
+    let names = |list: &str| format!("{{key: metadata.name, operator: In, values: [{list}]}}");
+    let left_out = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
+    let miss = "node(s) didn't match Pod's node affinity/selector";
+    let conflict = "pod affinity terms conflict";
+    let cases: Vec<(&str, String, [&str; 4], Option<String>)> = vec![
+        (
+            "named nodes are filtered, the rest left out",
+            required(&[
+                term(&names("n1"), "{key: zone, operator: In, values: [a]}"),
+                term(&names("n2"), "{key: zone, operator: In, values: [a]}"),
+            ]),
+            ["", miss, left_out, left_out],
+            None,
+        ),
+        (
+            "terms are ORed: the union of their names",
+            required(&[
+                term(&names("n1"), ""),
+                term(&names("n4"), ""),
+                term(&names("ghost"), ""),
+            ]),
+            ["", left_out, left_out, ""],
+            None,
+        ),
+        (
+            "a term without names lets every node through to the filter",
+            required(&[
+                term(&names("n1"), ""),
+                "        - matchExpressions: [{key: zone, operator: In, values: [b]}]\n".into(),
+            ]),
+            ["", "", "node(s) were unschedulable", ""],
+            None,
+        ),
+        (
+            "names of no existing node leave every node out",
+            required(&[term(&names("ghost"), "")]),
+            [left_out, left_out, left_out, left_out],
+            Some(format!("0/4 nodes are available: 4 {left_out}.")),
+        ),
+        (
+            "requirements in one term are ANDed: no common name is a conflict",
+            required(&[term(&format!("{}, {}", names("n1"), names("n2")), "")]),
+            [conflict, conflict, conflict, conflict],
+            Some(format!("0/4 nodes are available: {conflict}.")),
+        ),
+        (
+            "explicit and left-out statuses add up in the summary",
+            required(&[
+                term(&names("n1"), "{key: zone, operator: In, values: [c]}"),
+                term(&names("n2"), "{key: zone, operator: In, values: [c]}"),
+            ]),
+            [miss, miss, left_out, left_out],
+            Some(format!("0/4 nodes are available: 2 {miss}, 2 {left_out}.")),
+        ),
+    ];
+    for (name, spec, want, summary) in cases {
+        let decision = decide(&cluster, &spec);
+        let got: Vec<String> = decision
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(decision.summary, summary, "{name}");
+    }
+    // explain --node shows the PreFilter verdict alone: no filter ran on a left-out node.
+    let state = state(&cluster);
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let incoming = pod(&required(&[term(&names("n1"), "")]));
+    let decision = scheduler.decide(&incoming);
+    let detail = scheduler.explain_node(&incoming, "n3", &decision).unwrap();
+    assert_eq!(detail.filters.len(), 1);
+    assert_eq!(detail.filters[0].plugin, "NodeAffinity");
+    assert_eq!(detail.filters[0].reasons, [left_out]);
+    assert_eq!(
+        detail.filters[0].detail,
+        "PreFilter: required terms name only node(s) n1"
+    );
+}
+
 #[test]
 fn invalid_selectors_are_explained_not_crashed_on() {
     let decision = decide(

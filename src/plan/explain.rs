@@ -172,17 +172,15 @@ fn decide_in(
     within: Option<&[usize]>,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let decision = match within {
-        Some(nodes) => scheduler.decide_within(pod, nodes),
-        None => scheduler.decide(pod),
-    };
-    let node_detail = match node {
-        Some(name) => Some(
-            scheduler
-                .explain_node(pod, name, &decision)
-                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
-        ),
-        None => None,
+    let (decision, node_detail) = match (node, within) {
+        (Some(name), _) => {
+            let (decision, detail) = scheduler
+                .decide_explained(pod, within, name)
+                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?;
+            (decision, Some(detail))
+        }
+        (None, Some(nodes)) => (scheduler.decide_within(pod, nodes), None),
+        (None, None) => (scheduler.decide(pod), None),
     };
     Ok(Explanation {
         pod: PodRef {

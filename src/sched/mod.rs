@@ -3,6 +3,8 @@
 //! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
 
 mod cycle;
+pub mod framework;
+pub mod plugins;
 pub mod profile;
 pub mod selector;
 mod terms;
@@ -17,6 +19,7 @@ use crate::cluster::ClusterState;
 pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
+pub use framework::Code;
 pub use profile::Profile;
 use terms::{PodTerms, Term, TermKind};
 
@@ -45,6 +48,9 @@ pub struct NodeVerdict {
     /// The plugin that rejected the node.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_plugin: Option<&'static str>,
+    /// That plugin's status code (UnschedulableAndUnresolvable: preemption cannot help).
+    #[serde(skip)]
+    pub code: Option<Code>,
     /// Normalised 0..100 scores by plugin (feasible nodes only).
     pub scores: BTreeMap<&'static str, i64>,
     /// Weighted total of `scores`.
@@ -391,15 +397,46 @@ impl<'a> Scheduler<'a> {
     /// Schedule `pod` against a subset of nodes (indexes into the state's nodes), as gang
     /// planners do when they restrict a unit to one topology domain.
     pub fn decide_within(&self, pod: &Pod, candidates: &[usize]) -> Decision {
-        cycle::Cycle::new(self, pod).decide(candidates)
+        cycle::Cycle::new(self, pod).run(candidates, None).0
     }
 
-    /// Every filter's verdict (without stopping at the first failure) and every score with
-    /// its inputs, for one node, with scores normalised over the nodes `decision` found
-    /// feasible (the decision this detail explains).
-    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
+    /// Decide among `candidates` (all nodes when `None`) and explain `node` from the same
+    /// plugin calls: every filter's verdict (without stopping at the first failure) and, when
+    /// it is feasible, every score with its inputs. `None` when `node` is not in the state.
+    pub fn decide_explained(
+        &self,
+        pod: &Pod,
+        candidates: Option<&[usize]>,
+        node: &str,
+    ) -> Option<(Decision, NodeDetail)> {
         let index = self.state.node_index(node)?;
-        Some(cycle::Cycle::new(self, pod).explain_node(index, decision))
+        let all: Vec<usize>;
+        let candidates = match candidates {
+            Some(candidates) => candidates,
+            None => {
+                all = (0..self.nodes.len()).collect();
+                &all
+            }
+        };
+        let mut candidates = candidates.to_vec();
+        let outside = !candidates.contains(&index);
+        if outside {
+            candidates.push(index);
+        }
+        let (mut decision, detail) = cycle::Cycle::new(self, pod).run(&candidates, Some(index));
+        if outside {
+            // Explained only: the decision is over the candidates asked for.
+            decision = self.decide_within(pod, &candidates[..candidates.len() - 1]);
+        }
+        Some((decision, detail?))
+    }
+
+    /// [`decide_explained`](Self::decide_explained) for a decision already made over
+    /// `decision`'s nodes: the same cycle, run again over the same candidates.
+    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
+        let candidates: Vec<usize> = decision.nodes.iter().map(|v| v.index).collect();
+        self.decide_explained(pod, Some(&candidates), node)
+            .map(|(_, detail)| detail)
     }
 
     /// A node's room for new pods: allocatable minus the requests of the pods on it (from the

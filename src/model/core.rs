@@ -93,7 +93,7 @@ pub struct ContainerPort {
     pub container_port: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "hostIP", skip_serializing_if = "String::is_empty")]
     pub host_ip: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub protocol: String,
@@ -350,6 +350,10 @@ pub struct PodSpec {
         deserialize_with = "null_as_default"
     )]
     pub overhead: ResourceList,
+    /// Pod-level requests and limits (`spec.resources`, PodLevelResources, on by default
+    /// since v1.34).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"

@@ -179,21 +179,21 @@ fn decide_in(
     within: Option<&[usize]>,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let (decision, preemption) = match within {
-        Some(nodes) => (scheduler.decide_within(pod, nodes), None),
-        None => {
-            let mut decision = scheduler.decide(pod);
-            let preemption = scheduler.preempt(pod, &mut decision);
-            (decision, preemption)
+    let (mut decision, node_detail) = match (node, within) {
+        (Some(name), _) => {
+            let (decision, detail) = scheduler
+                .decide_explained(pod, within, name)
+                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?;
+            (decision, Some(detail))
         }
+        (None, Some(nodes)) => (scheduler.decide_within(pod, nodes), None),
+        (None, None) => (scheduler.decide(pod), None),
     };
-    let node_detail = match node {
-        Some(name) => Some(
-            scheduler
-                .explain_node(pod, name, &decision)
-                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
-        ),
-        None => None,
+    // DefaultPreemption runs for pods the default scheduler places; gang pods (`within`) are
+    // left to their gang scheduler.
+    let preemption = match within {
+        None => scheduler.preempt(pod, &mut decision),
+        Some(_) => None,
     };
     Ok(Explanation {
         pod: PodRef {

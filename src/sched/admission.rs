@@ -2,8 +2,8 @@
 //! pod that arrives with `spec.nodeName` already set (it is never scheduled), and the DaemonSet
 //! controller's choice of the nodes that should run a daemon pod.
 
-use super::cycle::{self, FilterOutcome};
-use super::{Scheduler, untolerated_taint};
+use super::plugins::taint_toleration::{tolerates, untolerated_taint};
+use super::{FilterOutcome, Scheduler};
 use crate::model::{Node, Pod};
 
 /// The kubelet's reason for an untolerated `NoExecute` taint (upstream reuses the
@@ -17,9 +17,10 @@ const KUBELET_FILTERS: [&str; 4] = ["NodeResourcesFit", "NodeAffinity", "NodeNam
 impl Scheduler<'_> {
     /// Every filter's verdict for `pod` on node `index`, without stopping at the first failure.
     fn all_filters(&self, pod: &Pod, index: usize) -> Vec<FilterOutcome> {
-        let cycle = cycle::Cycle::new(self, pod);
-        let decision = cycle.decide(&[index]);
-        cycle.explain_node(index, &decision).filters
+        let name = &self.state.nodes[index].metadata.name;
+        self.decide_explained(pod, Some(&[index]), name)
+            .map(|(_, detail)| detail.filters)
+            .unwrap_or_default()
     }
 
     /// Whether the kubelet of `pod.spec.nodeName` admits the pod: upstream's `AdmissionCheck`
@@ -39,12 +40,7 @@ impl Scheduler<'_> {
             .collect();
         let node = &self.state.nodes[index];
         let no_execute = node.spec.taints.iter().any(|taint| {
-            taint.effect == "NoExecute"
-                && !pod
-                    .spec
-                    .tolerations
-                    .iter()
-                    .any(|t| cycle::tolerates(t, taint))
+            taint.effect == "NoExecute" && !pod.spec.tolerations.iter().any(|t| tolerates(t, taint))
         });
         if no_execute {
             reasons.push(REASON_KUBELET_TAINT.to_string());

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::selector::label_selector_matches;
-use super::{Decision, NodeVerdict, Scheduler, cycle};
+use super::{Code, Decision, NodeVerdict, Scheduler};
 use crate::model::{Pod, PodDisruptionBudget};
 
 /// Upstream's status message for nodes where removing pods cannot make the pod fit.
@@ -109,21 +109,7 @@ fn candidates_wanted(potential_nodes: usize) -> usize {
 /// `UnschedulableAndUnresolvable` ones (wrong node name, taints, node affinity, an
 /// unschedulable node, a missing topology label, unmatched required pod affinity).
 fn preemption_might_help(verdict: &NodeVerdict) -> bool {
-    if verdict.feasible {
-        return false;
-    }
-    match verdict.failed_plugin {
-        Some("NodePorts" | "NodeResourcesFit") => true,
-        Some("PodTopologySpread") => verdict
-            .reasons
-            .iter()
-            .all(|r| r != cycle::REASON_SPREAD_LABEL),
-        Some("InterPodAffinity") => verdict
-            .reasons
-            .iter()
-            .all(|r| r != cycle::REASON_POD_AFFINITY),
-        _ => false,
-    }
+    !verdict.feasible && verdict.code == Some(Code::Unschedulable)
 }
 
 /// Split victims (already most important first) into those whose eviction would violate a
@@ -398,8 +384,7 @@ impl<'a> Scheduler<'a> {
 
     /// Whether `pod` passes every filter on `node` as the node is now.
     fn fits_on(&self, pod: &Pod, node: usize) -> Result<(), Vec<String>> {
-        let decision = cycle::Cycle::new(self, pod).decide(&[node]);
-        match decision.nodes.into_iter().next() {
+        match self.decide_within(pod, &[node]).nodes.into_iter().next() {
             Some(verdict) if verdict.feasible => Ok(()),
             Some(verdict) => Err(verdict.reasons),
             None => Err(Vec::new()),

@@ -146,6 +146,114 @@ fn node_affinity_filter() {
     }
 }
 
+/// Upstream node_affinity_test.go (PreFilter) and schedule_one_test.go (findNodesThatFitPod):
+/// `matchFields: metadata.name In` in every required term narrows the candidates before any
+/// filter runs; nodes left out get one status, counted in the summary; names that cannot all
+/// hold reject the pod at PreFilter, said once. (The API allows one name per requirement, so
+/// several nodes are named by several terms.)
+#[test]
+fn node_affinity_pre_filter_narrows_by_node_name() {
+    let mut cluster = nodes(&["zone: a", "zone: b", "zone: a", "zone: b"]);
+    // n3 is cordoned: left out at PreFilter, it is not reported as unschedulable.
+    cluster = cluster.replacen(
+        "name: n3\n  labels: {kubernetes.io/hostname: n3, zone: a}\n",
+        "name: n3\n  labels: {kubernetes.io/hostname: n3, zone: a}\nspec: {unschedulable: true}\n",
+        1,
+    );
+    assert!(cluster.contains("unschedulable"));
+    let term = |fields: &str, expressions: &str| {
+        let mut term = format!("        - matchFields: [{fields}]\n");
+        if !expressions.is_empty() {
+            term += &format!("          matchExpressions: [{expressions}]\n");
+        }
+        term
+    };
+    let required = |terms: &[String]| {
+        format!(
+            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n{}",
+            terms.concat()
+        )
+    };
+    let names = |list: &str| format!("{{key: metadata.name, operator: In, values: [{list}]}}");
+    let left_out = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
+    let miss = "node(s) didn't match Pod's node affinity/selector";
+    let conflict = "pod affinity terms conflict";
+    let cases: Vec<(&str, String, [&str; 4], Option<String>)> = vec![
+        (
+            "named nodes are filtered, the rest left out",
+            required(&[
+                term(&names("n1"), "{key: zone, operator: In, values: [a]}"),
+                term(&names("n2"), "{key: zone, operator: In, values: [a]}"),
+            ]),
+            ["", miss, left_out, left_out],
+            None,
+        ),
+        (
+            "terms are ORed: the union of their names",
+            required(&[
+                term(&names("n1"), ""),
+                term(&names("n4"), ""),
+                term(&names("ghost"), ""),
+            ]),
+            ["", left_out, left_out, ""],
+            None,
+        ),
+        (
+            "a term without names lets every node through to the filter",
+            required(&[
+                term(&names("n1"), ""),
+                "        - matchExpressions: [{key: zone, operator: In, values: [b]}]\n".into(),
+            ]),
+            ["", "", "node(s) were unschedulable", ""],
+            None,
+        ),
+        (
+            "names of no existing node leave every node out",
+            required(&[term(&names("ghost"), "")]),
+            [left_out, left_out, left_out, left_out],
+            Some(format!("0/4 nodes are available: 4 {left_out}.")),
+        ),
+        (
+            "requirements in one term are ANDed: no common name is a conflict",
+            required(&[term(&format!("{}, {}", names("n1"), names("n2")), "")]),
+            [conflict, conflict, conflict, conflict],
+            Some(format!("0/4 nodes are available: {conflict}.")),
+        ),
+        (
+            "explicit and left-out statuses add up in the summary",
+            required(&[
+                term(&names("n1"), "{key: zone, operator: In, values: [c]}"),
+                term(&names("n2"), "{key: zone, operator: In, values: [c]}"),
+            ]),
+            [miss, miss, left_out, left_out],
+            Some(format!("0/4 nodes are available: 2 {miss}, 2 {left_out}.")),
+        ),
+    ];
+    for (name, spec, want, summary) in cases {
+        let decision = decide(&cluster, &spec);
+        let got: Vec<String> = decision
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(decision.summary, summary, "{name}");
+    }
+    // explain --node shows the PreFilter verdict alone: no filter ran on a left-out node.
+    let state = state(&cluster);
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let incoming = pod(&required(&[term(&names("n1"), "")]));
+    let decision = scheduler.decide(&incoming);
+    let detail = scheduler.explain_node(&incoming, "n3", &decision).unwrap();
+    assert_eq!(detail.filters.len(), 1);
+    assert_eq!(detail.filters[0].plugin, "NodeAffinity");
+    assert_eq!(detail.filters[0].reasons, [left_out]);
+    assert_eq!(
+        detail.filters[0].detail,
+        "PreFilter: required terms name only node(s) n1"
+    );
+}
+
 #[test]
 fn invalid_selectors_are_explained_not_crashed_on() {
     let decision = decide(
@@ -313,6 +421,68 @@ fn resource_scores_least_allocated_and_balanced() {
     assert_eq!(scores(&best_effort, "NodeResourcesFit"), [97, 66]);
 }
 
+/// Upstream fit_test.go / balanced_allocation_test.go with pod-level resources (v1.34, on by
+/// default): the filter and the node's ledger read `spec.resources`, BalancedAllocation reads
+/// it, NodeResourcesFit's score does not (its scorer is built without the feature).
+#[test]
+fn pod_level_resources_where_upstream_reads_them() {
+    let pod_level = "  resources: {requests: {cpu: \"3\", memory: 1Gi}}\n";
+    let cluster = nodes(&["zone: a", "zone: b"])
+        + &running(
+            "pod-level",
+            "n2",
+            "app: x",
+            &format!(
+                "  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n{pod_level}"
+            ),
+        );
+    let cases: &[(&str, String, [&str; 2])] = &[
+        (
+            "pod-level requests replace the containers' sum in the filter",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n  resources: {requests: {cpu: \"4500m\"}}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "an existing pod holds its pod-level requests (3 of 4 CPUs)",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"2\"}}}]\n".into(),
+            ["", "Insufficient cpu"],
+        ),
+        (
+            "overhead is added to pod-level requests",
+            "spec:\n  containers: [{name: c}]\n  resources: {requests: {cpu: \"3900m\"}}\n  overhead: {cpu: 200m}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "pod-level limits stand for requests when no container sets the resource",
+            "spec:\n  containers: [{name: c}]\n  resources: {limits: {cpu: \"5\"}}\n".into(),
+            ["Insufficient cpu", "Insufficient cpu"],
+        ),
+        (
+            "a container's own request wins over a pod-level limit",
+            "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"1500m\"}}}]\n  resources: {limits: {cpu: \"5\"}}\n".into(),
+            ["", "Insufficient cpu"],
+        ),
+    ];
+    for (name, spec, want) in cases {
+        let got: Vec<String> = decide(&cluster, spec)
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+    let empty = nodes(&["zone: a"]);
+    let decision = decide(
+        &empty,
+        "spec:\n  containers: [{name: c}]\n  resources: {requests: {cpu: \"2\", memory: 4Gi}}\n",
+    );
+    // Fit scores the containers' non-zero defaults: cpu (4000-100)/4000 = 97, memory
+    // (8192-200)/8192 = 97. Balanced reads the pod level: 0.5 and 0.5 -> 100 (the
+    // containers alone would make it a best-effort pod, scored 0).
+    assert_eq!(scores(&decision, "NodeResourcesFit"), [97]);
+    assert_eq!(scores(&decision, "NodeResourcesBalancedAllocation"), [100]);
+}
+
 #[test]
 fn most_allocated_profile_packs() {
     let state = state(
@@ -394,6 +564,53 @@ fn inter_pod_affinity_filter() {
             .collect();
         assert_eq!(got, want, "{name}");
     }
+}
+
+/// Upstream filtering_test.go: with several required affinity terms, one existing pod must
+/// match them all; pods that each match one term do not add up.
+#[test]
+fn inter_pod_affinity_terms_must_all_match_one_pod() {
+    let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c"])
+        + &running("db", "n1", "app: db", "")
+        + &running("metrics", "n2", "role: metrics", "")
+        + &running("both", "n3", "app: db, role: metrics", "");
+    let affinity = "node(s) didn't match pod affinity rules";
+    let two_terms = |first_key: &str| {
+        format!(
+            "  labels: {{app: api}}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {{matchLabels: {{app: db}}}}\n        topologyKey: {first_key}\n      - labelSelector: {{matchLabels: {{role: metrics}}}}\n        topologyKey: zone\n"
+        )
+    };
+    let cases: &[(&str, String, [&str; 4])] = &[
+        (
+            "only the pod matching both terms counts: zone a's two half-matches do not",
+            two_terms("zone"),
+            [affinity, affinity, "", affinity],
+        ),
+        (
+            "the matching pod counts in each term's own topology",
+            two_terms("kubernetes.io/hostname"),
+            [affinity, affinity, "", affinity],
+        ),
+    ];
+    for (name, spec, want) in cases {
+        let got: Vec<String> = decide(&cluster, spec)
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+    // Without the pod that matches both, nothing counts: the terms are not satisfiable, and the
+    // incoming pod (app=api) does not match them itself.
+    let halves = nodes(&["zone: a", "zone: a"])
+        + &running("db", "n1", "app: db", "")
+        + &running("metrics", "n2", "role: metrics", "");
+    let got: Vec<String> = decide(&halves, &two_terms("zone"))
+        .nodes
+        .iter()
+        .map(|v| v.reasons.join("; "))
+        .collect();
+    assert_eq!(got, [affinity, affinity]);
 }
 
 #[test]
@@ -520,6 +737,41 @@ fn topology_spread_score() {
     assert_eq!(decision.tied, ["n2", "n3"]);
 }
 
+/// Upstream scoring_test.go (initPreScoreState / PreScore): only domains holding a feasible
+/// node are counted and sized; with `nodeAffinityPolicy: Ignore` pods on nodes the pod's
+/// required affinity excludes still count in those domains, with `Honor` they do not.
+#[test]
+fn topology_spread_score_counts_feasible_domains_under_the_inclusion_policy() {
+    // n1, n2, n5 are feasible (type x); n3 (zone a) and n4 (zone c) are excluded by affinity.
+    let cluster = nodes(&[
+        "zone: a, type: x",
+        "zone: b, type: x",
+        "zone: a, type: y",
+        "zone: c, type: y",
+        "zone: b, type: x",
+    ]) + &running("w1", "n3", "app: web", "")
+        + &running("w2", "n3", "app: web", "")
+        + &running("w3", "n3", "app: web", "")
+        + &running("w4", "n4", "app: web", "")
+        + &running("w5", "n5", "app: web", "");
+    let spec = |policy: &str| {
+        format!(
+            "  labels: {{app: web}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: type, operator: In, values: [x]}}]\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    nodeAffinityPolicy: {policy}\n    labelSelector: {{matchLabels: {{app: web}}}}\n"
+        )
+    };
+    // Ignore: zone a = 3 (n3's pods), zone b = 1; zone c has no feasible node, so two domains,
+    // weight ln(2 + 2): raw a = round(4.16) = 4, b = round(1.39) = 1 -> 100 * (4 + 1 - s) / 4.
+    assert_eq!(
+        scores(&decide(&cluster, &spec("Ignore")), "PodTopologySpread"),
+        [25, 100, 100]
+    );
+    // Honor: only n5's pod counts: a = 0, b = round(1.39) = 1.
+    assert_eq!(
+        scores(&decide(&cluster, &spec("Honor")), "PodTopologySpread"),
+        [100, 0, 0]
+    );
+}
+
 #[test]
 fn unschedulable_summary_counts_reasons_string_sorted() {
     let cluster = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {zone: x}}\nstatus: {allocatable: {cpu: 100m, memory: 1Gi, pods: \"10\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {zone: y}}\nspec: {unschedulable: true}\nstatus: {allocatable: {cpu: \"4\", memory: 1Gi, pods: \"10\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: c, labels: {zone: y}}\nstatus: {allocatable: {cpu: \"4\", memory: 1Gi, pods: \"10\"}}\n";
@@ -572,31 +824,134 @@ fn assumed_pods_count_for_later_decisions_and_can_be_forgotten() {
     assert!(!scheduler.forget("default", "nope"));
 }
 
+/// Upstream node_ports_test.go: a host port conflicts only when protocol and port match and
+/// the host IPs overlap (0.0.0.0, the default, overlaps every address); only containers and
+/// sidecar init containers hold ports.
 #[test]
 fn host_ports_conflict() {
-    let cluster = nodes(&["zone: a", "zone: b"])
+    let port = |ip: &str, protocol: &str, host_port: u16| {
+        let mut fields = format!("containerPort: 80, hostPort: {host_port}");
+        if !ip.is_empty() {
+            fields += &format!(", hostIP: {ip}");
+        }
+        if !protocol.is_empty() {
+            fields += &format!(", protocol: {protocol}");
+        }
+        format!("{{{fields}}}")
+    };
+    let busy = "node(s) didn't have free ports for the requested pod ports";
+    // existing container port, incoming container port, conflict?
+    let cases: &[(&str, String, String, bool)] = &[
+        (
+            "same default port",
+            port("", "", 8080),
+            port("", "", 8080),
+            true,
+        ),
+        ("other port", port("", "", 8080), port("", "", 8081), false),
+        (
+            "other protocol",
+            port("", "", 8080),
+            port("", "UDP", 8080),
+            false,
+        ),
+        (
+            "explicit TCP is the default",
+            port("", "TCP", 8080),
+            port("", "", 8080),
+            true,
+        ),
+        (
+            "existing on all addresses",
+            port("", "", 8080),
+            port("10.0.0.1", "", 8080),
+            true,
+        ),
+        (
+            "incoming on all addresses",
+            port("10.0.0.1", "", 8080),
+            port("0.0.0.0", "", 8080),
+            true,
+        ),
+        (
+            "same address",
+            port("10.0.0.1", "", 8080),
+            port("10.0.0.1", "", 8080),
+            true,
+        ),
+        (
+            "different addresses",
+            port("10.0.0.1", "", 8080),
+            port("10.0.0.2", "", 8080),
+            false,
+        ),
+        (
+            "different addresses and protocol",
+            port("10.0.0.1", "UDP", 8080),
+            port("0.0.0.0", "TCP", 8080),
+            false,
+        ),
+    ];
+    for (name, existing, incoming, conflict) in cases {
+        let cluster = nodes(&["zone: a"])
+            + &running(
+                "proxy",
+                "n1",
+                "app: p",
+                &format!("  containers: [{{name: c, ports: [{existing}]}}]\n"),
+            );
+        let decision = decide(
+            &cluster,
+            &format!("spec:\n  containers: [{{name: c, ports: [{incoming}]}}]\n"),
+        );
+        let want = if *conflict {
+            format!("n1: {busy}")
+        } else {
+            "n1".to_string()
+        };
+        assert_eq!(verdicts(&decision), [want], "{name}");
+    }
+    // Init containers: a sidecar's port is held (on both sides), a plain init container's is not.
+    let init = |restart: &str| {
+        format!(
+            "  initContainers: [{{name: i, {restart}ports: [{}]}}]\n  containers: [{{name: c}}]\n",
+            port("", "", 8080)
+        )
+    };
+    let with_container_port = nodes(&["zone: a"])
         + &running(
             "proxy",
             "n1",
             "app: p",
-            "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]\n",
+            &format!(
+                "  containers: [{{name: c, ports: [{}]}}]\n",
+                port("", "", 8080)
+            ),
         );
-    let decision = decide(
-        &cluster,
-        "spec:\n  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080, hostIP: 10.0.0.1}]}]\n",
-    );
-    assert_eq!(
-        verdicts(&decision),
-        [
-            "n1: node(s) didn't have free ports for the requested pod ports",
-            "n2"
-        ]
-    );
-    let udp = decide(
-        &cluster,
-        "spec:\n  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080, protocol: UDP}]}]\n",
-    );
-    assert_eq!(verdicts(&udp), ["n1", "n2"]);
+    for (restart, want) in [
+        ("restartPolicy: Always, ", format!("n1: {busy}")),
+        ("", "n1".to_string()),
+    ] {
+        assert_eq!(
+            verdicts(&decide(
+                &with_container_port,
+                &format!("spec:\n{}", init(restart))
+            )),
+            std::slice::from_ref(&want),
+            "incoming {restart:?}"
+        );
+        let with_init_port =
+            nodes(&["zone: a"]) + &running("proxy", "n1", "app: p", &init(restart));
+        let incoming = format!(
+            "spec:\n  containers: [{{name: c, ports: [{}]}}]\n",
+            port("", "", 8080)
+        );
+        assert_eq!(
+            verdicts(&decide(&with_init_port, &incoming)),
+            [want],
+            "existing {restart:?}"
+        );
+    }
 }
 
 #[test]

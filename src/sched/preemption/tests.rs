@@ -133,9 +133,11 @@ fn post_filter_nominates_or_says_why_not() {
         ),
         (
             "not enough cpu even without the lower-priority pods",
-            node("n1", "2", 110, "")
-                + &node("n2", "2", 110, "")
+            node("n1", "4", 110, "")
+                + &node("n2", "4", 110, "")
+                + &running("peer-1", "n1", "2", 5000, "", "")
                 + &running("low-1", "n1", "1", 0, "", "")
+                + &running("peer-2", "n2", "2", 5000, "", "")
                 + &running("low-2", "n2", "1", 0, "", ""),
             incoming("3", high),
             None,
@@ -145,10 +147,21 @@ fn post_filter_nominates_or_says_why_not() {
             ),
         ),
         (
+            "a request larger than the node's allocatable is unresolvable",
+            node("n1", "2", 110, "") + &running("low", "n1", "1", 0, "", ""),
+            incoming("3", high),
+            None,
+            vec![],
+            Some(
+                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..",
+            ),
+        ),
+        (
             "mixed reasons: no victims on one node, not enough cpu on the other",
             node("n1", "2", 110, "")
-                + &node("n2", "1", 110, "")
+                + &node("n2", "2", 110, "")
                 + &running("peer", "n1", "2", 1000, "", "")
+                + &running("peer-2", "n2", "1", 5000, "", "")
                 + &running("low", "n2", "1", 0, "", ""),
             incoming("2", high),
             None,
@@ -161,9 +174,11 @@ fn post_filter_nominates_or_says_why_not() {
             "mixed: two unresolvable nodes and two without enough cpu",
             node("n1", "2", 110, "spec:\n  unschedulable: true\n")
                 + &node("n2", "2", 110, "spec:\n  unschedulable: true\n")
-                + &node("n3", "1", 110, "")
-                + &node("n4", "1", 110, "")
+                + &node("n3", "2", 110, "")
+                + &node("n4", "2", 110, "")
+                + &running("peer-3", "n3", "1", 5000, "", "")
                 + &running("low-3", "n3", "1", 0, "", "")
+                + &running("peer-4", "n4", "1", 5000, "", "")
                 + &running("low-4", "n4", "1", 0, "", ""),
             incoming("2", high),
             None,

@@ -432,3 +432,48 @@ Preemption (pod priority 100000): 3 candidate node(s)
     let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(json.get("preemption").is_none());
 }
+
+#[test]
+fn a_pod_that_names_its_node_is_admitted_by_the_kubelet_not_scheduled() {
+    // (pod, exit code, text)
+    let cases = [
+        (
+            "pod/pinned-db-probe",
+            0,
+            "Pod db/pinned-db-probe names node node-b2 in spec.nodeName, so it is not scheduled; the kubelet admits it.\n",
+        ),
+        (
+            "pod/pinned-missing",
+            1,
+            "Pod db/pinned-missing names node node-z9 in spec.nodeName, so it is not scheduled; the kubelet would not admit it: node \"node-z9\" does not exist.\n",
+        ),
+    ];
+    for (pod, code, text) in cases {
+        let out = run(&[
+            "explain-placement",
+            "-f",
+            "testdata/pods/workloads.yaml",
+            pod,
+            "--state",
+            "testdata/clusters/three-zone.yaml",
+        ]);
+        assert_eq!(out.status.code(), Some(code), "{pod}");
+        assert_eq!(stdout(&out), text, "{pod}");
+    }
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/workloads.yaml",
+        "pod/pinned-db-probe",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["selected"], "node-b2");
+    assert_eq!(
+        json["admission"],
+        serde_json::json!({"node": "node-b2", "admitted": true, "reasons": []})
+    );
+}

@@ -56,9 +56,22 @@ pub struct Explanation {
     /// `null`) and the pods it would evict. Gang pods are left to their gang scheduler.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<Preemption>,
+    /// For a pod that names its node (`spec.nodeName`): the kubelet's verdict, instead of a
+    /// scheduling decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admission: Option<Admission>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+}
+
+/// The kubelet's admission of a pod bound by `spec.nodeName`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Admission {
+    pub node: String,
+    pub admitted: bool,
+    /// Why the kubelet would reject it (or that the node does not exist).
+    pub reasons: Vec<String>,
 }
 
 /// A pod that an object in the inputs would create, with a name users recognise.
@@ -168,7 +181,41 @@ pub fn explain(
         scheduler.forget(&pending.metadata.namespace, &pending.metadata.name);
         pending.spec.node_name.clear();
     }
+    if !pending.spec.node_name.is_empty() {
+        return Ok(admitted(&scheduler, &pending));
+    }
     decide_in(&mut scheduler, &pending, None, node)
+}
+
+/// A pod that names its node in `spec.nodeName` is never scheduled: the explanation is the
+/// kubelet's admission verdict, with the node as `selected` when it admits the pod.
+fn admitted(scheduler: &Scheduler, pod: &Pod) -> Explanation {
+    let node = pod.spec.node_name.clone();
+    let reasons = scheduler.admit(pod).err().unwrap_or_default();
+    let admitted = reasons.is_empty();
+    Explanation {
+        pod: PodRef {
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+        },
+        decision: Decision {
+            nodes: Vec::new(),
+            selected: admitted.then(|| node.clone()),
+            tied: Vec::new(),
+            summary: None,
+            problems: Vec::new(),
+        },
+        node_detail: None,
+        total_nodes: 0,
+        weights: scheduler.profile().score_weights.clone(),
+        preemption: None,
+        admission: Some(Admission {
+            node,
+            admitted,
+            reasons,
+        }),
+        context: None,
+    }
 }
 
 /// The explanation of one decision of `scheduler` (with whatever it has assumed), over all
@@ -204,6 +251,7 @@ fn decide_in(
         decision,
         node_detail,
         preemption,
+        admission: None,
         weights: scheduler.profile().score_weights.clone(),
         context: None,
     })

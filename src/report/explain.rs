@@ -34,6 +34,22 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
         .unwrap_or_default();
     let decision = &explanation.decision;
     let pod = &explanation.pod;
+    if let Some(admission) = &explanation.admission {
+        let verdict = if admission.admitted {
+            "the kubelet admits it".to_string()
+        } else {
+            format!(
+                "the kubelet would not admit it: {}",
+                admission.reasons.join(", ")
+            )
+        };
+        let _ = writeln!(
+            out,
+            "Pod {}/{} names node {} in spec.nodeName, so it is not scheduled; {verdict}.",
+            pod.namespace, pod.name, admission.node
+        );
+        return out;
+    }
     let feasible: Vec<&NodeVerdict> = decision.nodes.iter().filter(|v| v.feasible).collect();
     match decision.selected_verdict() {
         Some(selected) => {

@@ -20,7 +20,6 @@ use serde::Serialize;
 use crate::cluster::ClusterState;
 pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
-pub use admission::REASON_KUBELET_TAINT;
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use framework::Code;
 pub use profile::Profile;

@@ -584,4 +584,6 @@ pub fn unschedulable_summary(total_nodes: usize, verdicts: &[NodeVerdict]) -> St
 }
 
 #[cfg(test)]
+mod fidelity;
+#[cfg(test)]
 mod tests;

@@ -48,3 +48,39 @@ impl Score for BalancedAllocation {
         "1 - standard deviation of cpu and memory fractions".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    /// Upstream balanced_allocation_test.go: (1 - |cpu fraction - memory fraction| / 2) * 100
+    /// with the pod placed, on a 4 CPU / 8Gi node.
+    #[test]
+    fn closer_fractions_score_higher() {
+        let cluster = nodes(&["zone: a"]);
+        let cases: &[(&str, &str, i64)] = &[
+            (
+                "equal fractions 0.25 / 0.25",
+                "cpu: \"1\", memory: 2Gi",
+                100,
+            ),
+            // 0.5 and 0.125: std 0.1875 -> 81.
+            ("cpu heavy", "cpu: \"2\", memory: 1Gi", 81),
+            // 0.0625 and 0.75: std 0.34375 -> 65.
+            ("memory heavy", "cpu: 250m, memory: 6Gi", 65),
+        ];
+        for (name, requests, want) in cases {
+            let decision = decide(
+                &cluster,
+                &format!(
+                    "spec:\n  containers: [{{name: c, resources: {{requests: {{{requests}}}}}}}]\n"
+                ),
+            );
+            assert_eq!(
+                scores(&decision, "NodeResourcesBalancedAllocation"),
+                [*want],
+                "{name}"
+            );
+        }
+    }
+}

@@ -52,3 +52,41 @@ impl Score for ImageLocality {
         "size of the pod's images present on the node, scaled by spread".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    /// Upstream image_locality_test.go: the image's size scaled by the share of nodes that
+    /// have it, clamped to 23MB..1000MB per container, mapped to 0..100.
+    #[test]
+    fn image_size_scaled_by_spread() {
+        let node = |name: &str, images: &str| {
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n  images: [{images}]\n---\n"
+            )
+        };
+        let mb = 1024 * 1024;
+        let cluster = node(
+            "n1",
+            &format!("{{names: [app:1.0], sizeBytes: {}}}", 250 * mb),
+        ) + &node(
+            "n2",
+            &format!("{{names: [\"app\"], sizeBytes: {}}}", 500 * mb),
+        ) + &node("n3", "");
+        let cases: &[(&str, &str, [i64; 3])] = &[
+            // n1: 250MB * 1/3 = 83MB -> 100 * (83 - 23) / (1000 - 23) = 6.
+            ("tagged image on one of three nodes", "app:1.0", [6, 0, 0]),
+            // `app` means `app:latest`: n2's 500MB * 1/3 = 166MB -> 14.
+            ("untagged name is the latest tag", "app", [0, 14, 0]),
+            ("absent everywhere", "other:2", [0, 0, 0]),
+        ];
+        for (name, image, want) in cases {
+            let decision = decide(
+                &cluster,
+                &format!("spec:\n  containers: [{{name: c, image: \"{image}\"}}]\n"),
+            );
+            assert_eq!(scores(&decision, "ImageLocality"), want, "{name}");
+        }
+    }
+}

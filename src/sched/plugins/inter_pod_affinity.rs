@@ -234,3 +234,178 @@ impl Score for PreferredTerms {
         "sum of matching preferred (anti-)affinity weights in the node's domains".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+    use crate::sched::*;
+
+    #[test]
+    fn inter_pod_affinity_filter() {
+        let cluster = nodes(&["zone: a", "zone: a", "zone: b", "team: x"])
+            + &running("db", "n1", "app: db", "")
+            + &running(
+                "lonely",
+                "n3",
+                "app: lonely",
+                "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: web}}\n        topologyKey: zone\n",
+            );
+        let affinity = "node(s) didn't match pod affinity rules";
+        let anti = "node(s) didn't match pod anti-affinity rules";
+        let existing = "node(s) didn't satisfy existing pods anti-affinity rules";
+        let cases: &[(&str, &str, [&str; 4])] = &[
+            (
+                "affinity to the zone of app=db",
+                "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        topologyKey: zone\n",
+                ["", "", affinity, affinity],
+            ),
+            (
+                "anti-affinity per host",
+                "  labels: {app: api}\nspec:\n  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        topologyKey: kubernetes.io/hostname\n",
+                [anti, "", "", ""],
+            ),
+            (
+                "existing pods' anti-affinity is symmetric",
+                "  labels: {app: web}\nspec: {}\n",
+                ["", "", existing, ""],
+            ),
+            (
+                "first pod of a self-affine group goes anywhere with the key",
+                "  labels: {app: cache}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: cache}}\n        topologyKey: zone\n",
+                ["", "", "", affinity],
+            ),
+            (
+                "no exception when the pod does not match its own term",
+                "  labels: {app: other}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: cache}}\n        topologyKey: zone\n",
+                [affinity, affinity, affinity, affinity],
+            ),
+            (
+                "a term in another namespace sees no db pod",
+                "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        namespaces: [other]\n        topologyKey: zone\n",
+                [affinity, affinity, affinity, affinity],
+            ),
+            (
+                "an empty namespaceSelector selects every namespace",
+                "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        namespaces: [other]\n        namespaceSelector: {}\n        topologyKey: zone\n",
+                ["", "", affinity, affinity],
+            ),
+        ];
+        for (name, spec, want) in cases {
+            let decision = decide(&cluster, spec);
+            let got: Vec<String> = decision
+                .nodes
+                .iter()
+                .map(|v| v.reasons.join("; "))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// Upstream filtering_test.go: with several required affinity terms, one existing pod must
+    /// match them all; pods that each match one term do not add up.
+    #[test]
+    fn inter_pod_affinity_terms_must_all_match_one_pod() {
+        let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c"])
+            + &running("db", "n1", "app: db", "")
+            + &running("metrics", "n2", "role: metrics", "")
+            + &running("both", "n3", "app: db, role: metrics", "");
+        let affinity = "node(s) didn't match pod affinity rules";
+        let two_terms = |first_key: &str| {
+            format!(
+                "  labels: {{app: api}}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {{matchLabels: {{app: db}}}}\n        topologyKey: {first_key}\n      - labelSelector: {{matchLabels: {{role: metrics}}}}\n        topologyKey: zone\n"
+            )
+        };
+        let cases: &[(&str, String, [&str; 4])] = &[
+            (
+                "only the pod matching both terms counts: zone a's two half-matches do not",
+                two_terms("zone"),
+                [affinity, affinity, "", affinity],
+            ),
+            (
+                "the matching pod counts in each term's own topology",
+                two_terms("kubernetes.io/hostname"),
+                [affinity, affinity, "", affinity],
+            ),
+        ];
+        for (name, spec, want) in cases {
+            let got: Vec<String> = decide(&cluster, spec)
+                .nodes
+                .iter()
+                .map(|v| v.reasons.join("; "))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+        // Without the pod that matches both, nothing counts: the terms are not satisfiable, and the
+        // incoming pod (app=api) does not match them itself.
+        let halves = nodes(&["zone: a", "zone: a"])
+            + &running("db", "n1", "app: db", "")
+            + &running("metrics", "n2", "role: metrics", "");
+        let got: Vec<String> = decide(&halves, &two_terms("zone"))
+            .nodes
+            .iter()
+            .map(|v| v.reasons.join("; "))
+            .collect();
+        assert_eq!(got, [affinity, affinity]);
+    }
+
+    #[test]
+    fn namespace_selector_uses_namespace_labels() {
+        let cluster = nodes(&["zone: a", "zone: b"])
+            + "apiVersion: v1\nkind: Namespace\nmetadata: {name: data, labels: {tier: storage}}\n---\n"
+            + "apiVersion: v1\nkind: Pod\nmetadata: {name: db, namespace: data, labels: {app: db}}\nspec: {nodeName: n2, containers: [{name: c}]}\nstatus: {phase: Running}\n";
+        let spec = |selector: &str| {
+            format!(
+                "spec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {{matchLabels: {{app: db}}}}\n        namespaceSelector: {selector}\n        topologyKey: zone\n"
+            )
+        };
+        let feasible = |d: &Decision| {
+            d.nodes
+                .iter()
+                .filter(|v| v.feasible)
+                .map(|v| v.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            feasible(&decide(&cluster, &spec("{matchLabels: {tier: storage}}"))),
+            ["n2"]
+        );
+        assert_eq!(
+            feasible(&decide(
+                &cluster,
+                &spec("{matchLabels: {kubernetes.io/metadata.name: data}}")
+            )),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            feasible(&decide(&cluster, &spec("{matchLabels: {tier: web}}"))),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn inter_pod_affinity_score() {
+        let cluster = nodes(&["zone: a", "zone: b", "zone: c"])
+            + &running("web1", "n1", "app: web", "")
+            + &running("web2", "n1", "app: web", "")
+            + &running("web3", "n2", "app: web", "");
+        let decision = decide(
+            &cluster,
+            "spec:\n  affinity:\n    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 10\n        podAffinityTerm:\n          labelSelector: {matchLabels: {app: web}}\n          topologyKey: zone\n",
+        );
+        // Raw 20, 10, 0 -> min-max normalised.
+        assert_eq!(scores(&decision, "InterPodAffinity"), [100, 50, 0]);
+        let anti = decide(
+            &cluster,
+            "spec:\n  affinity:\n    podAntiAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 10\n        podAffinityTerm:\n          labelSelector: {matchLabels: {app: web}}\n          topologyKey: zone\n",
+        );
+        assert_eq!(scores(&anti, "InterPodAffinity"), [0, 50, 100]);
+        // All equal: 0 everywhere.
+        assert_eq!(
+            scores(
+                &decide(&nodes(&["zone: a", "zone: b"]), "spec: {}\n"),
+                "InterPodAffinity"
+            ),
+            [0, 0]
+        );
+    }
+}

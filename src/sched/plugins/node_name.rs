@@ -30,3 +30,27 @@ impl Filter for NodeName {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    /// Upstream node_name_test.go.
+    #[test]
+    fn only_the_named_node_fits() {
+        let cluster = nodes(&["zone: a", "zone: b"]);
+        let miss = "n1: node(s) didn't match the requested node name";
+        let cases: &[(&str, &str, &[&str])] = &[
+            ("no node name", "spec: {}\n", &["n1", "n2"]),
+            ("named node", "spec: {nodeName: n2}\n", &[miss, "n2"]),
+        ];
+        for (name, spec, want) in cases {
+            assert_eq!(verdicts(&decide(&cluster, spec)), *want, "{name}");
+        }
+        let nowhere = decide(&cluster, "spec: {nodeName: ghost}\n");
+        assert_eq!(
+            nowhere.summary.as_deref(),
+            Some("0/2 nodes are available: 2 node(s) didn't match the requested node name.")
+        );
+    }
+}

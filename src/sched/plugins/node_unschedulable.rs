@@ -38,3 +38,40 @@ impl Filter for NodeUnschedulable {
         format!("node unschedulable: {}", cx.node(node).spec.unschedulable)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    /// Upstream node_unschedulable_test.go: a cordoned node takes only pods tolerating
+    /// `node.kubernetes.io/unschedulable:NoSchedule`.
+    #[test]
+    fn cordoned_nodes_need_the_toleration() {
+        let cluster = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: true}\nstatus: {allocatable: {cpu: \"1\", memory: 1Gi, pods: \"10\"}}\n";
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "no toleration",
+                "spec: {}\n",
+                "n1: node(s) were unschedulable",
+            ),
+            (
+                "exact toleration",
+                "spec:\n  tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, effect: NoSchedule}]\n",
+                "n1",
+            ),
+            (
+                "tolerate everything",
+                "spec:\n  tolerations: [{operator: Exists}]\n",
+                "n1",
+            ),
+            (
+                "wrong effect",
+                "spec:\n  tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, effect: NoExecute}]\n",
+                "n1: node(s) were unschedulable",
+            ),
+        ];
+        for (name, spec, want) in cases {
+            assert_eq!(verdicts(&decide(cluster, spec)), [*want], "{name}");
+        }
+    }
+}

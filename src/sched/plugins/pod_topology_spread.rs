@@ -296,3 +296,106 @@ impl Score for SoftSpread {
         "fewer matching pods in the node's domains score higher".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    #[test]
+    fn topology_spread_filter() {
+        let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c", "rack: r1"])
+            + &running("w1", "n1", "app: web", "")
+            + &running("w2", "n2", "app: web", "")
+            + &running("w3", "n3", "app: web", "");
+        let constraint = |skew: i32, extra: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: {skew}\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {{matchLabels: {{app: web}}}}\n{extra}"
+            )
+        };
+        let skew = "node(s) didn't match pod topology spread constraints";
+        let label = "node(s) didn't match pod topology spread constraints (missing required label)";
+        let cases: Vec<(&str, String, [&str; 5])> = vec![
+            // zone a has 2, b 1, c 0: only c keeps the skew at 1.
+            (
+                "maxSkew 1",
+                constraint(1, ""),
+                [skew, skew, skew, "", label],
+            ),
+            ("maxSkew 2", constraint(2, ""), [skew, skew, "", "", label]),
+            // Fewer domains than minDomains: the minimum counts as 0.
+            (
+                "minDomains above the domain count",
+                constraint(2, "    minDomains: 4\n"),
+                [skew, skew, "", "", label],
+            ),
+        ];
+        for (name, spec, want) in cases {
+            let decision = decide(&cluster, &spec);
+            let got: Vec<String> = decision
+                .nodes
+                .iter()
+                .map(|v| v.reasons.join("; "))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+        // Nodes the pod's nodeSelector excludes are no domain (nodeAffinityPolicy Honor): zone a
+        // is then the only domain, its count is the minimum, and the skew stays within 1.
+        let honor = decide(
+            &cluster,
+            &constraint(1, "").replace("spec:\n", "spec:\n  nodeSelector: {zone: a}\n"),
+        );
+        let miss = "node(s) didn't match Pod's node affinity/selector";
+        let got: Vec<String> = honor.nodes.iter().map(|v| v.reasons.join("; ")).collect();
+        assert_eq!(got, ["", "", miss, miss, miss]);
+    }
+
+    #[test]
+    fn topology_spread_score() {
+        let cluster = nodes(&["zone: a", "zone: b", "zone: c", "rack: r1"])
+            + &running("w1", "n1", "app: web", "")
+            + &running("w2", "n1", "app: web", "");
+        let decision = decide(
+            &cluster,
+            "  labels: {app: web}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector: {matchLabels: {app: web}}\n",
+        );
+        // Raw: a = 2 * ln(3 + 2) = 3.2 -> 3, b = c = 0; the keyless node scores 0.
+        assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
+        assert_eq!(decision.selected.as_deref(), Some("n2"));
+        assert_eq!(decision.tied, ["n2", "n3"]);
+    }
+
+    /// Upstream scoring_test.go (initPreScoreState / PreScore): only domains holding a feasible
+    /// node are counted and sized; with `nodeAffinityPolicy: Ignore` pods on nodes the pod's
+    /// required affinity excludes still count in those domains, with `Honor` they do not.
+    #[test]
+    fn topology_spread_score_counts_feasible_domains_under_the_inclusion_policy() {
+        // n1, n2, n5 are feasible (type x); n3 (zone a) and n4 (zone c) are excluded by affinity.
+        let cluster = nodes(&[
+            "zone: a, type: x",
+            "zone: b, type: x",
+            "zone: a, type: y",
+            "zone: c, type: y",
+            "zone: b, type: x",
+        ]) + &running("w1", "n3", "app: web", "")
+            + &running("w2", "n3", "app: web", "")
+            + &running("w3", "n3", "app: web", "")
+            + &running("w4", "n4", "app: web", "")
+            + &running("w5", "n5", "app: web", "");
+        let spec = |policy: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: type, operator: In, values: [x]}}]\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    nodeAffinityPolicy: {policy}\n    labelSelector: {{matchLabels: {{app: web}}}}\n"
+            )
+        };
+        // Ignore: zone a = 3 (n3's pods), zone b = 1; zone c has no feasible node, so two domains,
+        // weight ln(2 + 2): raw a = round(4.16) = 4, b = round(1.39) = 1 -> 100 * (4 + 1 - s) / 4.
+        assert_eq!(
+            scores(&decide(&cluster, &spec("Ignore")), "PodTopologySpread"),
+            [25, 100, 100]
+        );
+        // Honor: only n5's pod counts: a = 0, b = round(1.39) = 1.
+        assert_eq!(
+            scores(&decide(&cluster, &spec("Honor")), "PodTopologySpread"),
+            [100, 0, 0]
+        );
+    }
+}

@@ -103,3 +103,60 @@ pub fn untolerated_taint<'n>(node: &'n Node, tolerations: &[Toleration]) -> Opti
             && !tolerations.iter().any(|t| tolerates(t, taint))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sched::tests::*;
+
+    #[test]
+    fn taint_toleration_filter_and_score() {
+        let cluster = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n2}, spec: {taints: [{key: a, effect: PreferNoSchedule}, {key: b, effect: PreferNoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n3}, spec: {taints: [{key: a, effect: PreferNoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n4}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
+        let untolerated = "node(s) had untolerated taint(s)";
+        let cases: &[(&str, &str, &str)] = &[
+            ("no tolerations", "spec: {}\n", untolerated),
+            (
+                "Equal with the right value",
+                "spec:\n  tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}]\n",
+                "",
+            ),
+            (
+                "Equal with another value",
+                "spec:\n  tolerations: [{key: dedicated, value: cpu}]\n",
+                untolerated,
+            ),
+            (
+                "Exists on the key",
+                "spec:\n  tolerations: [{key: dedicated, operator: Exists}]\n",
+                "",
+            ),
+            (
+                "Exists without a key tolerates everything",
+                "spec:\n  tolerations: [{operator: Exists}]\n",
+                "",
+            ),
+            (
+                "wrong effect",
+                "spec:\n  tolerations: [{key: dedicated, operator: Exists, effect: NoExecute}]\n",
+                untolerated,
+            ),
+        ];
+        for (name, spec, want) in cases {
+            let decision = decide(cluster, spec);
+            assert_eq!(decision.nodes[0].reasons.join(""), *want, "{name}");
+            assert!(
+                decision.nodes[1..].iter().all(|v| v.feasible),
+                "{name}: PreferNoSchedule never filters"
+            );
+        }
+        // Two, one and zero untolerated PreferNoSchedule taints, reversed: 0, 50, 100.
+        assert_eq!(
+            scores(&decide(cluster, "spec: {}\n"), "TaintToleration"),
+            [0, 50, 100]
+        );
+        let tolerate_a = decide(
+            cluster,
+            "spec:\n  tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule}]\n",
+        );
+        assert_eq!(scores(&tolerate_a, "TaintToleration"), [0, 100, 100]);
+    }
+}

@@ -844,3 +844,28 @@ Batch (16 pods, solver greedy): 15/16 pods placed
         "the kubelet ignores NoSchedule taints"
     );
 }
+
+#[test]
+fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spread.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: critical-spread, namespace: prod, labels: {app: critical}}\nspec:\n  priorityClassName: critical\n  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: critical}}\n        topologyKey: kubernetes.io/hostname\n  containers: [{name: main, resources: {requests: {cpu: \"2\"}}}]\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let (code, json) = plan_json(&["-f", file, "--state", PRIORITY, "--solver", "flow"]);
+    assert_eq!(code, 0);
+    let pod = &json["batch"]["pods"][0];
+    assert_eq!(pod["method"], "greedy");
+    assert_eq!(pod["node"], "node-1");
+    assert_eq!(
+        pod["note"],
+        "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; would preempt 1 pods on node-1"
+    );
+    assert_eq!(
+        pod["preempts"],
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+}

@@ -233,7 +233,10 @@ fn plan_scheduled(
             let rows = members
                 .iter()
                 .zip(plan.placements)
-                .map(|(m, p)| row(m, p.node, p.method, p.note))
+                .map(|(m, p)| BatchPod {
+                    preempts: p.preempts,
+                    ..row(m, p.node, p.method, p.note)
+                })
                 .collect();
             (rows, Some(plan.total_cost))
         }

@@ -78,6 +78,9 @@ pub struct PodPlacement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<usize>,
     pub note: String,
+    /// Pods a greedy fall-back pod would preempt on `node`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempts: Vec<Victim>,
 }
 
 /// A task equivalence class, as reported.
@@ -161,6 +164,7 @@ pub fn solve_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Flo
             method: Method::Flow,
             class: None,
             note: String::new(),
+            preempts: Vec::new(),
         })
         .collect();
     let mut fallback = Vec::new();
@@ -305,6 +309,7 @@ pub fn solve_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Flo
                 (None, None) => format!("greedy fall-back: {reason}; pending"),
             };
             placement.node = outcome.node;
+            placement.preempts = outcome.preempts;
         }
     }
     FlowPlan {

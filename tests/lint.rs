@@ -667,7 +667,7 @@ fn bad_input_becomes_diagnostics() {
     let expected: Vec<(String, String, u64, u64)> = [
         ("binary.yaml", "DF001", 2, 1),
         ("bomb.yaml", "DF001", 5, 45),
-        ("deep.yaml", "DF001", 1, 1025),
+        ("deep.yaml", "DF001", 1, 256),
         ("empty.yaml", "DF003", 1, 1),
         ("huge.yaml", "DF004", 1, 1),
         ("latin1.yaml", "DF001", 2, 10),

@@ -378,7 +378,7 @@ impl Default for StderrProgress {
 impl Progress for StderrProgress {
     fn note(&mut self, message: &str) {
         self.done();
-        eprintln!("note: {message}");
+        crate::report::stderr_line(&format!("note: {message}"));
     }
 
     fn read(&mut self, resource: &Resource, total: usize) {
@@ -564,6 +564,10 @@ pub fn load(
     Ok(ClusterState::from_objects(objects))
 }
 
+/// The longest timeout accepted (8784h, a leap year): anything longer is surely a typo, and
+/// the bound keeps duration and deadline arithmetic from overflowing.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
+
 /// Parse kubectl's `--request-timeout`: a bare number of seconds or a Go duration (`1m30s`,
 /// `500ms`); zero means no timeout.
 pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
@@ -571,35 +575,43 @@ pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
         format!("invalid --request-timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
     };
     let text = text.trim();
-    if let Ok(seconds) = text.parse::<u64>() {
-        return Ok((seconds > 0).then(|| Duration::from_secs(seconds)));
+    let mut seconds = 0f64;
+    if let Ok(whole) = text.parse::<u64>() {
+        seconds = whole as f64;
+    } else {
+        let mut rest = text;
+        if rest.is_empty() {
+            return Err(invalid());
+        }
+        while !rest.is_empty() {
+            let digits = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .ok_or_else(invalid)?;
+            let number: f64 = rest[..digits].parse().map_err(|_| invalid())?;
+            rest = &rest[digits..];
+            let unit_len = rest
+                .find(|c: char| c.is_ascii_digit() || c == '.')
+                .unwrap_or(rest.len());
+            let seconds_per_unit = match &rest[..unit_len] {
+                "h" => 3600.0,
+                "m" => 60.0,
+                "s" => 1.0,
+                "ms" => 1e-3,
+                "us" | "µs" => 1e-6,
+                "ns" => 1e-9,
+                _ => return Err(invalid()),
+            };
+            rest = &rest[unit_len..];
+            seconds += number * seconds_per_unit;
+        }
     }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    if rest.is_empty() {
-        return Err(invalid());
+    if seconds > MAX_TIMEOUT.as_secs_f64() {
+        return Err(format!(
+            "invalid --request-timeout {text:?}: longer than the maximum of {}h",
+            MAX_TIMEOUT.as_secs() / 3600
+        ));
     }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(invalid)?;
-        let number: f64 = rest[..digits].parse().map_err(|_| invalid())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_len] {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" => 1.0,
-            "ms" => 1e-3,
-            "us" | "µs" => 1e-6,
-            "ns" => 1e-9,
-            _ => return Err(invalid()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::from_secs_f64(number * seconds_per_unit);
-    }
+    let total = Duration::from_secs_f64(seconds);
     Ok((!total.is_zero()).then_some(total))
 }
 
@@ -626,6 +638,29 @@ mod tests {
                 "10x",
                 Err(
                     "invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms",
+                ),
+            ),
+            ("8784h", Ok(Some(MAX_TIMEOUT))),
+            (
+                "8784h1s",
+                Err("invalid --request-timeout \"8784h1s\": longer than the maximum of 8784h"),
+            ),
+            (
+                "18446744073709551615",
+                Err(
+                    "invalid --request-timeout \"18446744073709551615\": longer than the maximum of 8784h",
+                ),
+            ),
+            (
+                "99999999999999999999999999h",
+                Err(
+                    "invalid --request-timeout \"99999999999999999999999999h\": longer than the maximum of 8784h",
+                ),
+            ),
+            (
+                "1.5.5s",
+                Err(
+                    "invalid --request-timeout \"1.5.5s\": expected a duration such as 30s, 1m or 500ms",
                 ),
             ),
         ];

@@ -25,6 +25,7 @@ fn short_name(plugin: &str) -> &str {
 /// How many node names to list per rejection reason before summarising.
 const NAMES_PER_REASON: usize = 5;
 
+/// The explanation for people, [`super::terminal_safe`]: names come from manifests and the cluster.
 pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
     let mut out = explanation
         .context
@@ -140,7 +141,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
         out.push('\n');
         out.push_str(&render_node(detail, explanation));
     }
-    out
+    super::terminal_safe(&out).into_owned()
 }
 
 /// The plan around the pod: what it is part of, what was placed before it, where its

@@ -124,10 +124,18 @@ pub fn print_stdout(output: impl AsRef<[u8]>) -> Result<(), CommandError> {
 }
 
 impl InputArgs {
-    /// Load every `-f` input; any problem fails the command (lint loads on its own terms).
-    pub fn load_strict(&self) -> Result<ManifestSet, CommandError> {
+    /// Load every `-f` input, saying on stderr which directory entries were not read.
+    pub fn load(&self) -> Result<ManifestSet, CommandError> {
         let set = manifest::load(&self.filenames, self.recursive)?;
-        set.into_result().map_err(CommandError::Load)
+        for skipped in &set.skipped {
+            report::stderr_line(&format!("note: {skipped}"));
+        }
+        Ok(set)
+    }
+
+    /// [`Self::load`], where any problem fails the command (lint loads on its own terms).
+    pub fn load_strict(&self) -> Result<ManifestSet, CommandError> {
+        self.load()?.into_result().map_err(CommandError::Load)
     }
 }
 
@@ -172,6 +180,11 @@ impl GlobalArgs {
                 took.as_millis()
             ));
         }
+    }
+
+    /// Check the global flags clap cannot type, before any command reads anything.
+    pub fn validate(&self) -> Result<(), CommandError> {
+        self.connect_options().map(drop)
     }
 
     /// The kubeconfig, context and request timeout of the flags.

@@ -7,7 +7,6 @@ use clap::{Args, ValueEnum};
 use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::lint::{self, LintOptions, Severity, rules};
-use crate::manifest;
 use crate::report;
 
 const EXAMPLES: &str = "\
@@ -80,7 +79,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         enable: args.enable.clone(),
     };
     options.enabled_codes().map_err(anyhow::Error::new)?;
-    let set = manifest::load(&args.input.filenames, args.input.recursive)?;
+    let set = args.input.load()?;
     let state = global.recorded_state()?;
     let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
     let color = global.color() && std::io::stdout().is_terminal();

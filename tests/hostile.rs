@@ -3,10 +3,17 @@
 //! (0, 1 or 2; never 101 from a panic, 134 from an abort or a kill for memory), one clear line,
 //! and write nothing when it refuses.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
+
+use serde_json::json;
+use support::apiserver::{
+    ApiServer, Behaviour, DATALOADS, NAMESPACES, NODES, PODS, kubeconfig_text,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const STATE: &str = "testdata/clusters/three-zone.yaml";
@@ -310,4 +317,106 @@ fn control_characters_from_manifests_are_escaped_in_human_output() {
         json["batch"]["pods"][0]["name"],
         "evil\u{1b}]0;owned\u{7}\u{202e}"
     );
+}
+
+/// A test API server with one node and Fluid's DataLoad installed.
+fn api_server(behaviour: Behaviour) -> ApiServer {
+    let server = ApiServer::start(vec![NODES, NAMESPACES, PODS, DATALOADS], behaviour);
+    server.add(
+        &NODES,
+        json!({"metadata": {"name": "node-a"}, "status": {"allocatable": {"cpu": "4", "pods": "110"}}}),
+    );
+    server
+}
+
+#[test]
+fn hostile_api_servers_get_one_clear_line() {
+    let padding = 130 * 1024 * 1024;
+    let cases: Vec<(Behaviour, &str)> = vec![
+        (
+            Behaviour {
+                repeat_continue: true,
+                ..Default::default()
+            },
+            "error: the API server repeated the continue token of list nodes after 2 pages; the list would never end",
+        ),
+        (
+            Behaviour {
+                list_padding: padding,
+                ..Default::default()
+            },
+            "error: the API server's answer to list nodes is larger than 128 MiB; not read further",
+        ),
+        (
+            Behaviour {
+                failing: vec![("/api/v1/pods".into(), 429)],
+                ..Default::default()
+            },
+            "error: rate limited: the API server at {url} answered list pods in all namespaces with 429 Too Many Requests; retry later",
+        ),
+        (
+            Behaviour {
+                forbidden: vec!["/apis/data.fluid.io/v1alpha1".into()],
+                ..Default::default()
+            },
+            "error: forbidden: cannot discover /apis/data.fluid.io/v1alpha1: /apis/data.fluid.io/v1alpha1 is forbidden: User \"alice\" cannot list resource at the cluster scope; ask for list permission, or record the state elsewhere and pass --state FILE",
+        ),
+    ];
+    for (behaviour, expected) in cases {
+        let server = api_server(behaviour);
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = server
+            .kubeconfig(dir.path(), "config")
+            .display()
+            .to_string();
+        let (code, err) = outcome(&["snapshot", "--kubeconfig", &kubeconfig]);
+        assert_eq!(
+            (code, err.trim_end()),
+            (2, expected.replace("{url}", &server.url).as_str())
+        );
+    }
+}
+
+#[test]
+fn a_crd_that_does_not_exist_is_skipped_even_when_discovery_is_forbidden() {
+    // Authorization comes first: without discovery rights, a missing group is a 403 too.
+    let server = api_server(Behaviour {
+        forbidden: vec!["/apis/scheduling.volcano.sh/v1beta1".into()],
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server
+        .kubeconfig(dir.path(), "config")
+        .display()
+        .to_string();
+    let (code, err) = outcome(&["snapshot", "--kubeconfig", &kubeconfig]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects"),
+        "{err}"
+    );
+}
+
+#[test]
+fn tls_failures_point_at_the_ca() {
+    let server = api_server(Behaviour::default());
+    let dir = tempfile::tempdir().unwrap();
+    // The server speaks plain HTTP; the kubeconfig says HTTPS.
+    let https = server.url.replace("http://", "https://");
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(&kubeconfig, kubeconfig_text(&[("tls", &https)], "tls")).unwrap();
+    let (code, err) = outcome(&[
+        "snapshot",
+        "--kubeconfig",
+        &kubeconfig.display().to_string(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!(
+            "error: TLS with the API server at {https} failed: "
+        )),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("; check the CA (certificate-authority or certificate-authority-data of the kubeconfig's cluster) and that the server address is the HTTPS one"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -420,3 +420,22 @@ fn tls_failures_point_at_the_ca() {
     assert!(err.trim_end().ends_with("; check the CA (certificate-authority or certificate-authority-data of the kubeconfig's cluster) and that the server address is the HTTPS one"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn values_the_api_server_rejects_fail_plan_and_lint_with_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: \"-1\"}}\n  tolerations:\n  - {key: k, operator: Exists, effect: Never}\n";
+    let file = write(dir.path(), "pod.yaml", pod);
+    let (code, err) = outcome(&["plan", "-f", &file, "--state", STATE]);
+    assert_eq!(
+        (code, err),
+        (
+            2,
+            format!(
+                "error: {file}:7:33: spec.containers[0].resources.requests.cpu: -1: must be greater than or equal to 0\n"
+            )
+        )
+    );
+    let (code, err) = outcome(&["lint", "-f", &file]);
+    assert_eq!(code, 1, "{err}");
+}

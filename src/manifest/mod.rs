@@ -2,6 +2,7 @@
 //! objects, each kept with its file, document index and source tree for exact positions.
 
 pub mod tree;
+pub mod validate;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -399,6 +400,7 @@ pub fn decode_node(root: &Node) -> Result<Object, DecodeError> {
         }
     }
     let mut object = Object::decode(type_meta, &json)?;
+    validate::validate(&object)?;
     if object.is_namespaced() && object.metadata().namespace.is_empty() {
         object.metadata_mut().namespace = "default".into();
     }

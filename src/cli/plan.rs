@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -56,8 +57,8 @@ pub struct PlanArgs {
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
-    #[arg(long, value_name = "N")]
-    pub replicas: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
+    pub replicas: Option<u32>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
     /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
     #[arg(long)]
@@ -66,6 +67,9 @@ pub struct PlanArgs {
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
 }
+
+/// The most copies `--replicas` plans: each is a pod the engine places against every node.
+const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict()?;
@@ -79,7 +83,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(plan::PlanError::from)?;
     let opts = PlanOptions {
-        replicas: args.replicas,
+        replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
         solver: args.solver,
     };
@@ -90,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(if plan.has_findings() {
         Outcome::Findings
     } else {

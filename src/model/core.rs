@@ -369,6 +369,17 @@ pub struct PodSpec {
         deserialize_with = "null_as_default"
     )]
     pub scheduling_gates: Vec<SchedulingGate>,
+    /// Set by the Priority admission plugin from `priorityClassName` (or the global default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub priority_class_name: String,
+    /// `Never` keeps a pod from preempting others; unset means `PreemptLowerPriority`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -379,6 +390,9 @@ pub struct PodStatus {
         deserialize_with = "null_as_default"
     )]
     pub phase: String,
+    /// RFC 3339; among victims of equal priority the one started earlier is more important.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -2,9 +2,11 @@
 //! [`ClusterState`]. Pure and synchronous; `plan`, `lint` and `explain-placement` all decide
 //! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
 
+mod admission;
 mod cycle;
 pub mod framework;
 pub mod plugins;
+pub mod preemption;
 pub mod profile;
 pub mod selector;
 mod terms;
@@ -361,6 +363,16 @@ impl<'a> Scheduler<'a> {
         else {
             return false;
         };
+        self.take_off(index);
+        if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
+            list.retain(|&p| p != index);
+        }
+        true
+    }
+
+    /// Take placed pod `index` off its node: its resources, ports and affinity terms stop
+    /// counting. Preemption uses it (with [`put_back`](Self::put_back)) to try victims.
+    fn take_off(&mut self, index: usize) {
         let placed = &mut self.placed[index];
         placed.removed = true;
         let info = &mut self.nodes[placed.node];
@@ -382,10 +394,23 @@ impl<'a> Scheduler<'a> {
                 }
             }
         }
-        if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
-            list.retain(|&p| p != index);
+    }
+
+    /// Undo [`take_off`](Self::take_off): the pod counts on its node again.
+    fn put_back(&mut self, index: usize) {
+        let placed = &mut self.placed[index];
+        placed.removed = false;
+        let info = &mut self.nodes[placed.node];
+        info.requested.add(&placed.requests.0);
+        info.non_zero_requested.add(&placed.requests.1);
+        // Pods stay in placement order: victims of equal importance are tried in that order.
+        let at = info.pods.partition_point(|&p| p < index);
+        info.pods.insert(at, index);
+        info.used_ports.extend(host_ports(&placed.pod));
+        let node = placed.node;
+        for &group in placed.term_groups.iter() {
+            *self.term_groups[group].nodes.entry(node).or_default() += 1;
         }
-        true
     }
 
     /// Schedule `pod` against every node.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use similar::TextDiff;
 
-use super::file::write_atomic;
+use super::file::{WriteError, check_unchanged, write_atomic};
 use crate::manifest::{Manifest, ManifestSet, tree};
 use crate::model::{Affinity, Object, OpKind};
 
@@ -28,8 +28,8 @@ pub enum PatchError {
     NoTerminal,
     #[error("cannot ask for confirmation: {0}")]
     Prompt(String),
-    #[error("cannot write {file}: {message}")]
-    Write { file: String, message: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 /// One object to patch and the affinity its pods should get.
@@ -265,13 +265,18 @@ fn must_ask(yes: bool, terminal: bool) -> Result<bool, PatchError> {
     }
 }
 
-/// Write every change atomically; a failure names the file and leaves it untouched.
+/// Write every change atomically. Every file is checked first (writable, unchanged since it
+/// was read), so a refusal writes nothing at all; a failure names the file.
 pub fn write(changes: &[FileChange]) -> Result<(), PatchError> {
     for change in changes {
-        write_atomic(&change.path, change.after.as_bytes()).map_err(|e| PatchError::Write {
-            file: change.file.clone(),
-            message: e.to_string(),
-        })?;
+        check_unchanged(&change.path, Some(change.before.as_bytes()))?;
+    }
+    for change in changes {
+        write_atomic(
+            &change.path,
+            change.after.as_bytes(),
+            Some(change.before.as_bytes()),
+        )?;
     }
     Ok(())
 }

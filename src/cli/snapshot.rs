@@ -51,8 +51,7 @@ pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandE
     };
     let text = snapshot::render(&state, format, args.redact).map_err(anyhow::Error::from)?;
     match &args.output_file {
-        Some(path) => write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => write_atomic(path, text.as_bytes(), None).map_err(anyhow::Error::from)?,
         None => std::io::stdout()
             .lock()
             .write_all(text.as_bytes())

@@ -427,3 +427,63 @@ fn kill_9_mid_write_never_damages_the_file_and_leftovers_are_cleaned() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), finished);
     assert_eq!(file_names(dir.path()), ["big.yaml"]);
 }
+
+/// A kubeconfig with credentials in every place one can hide them; `user` is the `users[].user`
+/// block, `server` the cluster address.
+fn kubeconfig(server: &str, user: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\nusers:\n- name: u\n  user:\n{user}contexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n"
+    )
+}
+
+#[test]
+fn credentials_never_reach_a_message() {
+    let secrets = [
+        "hunter2",
+        "sekrit-token-abc123",
+        "env-secret-value-42",
+        "LS0tS2V5",
+    ];
+    let exec = "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"exit 1\"]\n      env:\n      - name: SECRET_ENV\n        value: env-secret-value-42\n";
+    let cases = [
+        // A parse error whose snippet would quote the token on the line before.
+        (
+            kubeconfig("https://127.0.0.1:1", "    token: \"sekrit-token-abc123\n"),
+            "error: cannot load the kubeconfig: failed to parse kubeconfig YAML: error: line 11 column 1: invalid indentation in multiline quoted scalar; pass --kubeconfig FILE or --state FILE",
+        ),
+        (
+            kubeconfig("https://127.0.0.1:1", "    client-key-data: [LS0tS2V5]\n"),
+            "error: cannot load the kubeconfig: failed to parse kubeconfig YAML: error: line 10 column 22: expected string scalar; pass --kubeconfig FILE or --state FILE",
+        ),
+        // Userinfo in the server address.
+        (
+            kubeconfig(
+                "https://admin:hunter2@127.0.0.1:1",
+                "    token: sekrit-token-abc123\n",
+            ),
+            "error: cannot reach the API server at https://***@127.0.0.1:1: ServiceError: client error (Connect): tcp connect error: Connection refused (os error 111); check the kubeconfig's server address and your network, or pass --state FILE",
+        ),
+        // An exec plugin's failure quotes its environment.
+        (
+            kubeconfig("https://127.0.0.1:1", exec),
+            "SECRET_ENV=\"***\"",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (index, (config, expected)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("config-{index}"));
+        std::fs::write(&path, config).unwrap();
+        let out = Command::new(BIN)
+            .args(["snapshot", "--request-timeout", "5s", "--kubeconfig"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{config}");
+        let err = stderr(&out);
+        let message = err.lines().find(|l| l.starts_with("error: ")).unwrap();
+        assert!(message.contains(expected), "{message}");
+        for secret in secrets {
+            assert!(!message.contains(secret), "{secret} leaked: {message}");
+        }
+    }
+}

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
+use crate::cluster::secrets::redact;
 use crate::cluster::{ClusterState, live, recorded};
 use crate::manifest::{self, LoadError, ManifestSet};
 
@@ -106,11 +107,13 @@ impl From<LoadError> for CommandError {
     }
 }
 
+/// Print an error; credential patterns (URL userinfo, tokens) are redacted from every message,
+/// whichever layer built it.
 pub fn print_error(error: &CommandError) {
     match error {
-        CommandError::Other(e) => eprintln!("error: {e:#}"),
+        CommandError::Other(e) => eprintln!("error: {}", redact(&format!("{e:#}"))),
         other => {
-            for line in other.to_string().lines() {
+            for line in redact(&other.to_string()).lines() {
                 eprintln!("error: {line}");
             }
         }

@@ -12,15 +12,13 @@ use similar::{Algorithm, DiffOp, DiffTag};
 
 use super::file::{WriteError, check_unchanged, write_atomic};
 use super::splice::{self, LineIndex, Splice};
-use crate::manifest::{Manifest, ManifestSet, tree};
+use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, Object, OpKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PatchError {
     #[error("{file}: {kind} objects carry no pod affinity the tool can set")]
     Unsupported { file: String, kind: String },
-    #[error("{file}: cannot patch an item of a List document; split the List into documents first")]
-    InList { file: String },
     #[error("{file}: manifests read from stdin cannot be written back; pass the file with -f")]
     NoPath { file: String },
     #[error("{file}: cannot render the new document: {message}")]
@@ -164,14 +162,13 @@ pub fn affinity_path(object: &Object) -> Option<&'static [&'static str]> {
     })
 }
 
-/// One file being edited: what is computed once per file (line and document offsets) and the
-/// splices found so far, so many edits of one large file stay linear in its size.
+/// One file being edited: what is computed once per file (line offsets) and the splices found
+/// so far, so many edits of one large file stay linear in its size.
 struct FileEdits<'s> {
     file: String,
     path: PathBuf,
     text: &'s str,
     lines: LineIndex,
-    documents: Vec<(usize, usize, usize)>,
     splices: Vec<Splice>,
 }
 
@@ -209,7 +206,6 @@ pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>,
                     path: file_path,
                     text: &source.text,
                     lines: LineIndex::new(&source.text),
-                    documents: document_ranges(&source.text),
                     splices: Vec::new(),
                 });
                 files.len() - 1
@@ -258,54 +254,21 @@ pub fn set_path(document: &mut serde_json::Value, path: &[&str], value: serde_js
     true
 }
 
-/// Byte range of each YAML document: separated by `---` lines.
-fn document_ranges(text: &str) -> Vec<(usize, usize, usize)> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    let mut start_line = 1;
-    let mut offset = 0;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let separator =
-            line.starts_with("---") && line[3..].chars().next().is_none_or(char::is_whitespace);
-        if separator {
-            ranges.push((start, offset, start_line));
-            start = offset + line.len();
-            start_line = i + 2;
-        }
-        offset += line.len();
-    }
-    ranges.push((start, text.len(), start_line));
-    ranges
-}
-
 /// The splice that sets the field at `path` of `manifest` to `value`, every other byte of the
-/// file kept.
+/// file kept. The manifest's tree knows its own positions, so an item of a `v1 List` is
+/// patched in place like a document of its own.
 fn replace_field(
     edits: &FileEdits<'_>,
     manifest: &Manifest,
     path: &[&str],
     value: &serde_json::Value,
 ) -> Result<Splice, PatchError> {
-    let file = manifest.file.to_string();
-    let line = manifest.root.pos.line;
-    let documents = &edits.documents;
-    let after = documents.partition_point(|(_, _, first)| *first <= line);
-    let (start, end, _) = documents[after.saturating_sub(1)];
-    let in_list = tree::parse_documents(&edits.text[start..end])
-        .ok()
-        .and_then(|roots| roots.into_iter().next())
-        .is_some_and(|root| {
-            root.get("items").is_some()
-                && root
-                    .get("kind")
-                    .and_then(tree::Node::as_str)
-                    .is_some_and(|k| k.ends_with("List"))
-        });
-    if in_list {
-        return Err(PatchError::InList { file });
-    }
-    splice::set_field(edits.text, &edits.lines, &manifest.root, path, value)
-        .map_err(|message| PatchError::Render { file, message })
+    splice::set_field(edits.text, &edits.lines, &manifest.root, path, value).map_err(|message| {
+        PatchError::Render {
+            file: manifest.file.to_string(),
+            message,
+        }
+    })
 }
 
 /// Ask before writing: `--yes` skips the question; without a terminal there is nobody to ask,
@@ -461,32 +424,31 @@ spec:
     }
 
     #[test]
-    fn objects_that_cannot_be_patched_say_why() {
+    fn nodes_cannot_be_patched_and_list_items_are_patched_in_place() {
         let dir = tempfile::tempdir().unwrap();
-        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n";
         let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n";
-        let cases = [
-            (
-                "list.yaml",
-                list,
-                "cannot patch an item of a List document; split the List into documents first",
-            ),
-            (
-                "node.yaml",
-                node,
-                "Node objects carry no pod affinity the tool can set",
-            ),
-        ];
-        let affinity = zone("a");
-        for (name, text, message) in cases {
-            let set = load(dir.path(), name, text);
-            let edits = [Edit {
-                manifest: &set.manifests[0],
-                affinity: &affinity,
-            }];
-            let err = rewrite(&set, &edits).unwrap_err().to_string();
-            assert!(err.ends_with(&format!("{name}: {message}")), "{err}");
-        }
+        let set = load(dir.path(), "node.yaml", node);
+        let affinity = Affinity::default();
+        let edits = [Edit {
+            manifest: &set.manifests[0],
+            affinity: &affinity,
+        }];
+        let err = rewrite(&set, &edits).unwrap_err().to_string();
+        assert!(
+            err.ends_with("node.yaml: Node objects carry no pod affinity the tool can set"),
+            "{err}"
+        );
+        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n";
+        let set = load(dir.path(), "list.yaml", list);
+        let edits = [Edit {
+            manifest: &set.manifests[1],
+            affinity: &affinity,
+        }];
+        let changes = rewrite(&set, &edits).unwrap();
+        assert_eq!(
+            changes[0].after,
+            format!("{list}  spec:\n    affinity: {{}}\n")
+        );
     }
 
     #[test]

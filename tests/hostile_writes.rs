@@ -487,3 +487,158 @@ fn credentials_never_reach_a_message() {
         }
     }
 }
+
+/// A Pod manifest in one of many styles: indentation width, compact or indented sequences,
+/// comments between lines and after values, quoted keys and values, flow or block `spec`, an
+/// existing affinity or none, CRLF or LF, with or without the final newline.
+#[derive(Debug, Clone)]
+struct Style {
+    indent: usize,
+    indented_sequences: bool,
+    comments: bool,
+    quoted: bool,
+    flow_spec: bool,
+    existing_affinity: bool,
+    affinity_last: bool,
+    crlf: bool,
+    final_newline: bool,
+}
+
+fn style() -> impl proptest::strategy::Strategy<Value = Style> {
+    use proptest::prelude::*;
+    (
+        prop_oneof![Just(2usize), Just(4)],
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(indent, seq, comments, quoted, flow, existing, last, crlf, newline)| Style {
+                indent,
+                indented_sequences: seq,
+                comments,
+                quoted,
+                flow_spec: flow,
+                existing_affinity: existing,
+                affinity_last: last,
+                crlf,
+                final_newline: newline,
+            },
+        )
+}
+
+fn render(style: &Style) -> String {
+    let pad = |depth: usize| " ".repeat(depth * style.indent);
+    let comment = |text: &str| {
+        if style.comments {
+            format!("  # {text}")
+        } else {
+            String::new()
+        }
+    };
+    let key = |k: &str| {
+        if style.quoted {
+            format!("\"{k}\"")
+        } else {
+            k.to_string()
+        }
+    };
+    let mut lines = Vec::new();
+    if style.comments {
+        lines.push("# Source: chart/templates/pod.yaml".to_string());
+    }
+    lines.push(format!("{}: v1", key("apiVersion")));
+    lines.push("kind: Pod".to_string());
+    lines.push(format!("metadata:{}", comment("who")));
+    lines.push(format!("{}name: 'it''s'", pad(1)));
+    let affinity_flow = "{nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}";
+    if style.flow_spec {
+        let mut entries = vec!["containers: [{name: c, image: \"x:1\"}]".to_string()];
+        if style.existing_affinity {
+            let at = if style.affinity_last { 1 } else { 0 };
+            entries.insert(at, format!("affinity: {affinity_flow}"));
+        }
+        lines.push(format!(
+            "spec: {{{}}}{}",
+            entries.join(", "),
+            comment("flow")
+        ));
+    } else {
+        lines.push("spec:".to_string());
+        let seq = if style.indented_sequences {
+            pad(2)
+        } else {
+            pad(1)
+        };
+        let mut containers = vec![
+            format!(
+                "{}{}:{}",
+                pad(1),
+                key("containers"),
+                comment("the containers")
+            ),
+            format!("{seq}- name: c"),
+            format!("{seq}  image: \"x:1\"{}", comment("pinned")),
+        ];
+        if style.comments {
+            containers.push(format!("{}# between", pad(1)));
+        }
+        let affinity = vec![
+            format!("{}affinity:", pad(1)),
+            format!("{}nodeAffinity:{}", pad(2), comment("old")),
+            format!("{}requiredDuringSchedulingIgnoredDuringExecution:", pad(3)),
+            format!("{}nodeSelectorTerms:", pad(4)),
+            format!(
+                "{}- matchExpressions: [{{key: a, operator: Exists}}]",
+                pad(4)
+            ),
+        ];
+        match (style.existing_affinity, style.affinity_last) {
+            (false, _) => lines.extend(containers),
+            (true, true) => lines.extend(containers.into_iter().chain(affinity)),
+            (true, false) => lines.extend(affinity.into_iter().chain(containers)),
+        }
+        lines.push(format!("{}restartPolicy: Never", pad(1)));
+    }
+    if style.comments {
+        lines.push("# end".to_string());
+    }
+    let eol = if style.crlf { "\r\n" } else { "\n" };
+    let mut text = lines.join(eol);
+    if style.final_newline {
+        text.push_str(eol);
+    }
+    text
+}
+
+proptest::proptest! {
+    // 512 styles in all; 1,024 random draws cover nearly every one (raise with the number here).
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+    /// The splice sets exactly the field: the patched text parses to the original tree with the
+    /// affinity set, keeps every line ending style, and touches no byte before the field.
+    #[test]
+    fn the_splice_sets_exactly_the_affinity(style in style()) {
+        use kubectl_dataflow::apply::manifest::set_path;
+        use kubectl_dataflow::apply::splice::{LineIndex, set_field};
+        use kubectl_dataflow::manifest::tree::parse_documents;
+        let text = render(&style);
+        let root = parse_documents(&text).unwrap().remove(0);
+        let value = serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n-1"]}]}]}}});
+        let path = ["spec", "affinity"];
+        let (start, end, new) = set_field(&text, &LineIndex::new(&text), &root, &path, &value).unwrap();
+        let patched = format!("{}{new}{}", &text[..start], &text[end..]);
+        let mut expected = root.to_json();
+        set_path(&mut expected, &path, value);
+        let back = parse_documents(&patched).unwrap().remove(0).to_json();
+        proptest::prop_assert_eq!(back, expected, "{}\n---\n{}", text, patched);
+        proptest::prop_assert_eq!(patched.matches("\r\n").count() == patched.matches('\n').count(), style.crlf);
+        proptest::prop_assert_eq!(patched.ends_with('\n'), style.final_newline);
+    }
+}

@@ -252,10 +252,16 @@ impl LineIndex {
         self.starts.get(line + 1).copied().unwrap_or(text.len())
     }
 
-    /// The line ending the file uses on `line` (CRLF files keep CRLF).
+    /// The line ending the file uses on `line` (CRLF files keep CRLF); for a last line without
+    /// one, the file's first line ending.
     fn eol(&self, text: &str, line: usize) -> &'static str {
         let end = self.end_of_line(text, line);
-        if text[..end].ends_with("\r\n") {
+        let ending = if text[..end].ends_with('\n') {
+            &text[..end]
+        } else {
+            text.find('\n').map_or("", |i| &text[..=i])
+        };
+        if ending.ends_with("\r\n") {
             "\r\n"
         } else {
             "\n"

@@ -122,10 +122,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Resul
         .into_owned();
     remove_leftovers(&dir, &file_name);
     let temp = dir.join(temp_name(&file_name, std::process::id()));
-    let result = write_temp(&temp, &target, bytes).and_then(|()| {
-        check_unchanged(path, expected)?;
-        std::fs::rename(&temp, &target).map_err(io_error(path))
-    });
+    // Errors name the file the user gave, not the temp file beside it.
+    let result = write_temp(&temp, &target, bytes)
+        .map_err(|e| match e {
+            WriteError::Io { source, .. } => io_error(path)(source),
+            other => other,
+        })
+        .and_then(|()| {
+            check_unchanged(path, expected)?;
+            std::fs::rename(&temp, &target).map_err(io_error(path))
+        });
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
         return result;
@@ -246,12 +252,16 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_directory_fails_without_touching_anything() {
+    fn a_missing_directory_fails_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let err = write_atomic(&dir.path().join("nope/out.yaml"), b"x", None).unwrap_err();
-        assert!(
-            matches!(&err, WriteError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
-            "{err}"
+        let path = dir.path().join("nope/out.yaml");
+        let err = write_atomic(&path, b"x", None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot write {}: No such file or directory (os error 2)",
+                path.display()
+            )
         );
     }
 

@@ -9,7 +9,7 @@
 
 use serde_json::Value as Json;
 
-use crate::manifest::tree::{Node, Pos, Value};
+use crate::manifest::tree::{Entry, Node, Pos, Value};
 
 /// A byte range of the original text and what replaces it.
 pub type Splice = (usize, usize, String);
@@ -42,7 +42,9 @@ pub fn set_field(
                 let value = nest(rest, value);
                 return replace_entry(text, lines, parent, entry, &value);
             }
-            None => return insert_entry(text, lines, parent, key, &nest(rest, value)),
+            None => {
+                return insert_entry(text, lines, parent, entries, key, &nest(rest, value));
+            }
         }
     }
     Err("empty field path".into())
@@ -61,7 +63,7 @@ fn replace_entry(
     text: &str,
     lines: &LineIndex,
     parent: &Node,
-    entry: &crate::manifest::tree::Entry,
+    entry: &Entry,
     value: &Json,
 ) -> Result<Splice, String> {
     if is_flow(text, lines, parent) {
@@ -83,16 +85,15 @@ fn replace_entry(
     Ok((start, end, rendered))
 }
 
+/// Add `key: value` to the mapping `parent`, whose entries are `entries`.
 fn insert_entry(
     text: &str,
     lines: &LineIndex,
     parent: &Node,
+    entries: &[Entry],
     key: &str,
     value: &Json,
 ) -> Result<Splice, String> {
-    let Value::Map(entries) = &parent.value else {
-        unreachable!("callers pass mappings");
-    };
     if is_flow(text, lines, parent) {
         let open = lines.offset(text, parent.pos);
         let close = flow_value_end(text, open) - 1;

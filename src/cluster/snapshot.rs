@@ -1,9 +1,10 @@
 //! `snapshot`: write a `ClusterState` back as the `v1 List` that `--state` reads.
 //!
 //! The items are the slim model objects, so a snapshot holds exactly what placement depends on:
-//! no managedFields, no env, no secrets. Redaction works on the typed objects, so every place a
-//! name or label value can appear (nodeName, selectors, runAfter, images) is rewritten with the
-//! same hash and the redacted state places pods exactly like the original.
+//! no managedFields, no env, no secrets. Redaction ([`Redaction`]) works on the typed objects, so
+//! every place a name, label key or value can appear (nodeName, selectors, tolerations and
+//! taints, runAfter, images) is rewritten with the same keyed hash and the redacted state places
+//! pods exactly like the original.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};

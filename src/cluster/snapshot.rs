@@ -100,6 +100,12 @@ impl Serialize for Items<'_> {
         for o in &state.volcano_pod_groups {
             seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
         }
+        for o in &state.priority_classes {
+            seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
+        }
+        for o in &state.pod_disruption_budgets {
+            seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
+        }
         seq.end()
     }
 }
@@ -151,6 +157,10 @@ fn sort_state(state: &mut ClusterState) {
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state.priority_classes.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_disruption_budgets
+        .sort_by_key(|o| key(&o.metadata));
     state.rebuild_indexes();
 }
 
@@ -417,6 +427,7 @@ impl Redaction {
     /// name (it picks the scheduler), taint effects and operators, and every number.
     fn pod_spec(&self, spec: &mut PodSpec) {
         spec.node_name = self.value(&spec.node_name);
+        spec.priority_class_name = self.priority_class(&spec.priority_class_name);
         self.labels(&mut spec.node_selector);
         if let Some(affinity) = &mut spec.affinity {
             self.affinity(affinity);
@@ -497,6 +508,31 @@ impl Redaction {
         for group in &mut state.volcano_pod_groups {
             self.meta(&mut group.metadata);
             group.spec.queue = self.value(&group.spec.queue);
+        }
+        for class in &mut state.priority_classes {
+            let name = self.priority_class(&class.metadata.name);
+            self.meta(&mut class.metadata);
+            class.metadata.name = name;
+        }
+        for budget in &mut state.pod_disruption_budgets {
+            self.meta(&mut budget.metadata);
+            if let Some(selector) = &mut budget.spec.selector {
+                self.label_selector(selector);
+            }
+            budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
+                .into_iter()
+                .map(|(pod, time)| (self.value(&pod), time))
+                .collect();
+        }
+    }
+
+    /// A PriorityClass name: the built-in `system-` classes are resolved by name and identify
+    /// nobody, so they stay; others are hashed like any name, on the class and on its pods.
+    fn priority_class(&self, name: &str) -> String {
+        if name.starts_with("system-") {
+            name.to_string()
+        } else {
+            self.value(name)
         }
     }
 

@@ -762,8 +762,11 @@ mod tests {
         let set = crate::manifest::load(&flows, false).unwrap();
         objects.extend(set.manifests.into_iter().map(|m| m.object));
         let pods = r#"{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "batch-high"}, "value": 1000},
+  {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
+   "spec": {"selector": {"matchLabels": {"app": "db"}}}},
   {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db-2", "namespace": "default", "labels": {"app": "db"}},
-   "spec": {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "database", "effect": "NoSchedule"}],
+   "spec": {"priorityClassName": "batch-high", "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "database", "effect": "NoSchedule"}],
             "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
               {"matchExpressions": [{"key": "node.example.com/cpu-generation", "operator": "Gt", "values": ["3"]}]}]}},
               "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -776,7 +779,7 @@ mod tests {
             "containers": [{"name": "nginx", "image": "nginx:1.25", "resources": {"requests": {"cpu": "500m"}}}]},
    "status": {"phase": "Pending"}},
   {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pinned", "namespace": "default"},
-   "spec": {"nodeSelector": {"topology.example.com/rack": "rack-b1"},
+   "spec": {"priorityClassName": "system-cluster-critical", "nodeSelector": {"topology.example.com/rack": "rack-b1"},
             "containers": [{"name": "c", "image": "busybox"}]},
    "status": {"phase": "Pending"}}
 ]}"#;
@@ -795,6 +798,27 @@ mod tests {
         let state = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
         let r = redaction(&state);
         let hidden = redacted(&state);
+        // Priority classes: the custom one hashed on the class and its pod, the system one kept.
+        let class = r.value("batch-high");
+        assert!(!class.contains("batch"));
+        assert_eq!(hidden.priority_classes[0].metadata.name, class);
+        let classes: Vec<&str> = hidden
+            .pods
+            .iter()
+            .map(|p| p.spec.priority_class_name.as_str())
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert!(
+            classes
+                .iter()
+                .all(|c| c.starts_with("system-") || c.starts_with('x')),
+            "{classes:?}"
+        );
+        assert!(classes.contains(&class.as_str()) && classes.contains(&"system-cluster-critical"));
+        assert_eq!(
+            hidden.pod_disruption_budgets[0].metadata.name,
+            r.value("db")
+        );
         let name = |value: &Option<String>| value.as_deref().map(|v| r.value(v));
         // plan: every operation has the same status, node (renamed) and score.
         let plan = crate::plan::plan(&[], &state, Profile::default()).unwrap();

@@ -427,16 +427,18 @@ fn volcano_job_fills_groups_next_to_a_flow() {
         json!({
             "kind": "Job", "namespace": "training", "name": "tf-resnet",
             "placements": {
-                "tf-resnet-ps-0": "gpu-node-04", "tf-resnet-ps-1": "gpu-node-05",
-                "tf-resnet-worker-0": "gpu-node-04", "tf-resnet-worker-1": "gpu-node-05",
-                "tf-resnet-worker-2": "gpu-node-04", "tf-resnet-worker-3": "gpu-node-05"
+                "tf-resnet-ps-0": "gpu-node-06", "tf-resnet-ps-1": "gpu-node-07",
+                "tf-resnet-worker-0": "gpu-node-06", "tf-resnet-worker-1": "gpu-node-07",
+                "tf-resnet-worker-2": "gpu-node-06", "tf-resnet-worker-3": "gpu-node-07"
             },
             "scheduled": 6, "minMember": 6
         })
     );
+    // One plan, one assumed state: the flow's operations, planned first, take gpu-node-04
+    // and gpu-node-05, so the job's least-allocated scoring moves it one pair over.
     assert_eq!(
         group["summary"],
-        "6/6 pods placed; nodes: gpu-node-04 x3, gpu-node-05 x3"
+        "6/6 pods placed; nodes: gpu-node-06 x3, gpu-node-07 x3"
     );
     assert_eq!(plan["groups"].as_array().unwrap().len(), 1);
     assert!(plan.get("batch").is_none());
@@ -463,6 +465,7 @@ metadata:
   namespace: training
   labels: {godel.bytedance.com/pod-group-name: huge}
 spec:
+  schedulerName: godel-scheduler
   containers:
     - name: t
       image: trainer

@@ -7,6 +7,8 @@ use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
+use crate::systems::gang::System;
+use crate::systems::gang::model::parse_route;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -46,9 +48,13 @@ pub struct PlanArgs {
     /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
-    /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
+    /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang
     #[arg(long, value_name = "N")]
     pub replicas: Option<usize>,
+    /// Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch,
+    /// volcano, godel); repeatable, on top of each project's default names
+    #[arg(long = "scheduler-name", value_name = "NAME=SYSTEM", value_parser = parse_route)]
+    pub scheduler_names: Vec<(String, System)>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
     /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
     #[arg(long)]
@@ -70,6 +76,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         replicas: args.replicas,
         compare: args.compare,
         solver: args.solver,
+        routes: args.scheduler_names.clone(),
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {

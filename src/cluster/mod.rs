@@ -12,8 +12,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::resources::{self, Resources};
 use crate::model::{
-    FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, VolcanoJob,
-    VolcanoPodGroup,
+    FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, PodGroup,
+    SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
 };
 
 #[derive(Debug, Default, Clone)]
@@ -26,6 +26,9 @@ pub struct ClusterState {
     pub godel_pod_groups: Vec<GodelPodGroup>,
     pub volcano_jobs: Vec<VolcanoJob>,
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
+    /// kube-batch, coscheduling and Kubernetes runtime PodGroups.
+    pub pod_groups: Vec<PodGroup>,
+    pub scheduling_workloads: Vec<SchedulingWorkload>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
@@ -55,6 +58,8 @@ impl ClusterState {
                 Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
                 Object::VolcanoJob(o) => state.volcano_jobs.push(o),
                 Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),
+                Object::PodGroup(o) => state.pod_groups.push(o),
+                Object::SchedulingWorkload(o) => state.scheduling_workloads.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
                     *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
                 }
@@ -75,6 +80,12 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.volcano_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.pod_groups, |o| {
+            (&o.api_version, &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.scheduling_workloads, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         for (kind, count) in unknown_kinds {

@@ -97,6 +97,12 @@ impl Serialize for Items<'_> {
         for o in &state.volcano_pod_groups {
             seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
         }
+        for o in &state.pod_groups {
+            seq.serialize_element(&item(&o.api_version, "PodGroup", o))?;
+        }
+        for o in &state.scheduling_workloads {
+            seq.serialize_element(&item(&o.api_version, "Workload", o))?;
+        }
         seq.end()
     }
 }
@@ -144,6 +150,10 @@ fn sort_state(state: &mut ClusterState) {
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_groups
+        .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
+    state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
     state.rebuild_indexes();
 }
 
@@ -327,6 +337,13 @@ fn redact_state(state: &mut ClusterState) {
     for group in &mut state.volcano_pod_groups {
         redact_meta(&mut group.metadata);
         group.spec.queue = redact(&group.spec.queue);
+    }
+    for group in &mut state.pod_groups {
+        redact_meta(&mut group.metadata);
+        group.spec.queue = redact(&group.spec.queue);
+    }
+    for workload in &mut state.scheduling_workloads {
+        redact_meta(&mut workload.metadata);
     }
 }
 

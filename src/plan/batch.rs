@@ -4,12 +4,11 @@
 
 use serde::Serialize;
 
-use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
-use crate::model::gang::GODEL_POD_GROUP_LABEL;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus, Workload};
-use crate::sched::{Profile, Scheduler};
+use crate::sched::Scheduler;
 use crate::systems::flow::{self, Method, Metrics};
+use crate::systems::gang::{self, SchedulerRoutes};
 
 /// Which solver places the batch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -46,19 +45,16 @@ pub fn replica(w: &Workload, index: usize) -> Pod {
 }
 
 /// The batch of the inputs, in input order: pods as they are, workloads as their replicas.
-/// Pods that join a Godel PodGroup belong to their gang, not to the batch.
+/// Pods that join a gang of any kind belong to their gang, not to the batch.
 pub fn members(manifests: &ManifestSet) -> Vec<Member> {
-    let in_gang = |labels: &std::collections::BTreeMap<String, String>| {
-        labels.contains_key(GODEL_POD_GROUP_LABEL)
-    };
     let mut members = Vec::new();
     for manifest in &manifests.manifests {
         match &manifest.object {
-            Object::Pod(pod) if !in_gang(&pod.metadata.labels) => members.push(Member {
+            Object::Pod(pod) if !gang::joins_any(pod) => members.push(Member {
                 from: format!("Pod/{}", pod.metadata.name),
                 pod: pod.clone(),
             }),
-            Object::Workload(w) if !in_gang(&w.template.metadata.labels) => {
+            Object::Workload(w) if !gang::joins_any(&replica(w, 0)) => {
                 let replicas = usize::try_from(w.replicas).unwrap_or(0);
                 members.extend((0..replicas).map(|i| Member {
                     from: format!("{}/{}", w.kind, w.metadata.name),
@@ -93,6 +89,9 @@ pub struct BatchPlan {
     pub solver: Solver,
     pub pods: Vec<BatchPod>,
     pub placed: usize,
+    /// Pods whose `schedulerName` maps to no modelled scheduler: reported, not planned.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_modelled: usize,
     /// The flow solver's objective (placement costs plus the penalty of pods left pending).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<i64>,
@@ -119,14 +118,18 @@ pub struct ComparedPod {
 
 impl BatchPlan {
     pub fn pending(&self) -> usize {
-        self.pods.len() - self.placed
+        self.pods.len() - self.placed - self.not_modelled
     }
 }
 
-/// Each pod's node and note as the greedy solver leaves them.
-fn greedy(state: &ClusterState, profile: &Profile, pods: &[&Pod]) -> Vec<(Option<String>, String)> {
-    let mut sched = Scheduler::new(state, profile.clone());
-    flow::place_greedily(&mut sched, pods)
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Each pod's node and note as the greedy solver leaves them, each placement assumed into
+/// `sched`.
+fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String)> {
+    flow::place_greedily(sched, pods)
         .into_iter()
         .map(|(node, summary)| {
             let note = match (&node, summary) {
@@ -138,15 +141,21 @@ fn greedy(state: &ClusterState, profile: &Profile, pods: &[&Pod]) -> Vec<(Option
         .collect()
 }
 
-/// Place the batch with `solver` (and with both solvers when `compare`).
+/// Place the batch with `solver` (and with both solvers when `compare`) on top of what the
+/// plan assumed before it; the chosen solver's placements stay assumed in `scheduler`. Pods
+/// whose `schedulerName` no modelled scheduler answers are listed, not placed.
 pub fn plan_batch(
-    state: &ClusterState,
-    profile: &Profile,
+    scheduler: &mut Scheduler,
     members: &[Member],
+    routes: &SchedulerRoutes,
     solver: Solver,
     compare: bool,
 ) -> BatchPlan {
-    let pods: Vec<Pod> = members.iter().map(|m| m.pod.clone()).collect();
+    let state = scheduler.state();
+    let (planned, unplanned): (Vec<&Member>, Vec<&Member>) = members
+        .iter()
+        .partition(|m| routes.system(&m.pod.spec.scheduler_name).is_some());
+    let pods: Vec<Pod> = planned.iter().map(|m| m.pod.clone()).collect();
     let refs: Vec<&Pod> = pods.iter().collect();
     let row = |m: &Member, node: Option<String>, method: Method, note: String| BatchPod {
         namespace: m.pod.metadata.namespace.clone(),
@@ -156,18 +165,24 @@ pub fn plan_batch(
         method,
         note,
     };
-    let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
+    let before = compare.then(|| scheduler.clone());
+    let (mut rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (
-            members
+            planned
                 .iter()
-                .zip(greedy(state, profile, &refs))
+                .zip(greedy(scheduler, &refs))
                 .map(|(m, (node, note))| row(m, node, Method::Greedy, note))
                 .collect(),
             None,
         ),
         Solver::Flow => {
-            let plan = flow::solve_batch(state, profile, &pods);
-            let rows = members
+            let plan = flow::solve_batch_on(scheduler.clone(), &pods);
+            for (pod, placement) in pods.iter().zip(&plan.placements) {
+                if let Some(node) = &placement.node {
+                    scheduler.assume(pod.clone(), node);
+                }
+            }
+            let rows = planned
                 .iter()
                 .zip(plan.placements)
                 .map(|(m, p)| row(m, p.node, p.method, p.note))
@@ -175,12 +190,12 @@ pub fn plan_batch(
             (rows, Some(plan.total_cost))
         }
     };
-    let comparison = compare.then(|| {
+    let comparison = before.map(|mut before| {
         let chosen: Vec<Option<String>> = rows.iter().map(|r| r.node.clone()).collect();
         let (greedy_nodes, flow_nodes) = match solver {
-            Solver::Greedy => (chosen, flow::solve_batch(state, profile, &pods).nodes()),
+            Solver::Greedy => (chosen, flow::solve_batch_on(before, &pods).nodes()),
             Solver::Flow => (
-                greedy(state, profile, &refs)
+                greedy(&mut before, &refs)
                     .into_iter()
                     .map(|(node, _)| node)
                     .collect(),
@@ -201,9 +216,17 @@ pub fn plan_batch(
                 .collect(),
         }
     });
+    for m in &unplanned {
+        let note = format!(
+            "not planned: schedulerName {} maps to no modelled scheduler",
+            m.pod.spec.scheduler_name
+        );
+        rows.push(row(m, None, Method::Greedy, note));
+    }
     BatchPlan {
         solver,
         placed: rows.iter().filter(|r| r.node.is_some()).count(),
+        not_modelled: unplanned.len(),
         pods: rows,
         total_cost,
         comparison,

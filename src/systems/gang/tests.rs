@@ -14,8 +14,38 @@ use crate::model::{
 };
 use crate::sched::Profile;
 
-use super::godel::plan_pod_group;
-use super::volcano::plan_job;
+use super::outcome::GroupPlan;
+use super::{GangOptions, godel, plan_gangs, volcano};
+use crate::sched::Scheduler;
+
+/// A Godel PodGroup planned alone on `state`.
+fn plan_pod_group(
+    state: &ClusterState,
+    group: &GodelPodGroup,
+    pending: &[Pod],
+    running: &[&Pod],
+    compare: bool,
+) -> GroupPlan {
+    let mut gang = godel::gang(group);
+    gang.members = pending
+        .iter()
+        .map(|pod| super::Member {
+            pod: pod.clone(),
+            task: None,
+            source: super::PodSource::Manifest,
+        })
+        .collect();
+    gang.running = running.iter().map(|&p| p.clone()).collect();
+    let mut scheduler = Scheduler::new(state, Profile::default());
+    godel::plan_pod_group(&mut scheduler, &gang, group, compare).unwrap()
+}
+
+/// A Volcano Job planned alone on `state`.
+fn plan_job(state: &ClusterState, job: &VolcanoJob) -> GroupPlan {
+    let gang = volcano::job_gang(job);
+    let mut scheduler = Scheduler::new(state, Profile::default());
+    volcano::plan_job(&mut scheduler, &gang, job, false)
+}
 
 fn resources(cpu: &str, memory: &str) -> BTreeMap<String, Quantity> {
     BTreeMap::from([
@@ -144,15 +174,7 @@ fn members(n: usize, cpu: &str) -> Vec<Pod> {
 fn godel_fills_a_circle_and_spills_within_the_preferred_domain() {
     let state = topology_cluster(vec![]);
     let group = pod_group(8, &["bigPod"], &["miniPod", "tor"]);
-    let plan = plan_pod_group(
-        &state,
-        &Profile::default(),
-        &group,
-        &members(8, "2"),
-        &[],
-        true,
-    )
-    .unwrap();
+    let plan = plan_pod_group(&state, &group, &members(8, "2"), &[], true);
     assert_eq!(
         plan.summary,
         "8/8 pods placed in bigPod=a, miniPod=a1; tors: a1-t1 x6, a1-t2 x2"
@@ -200,15 +222,7 @@ fn godel_running_pods_pin_the_unit_to_their_domains() {
     let state = topology_cluster(vec![Object::Pod(running.clone())]);
     let group = pod_group(4, &["bigPod"], &["miniPod", "tor"]);
     let pending: Vec<Pod> = members(4, "2").into_iter().skip(1).collect();
-    let plan = plan_pod_group(
-        &state,
-        &Profile::default(),
-        &group,
-        &pending,
-        &[&running],
-        false,
-    )
-    .unwrap();
+    let plan = plan_pod_group(&state, &group, &pending, &[&running], false);
     assert_eq!(
         plan.summary,
         "4/4 pods placed in bigPod=b, miniPod=b2, tor=b2-t1"
@@ -221,15 +235,7 @@ fn godel_running_pods_pin_the_unit_to_their_domains() {
 fn godel_unit_larger_than_any_bigpod_is_cut_off_everywhere() {
     let state = topology_cluster(vec![]);
     let group = pod_group(40, &["bigPod"], &["miniPod"]);
-    let plan = plan_pod_group(
-        &state,
-        &Profile::default(),
-        &group,
-        &members(40, "2"),
-        &[],
-        false,
-    )
-    .unwrap();
+    let plan = plan_pod_group(&state, &group, &members(40, "2"), &[], false);
     assert_eq!(plan.scheduled, 0);
     assert_eq!(plan.node_group, None);
     let rejected: Vec<&str> = plan.rejections.iter().map(|r| r.group.as_str()).collect();
@@ -275,7 +281,7 @@ fn flat_cluster(nodes: usize, cpu: &str) -> ClusterState {
     ClusterState::from_objects((0..nodes).map(|i| node(&format!("n{i}"), &[], cpu)))
 }
 
-fn placements(plan: &super::gang::GroupPlan) -> Vec<String> {
+fn placements(plan: &GroupPlan) -> Vec<String> {
     plan.pods
         .iter()
         .map(|r| format!("{}@{}", r.pod, r.node.as_deref().unwrap_or("-")))
@@ -334,24 +340,27 @@ fn volcano_buckets_co_locate_split_and_spread() {
         ),
     ];
     for (name, state, job, want) in cases {
-        let plan = plan_job(&state, &Profile::default(), &job, false).unwrap();
+        let plan = plan_job(&state, &job);
         assert_eq!(placements(&plan), want, "{name}: {}", plan.summary);
     }
 }
 
 #[test]
-fn volcano_annotation_errors_are_reported() {
+fn volcano_skips_annotations_it_cannot_read_and_still_plans_the_job() {
     let state = flat_cluster(1, "8");
     let job = job(
         &[("ps", 1, "1")],
         &[(VOLCANO_AFFINITY_ANNOTATION, "ps,chief")],
     );
+    let plan = plan_job(&state, &job);
     assert_eq!(
-        plan_job(&state, &Profile::default(), &job, false)
-            .unwrap_err()
-            .to_string(),
-        "task chief do not exist in job <default/tf>"
+        plan.warnings,
+        [
+            "task chief do not exist in job <default/tf>: like Volcano's task-topology plugin, \
+          the job is planned without its task-topology annotations"
+        ]
     );
+    assert_eq!(placements(&plan), ["tf-ps-0@n0"]);
 }
 
 fn testdata(path: &str) -> String {
@@ -369,11 +378,12 @@ fn testdata_gangs_plan_on_the_gang_cluster() {
         false,
     )
     .unwrap();
-    let opts = super::gang::GangOptions {
-        replicas: None,
+    let opts = GangOptions {
         compare: true,
+        ..GangOptions::default()
     };
-    let plans = super::gang::plan_gangs(&manifests, &state, &Profile::default(), &opts).unwrap();
+    let mut scheduler = Scheduler::new(&state, Profile::default());
+    let plans = plan_gangs(&manifests, &mut scheduler, &opts).unwrap();
     let summaries: Vec<(&str, &str, String)> = plans
         .iter()
         .map(|p| (p.kind, p.name.as_str(), p.summary.clone()))

@@ -20,7 +20,9 @@ use std::fmt;
 use serde::Serialize;
 
 use super::model::{Adapter, Gang, GangKind, GangObjects, PlacementRule, System};
-use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
+use super::outcome::{
+    GangStatus, GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked,
+};
 use super::place::{Chooser, Quorum, all_or_nothing};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::gang::{GODEL_API_VERSION, GODEL_POD_GROUP_LABEL, SortRule, TopologyTerm};
@@ -624,6 +626,9 @@ pub fn plan_pod_group(
         })
         .collect();
     let mut chosen: Option<(&NodeGroup, Vec<Result<String, String>>)> = None;
+    // The most pods (running ones counted) any node group could take, for the answer "how
+    // many fit" when none takes the unit.
+    let mut best_fit = running.len();
     // Nodes the first pod cannot use now (taints, node affinity, full) stay unusable for its
     // alike siblings, unless the pods need each other (required pod affinity).
     let mut usable = vec![true; state.nodes.len()];
@@ -660,10 +665,13 @@ pub fn plan_pod_group(
                 chosen = Some((group, outcome));
                 break;
             }
-            Err(reason) => rejections.push(Rejection {
-                group: group.label.clone(),
-                reason,
-            }),
+            Err((fit, reason)) => {
+                best_fit = best_fit.max(fit);
+                rejections.push(Rejection {
+                    group: group.label.clone(),
+                    reason,
+                });
+            }
         }
     }
     if grouping.groups.is_empty() {
@@ -714,6 +722,10 @@ pub fn plan_pod_group(
                 .collect()
         })
         .unwrap_or_default();
+    if plan.status == GangStatus::Unschedulable {
+        plan.fit = best_fit;
+        plan.blocked = summarise_blocked(plan.pods.iter().filter_map(|p| p.reason.as_deref()));
+    }
     plan.rejections = rejections;
     plan.warnings = warnings;
     if let Some(before) = before {
@@ -819,7 +831,7 @@ fn fill_group(
     pods: &[Pod],
     running: usize,
     min_member: usize,
-) -> Result<Vec<Result<String, String>>, String> {
+) -> Result<Vec<Result<String, String>>, (usize, String)> {
     let refs: Vec<&Pod> = pods.iter().collect();
     let quorum = Quorum {
         total: min_member.saturating_sub(running),
@@ -849,9 +861,12 @@ fn fill_group(
             _ => None,
         })
         .unwrap_or_default();
-    Err(format!(
-        "only {} of minMember {min_member} pods fit ({running} running); {first_failure}",
-        running + attempt.fit,
+    let fit = running + attempt.fit;
+    Err((
+        fit,
+        format!(
+            "only {fit} of minMember {min_member} pods fit ({running} running); {first_failure}"
+        ),
     ))
 }
 

@@ -149,7 +149,10 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
             .map(key)
             .find(|k| found.contains_key(k) || in_state.contains_key(k))
             .unwrap_or_else(|| key(first));
-        given_members.entry(chosen).or_default().push(Member {
+        let members = given_members.entry(chosen).or_default();
+        // The same pod given twice (a directory and a file in it) is one pod.
+        members.retain(|m| m.pod.metadata.name != pod.metadata.name);
+        members.push(Member {
             task: model::task_of(&pod),
             pod,
             source,

@@ -44,7 +44,7 @@ pub struct Quorum {
 }
 
 impl Quorum {
-    fn met(&self, placed: &[bool], tasks: &[Option<&str>]) -> bool {
+    pub fn met(&self, placed: &[bool], tasks: &[Option<&str>]) -> bool {
         let count = placed.iter().filter(|p| **p).count();
         count >= self.total
             && self.per_task.iter().all(|(task, need)| {

@@ -14,6 +14,7 @@ use crate::model::{
 };
 use crate::sched::Profile;
 
+use super::model::Adapter;
 use super::outcome::GroupPlan;
 use super::{GangOptions, godel, plan_gangs, volcano};
 use crate::sched::Scheduler;
@@ -406,4 +407,165 @@ fn testdata_gangs_plan_on_the_gang_cluster() {
             ),
         ]
     );
+}
+
+/// Upstream's `TestCheckClusterResource` (scheduler-plugins coscheduling core): two 3-CPU nodes,
+/// minResources 4 CPUs; the group's own bound pods do not count as using anything.
+#[test]
+fn coscheduling_resource_gap_follows_check_cluster_resource() {
+    use crate::model::gang::COSCHEDULING_POD_GROUP_LABEL;
+    let member = [(COSCHEDULING_POD_GROUP_LABEL, "pg1")];
+    let cases: [(&str, Vec<Pod>, Option<&str>); 3] = [
+        (
+            "cluster resource enough",
+            vec![pod("p1", "2", &[], "node-a")],
+            None,
+        ),
+        (
+            "cluster resource not enough",
+            vec![pod("p1", "2", &[], "node-a"), pod("p2", "1", &[], "node-b")],
+            Some("resource gap: the cluster lacks cpu 1 for the group's minResources"),
+        ),
+        (
+            "enough once the group's own pod is given back",
+            vec![
+                pod("p1", "2", &member, "node-a"),
+                pod("p2", "1", &[], "node-b"),
+            ],
+            None,
+        ),
+    ];
+    for (name, pods, want) in cases {
+        let mut objects = vec![node("node-a", &[], "3"), node("node-b", &[], "3")];
+        objects.extend(pods.iter().cloned().map(Object::Pod));
+        let state = ClusterState::from_objects(objects);
+        let group = crate::model::PodGroup {
+            api_version: crate::model::gang::COSCHEDULING_API_VERSION.into(),
+            metadata: ObjectMeta {
+                name: "pg1".into(),
+                namespace: "default".into(),
+                ..Default::default()
+            },
+            spec: crate::model::gang::PodGroupSpec {
+                min_member: Some(2),
+                min_resources: BTreeMap::from([("cpu".into(), Quantity::parse("4").unwrap())]),
+                ..Default::default()
+            },
+        };
+        let objects = super::model::GangObjects {
+            pod_groups: vec![&group],
+            ..Default::default()
+        };
+        let mut gang = super::coscheduling::Coscheduling.define(&objects).remove(0);
+        gang.running = pods
+            .into_iter()
+            .filter(|p| p.metadata.labels.contains_key(COSCHEDULING_POD_GROUP_LABEL))
+            .collect();
+        let scheduler = Scheduler::new(&state, Profile::default());
+        assert_eq!(
+            super::coscheduling::resource_gap(&scheduler, &gang).as_deref(),
+            want,
+            "{name}"
+        );
+    }
+}
+
+/// Volcano's readiness (`job_info.go` IsReady + CheckTaskReady): enough pods in total and,
+/// for every task with a minimum, enough of that task.
+#[test]
+fn quorum_counts_the_total_and_each_task_minimum() {
+    use super::place::Quorum;
+    let quorum = Quorum {
+        total: 3,
+        per_task: BTreeMap::from([("worker".to_string(), 2)]),
+    };
+    let tasks = [Some("master"), Some("worker"), Some("worker"), Some("ps")];
+    let cases = [
+        ("all placed", [true, true, true, true], true),
+        ("three, both workers", [true, true, true, false], true),
+        ("three, one worker short", [true, true, false, true], false),
+        ("two workers only", [false, true, true, false], false),
+    ];
+    for (name, placed, want) in cases {
+        assert_eq!(quorum.met(&placed, &tasks), want, "{name}");
+    }
+}
+
+/// How a pod joins each kind's group: label, annotation, workloadRef or schedulingGroup; a pod
+/// may (wrongly) join several, and the registry order says which wins.
+#[test]
+fn pods_join_groups_by_each_kinds_rule() {
+    use crate::model::{PodSchedulingGroup, WorkloadReference};
+    let with = |labels: &[(&str, &str)], annotations: &[(&str, &str)]| {
+        let mut p = pod("p", "1", labels, "");
+        p.metadata.annotations = annotations
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        p
+    };
+    let kinds = |joined: Vec<(usize, String)>| -> Vec<(&'static str, String)> {
+        joined
+            .into_iter()
+            .map(|(k, name)| (super::ADAPTERS[k].kind().id, name))
+            .collect()
+    };
+    let mut workload = with(&[], &[]);
+    workload.spec.workload_ref = Some(WorkloadReference {
+        name: "train".into(),
+        pod_group: "workers".into(),
+        pod_group_replica_key: String::new(),
+    });
+    let mut runtime = with(&[], &[]);
+    runtime.spec.scheduling_group = Some(PodSchedulingGroup {
+        pod_group_name: Some("train-workers-0".into()),
+    });
+    let cases = [
+        ("plain pod", with(&[], &[]), vec![]),
+        (
+            "godel label",
+            with(&[(GODEL_POD_GROUP_LABEL, "g")], &[]),
+            vec![("godel", "g".to_string())],
+        ),
+        (
+            "group-name annotation: Volcano and kube-batch both read it",
+            with(&[], &[("scheduling.k8s.io/group-name", "b")]),
+            vec![
+                ("volcano", "b".to_string()),
+                ("kube-batch", "b".to_string()),
+            ],
+        ),
+        (
+            "coscheduling label",
+            with(&[("scheduling.x-k8s.io/pod-group", "c")], &[]),
+            vec![("coscheduling", "c".to_string())],
+        ),
+        (
+            "workloadRef",
+            workload,
+            vec![("workload", "train/workers".to_string())],
+        ),
+        (
+            "schedulingGroup",
+            runtime,
+            vec![("workload-podgroup", "train-workers-0".to_string())],
+        ),
+        (
+            "two groups",
+            with(
+                &[
+                    (GODEL_POD_GROUP_LABEL, "g"),
+                    ("scheduling.x-k8s.io/pod-group", "c"),
+                ],
+                &[],
+            ),
+            vec![
+                ("godel", "g".to_string()),
+                ("coscheduling", "c".to_string()),
+            ],
+        ),
+    ];
+    for (name, pod, want) in cases {
+        assert_eq!(kinds(super::joined(&pod)), want, "{name}");
+    }
 }

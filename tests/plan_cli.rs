@@ -1160,7 +1160,7 @@ spec:
             pod("solo-0", "nowhere"),
             1,
             "GroupNotFound",
-            "0/1 pods placed: joins volcano PodGroup default/nowhere, which is in neither \
+            "0/1 pods placed: joins kube-batch PodGroup default/nowhere, which is in neither \
              the inputs nor the state",
         ),
     ];

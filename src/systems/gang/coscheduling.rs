@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{Adapter, Gang, GangKind, GangObjects, PlacementRule, System};
+use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, PlacementRule, System};
 use crate::model::gang::{COSCHEDULING_API_VERSION, COSCHEDULING_POD_GROUP_LABEL};
 use crate::model::resources::format_bytes;
 use crate::model::{Pod, Quantity};
@@ -18,6 +18,7 @@ pub static KIND: GangKind = GangKind {
     kind: "PodGroup",
     api_versions: &[COSCHEDULING_API_VERSION],
     joining: "label `scheduling.x-k8s.io/pod-group: <group>`",
+    join_field: JoinField::Label(COSCHEDULING_POD_GROUP_LABEL),
     honoured_by: System::Coscheduling,
 };
 

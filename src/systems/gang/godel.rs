@@ -19,7 +19,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::model::{Adapter, Gang, GangKind, GangObjects, PlacementRule, System};
+use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, PlacementRule, System};
 use super::outcome::{
     GangStatus, GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked,
 };
@@ -36,6 +36,7 @@ pub static KIND: GangKind = GangKind {
     kind: "PodGroup",
     api_versions: &[GODEL_API_VERSION],
     joining: "label `godel.bytedance.com/pod-group-name: <group>`",
+    join_field: JoinField::Label(GODEL_POD_GROUP_LABEL),
     honoured_by: System::Godel,
 };
 

@@ -3,7 +3,7 @@
 //! annotation; the gang plugin admits a job once `minMember` of its tasks are allocated
 //! (running ones counted), pod by pod, each seeing the ones allocated before it in the session.
 
-use super::model::{Adapter, Gang, GangKind, GangObjects, System};
+use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, System};
 use crate::model::Pod;
 use crate::model::gang::{GROUP_NAME_ANNOTATION, KUBE_BATCH_V1ALPHA1, KUBE_BATCH_V1ALPHA2};
 
@@ -12,6 +12,7 @@ pub static KIND: GangKind = GangKind {
     kind: "PodGroup",
     api_versions: &[KUBE_BATCH_V1ALPHA1, KUBE_BATCH_V1ALPHA2],
     joining: "annotation `scheduling.k8s.io/group-name: <group>`",
+    join_field: JoinField::Annotation(GROUP_NAME_ANNOTATION),
     honoured_by: System::KubeBatch,
 };
 

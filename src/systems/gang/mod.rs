@@ -72,6 +72,28 @@ pub fn joined(pod: &Pod) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The one group `pod` joins among `joined(pod)`: a group that exists (`exists`) first, then
+/// one of a kind its scheduler honours (Volcano and kube-batch read the same annotation), then
+/// the first in registry order.
+pub fn group_of(
+    pod: &Pod,
+    routes: &SchedulerRoutes,
+    exists: impl Fn(usize, &str) -> bool,
+) -> Option<(usize, String)> {
+    let candidates = joined(pod);
+    let system = routes.system(&pod.spec.scheduler_name);
+    candidates
+        .iter()
+        .find(|(k, name)| exists(*k, name))
+        .or_else(|| {
+            candidates
+                .iter()
+                .find(|(k, _)| Some(ADAPTERS[*k].kind().honoured_by) == system)
+        })
+        .or(candidates.first())
+        .cloned()
+}
+
 /// Whether `pod` belongs to some gang rather than to the batch.
 pub fn joins_any(pod: &Pod) -> bool {
     !joined(pod).is_empty()
@@ -138,17 +160,15 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
     }
     let mut given_members: BTreeMap<Key, Vec<Member>> = BTreeMap::new();
     for (pod, source) in input_pods(manifests, opts.replicas) {
-        let candidates = joined(&pod);
         let namespace = pod.metadata.namespace.clone();
-        let key = |(k, name): &(usize, String)| (*k, namespace.clone(), name.clone());
-        let Some(first) = candidates.first() else {
+        let exists = |k: usize, name: &str| {
+            let key = (k, namespace.clone(), name.to_string());
+            found.contains_key(&key) || in_state.contains_key(&key)
+        };
+        let Some((k, name)) = group_of(&pod, &opts.routes, exists) else {
             continue;
         };
-        let chosen = candidates
-            .iter()
-            .map(key)
-            .find(|k| found.contains_key(k) || in_state.contains_key(k))
-            .unwrap_or_else(|| key(first));
+        let chosen = (k, namespace.clone(), name);
         let members = given_members.entry(chosen).or_default();
         // The same pod given twice (a directory and a file in it) is one pod.
         members.retain(|m| m.pod.metadata.name != pod.metadata.name);

@@ -136,7 +136,20 @@ pub struct GangKind {
     pub api_versions: &'static [&'static str],
     /// How a pod joins, as the README lists it.
     pub joining: &'static str,
+    /// The pod field that says so, for positioned lint findings.
+    pub join_field: JoinField,
     pub honoured_by: System,
+}
+
+/// The pod field through which a pod joins a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinField {
+    Label(&'static str),
+    Annotation(&'static str),
+    /// A field under the pod spec (`workloadRef.podGroup`).
+    Spec(&'static str),
+    /// The group makes its own pods (a Volcano Job's tasks).
+    Own,
 }
 
 /// Where a member pod comes from.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::model::{
-    Adapter, Gang, GangKind, GangObjects, Member, PlacementRule, PodSource, System,
+    Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
 };
 use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked};
 use super::place::{Chooser, Quorum, all_or_nothing};
@@ -30,6 +30,7 @@ pub static JOB_KIND: GangKind = GangKind {
     kind: "Job",
     api_versions: &[VOLCANO_JOB_API_VERSION],
     joining: "the Job's own tasks (`spec.tasks[].template`, `replicas` pods each)",
+    join_field: JoinField::Own,
     honoured_by: System::Volcano,
 };
 
@@ -38,6 +39,7 @@ pub static POD_GROUP_KIND: GangKind = GangKind {
     kind: "PodGroup",
     api_versions: &[VOLCANO_POD_GROUP_API_VERSION],
     joining: "annotation `scheduling.k8s.io/group-name: <group>`",
+    join_field: JoinField::Annotation(GROUP_NAME_ANNOTATION),
     honoured_by: System::Volcano,
 };
 

@@ -10,7 +10,7 @@
 //! only when `minCount` of them can be placed together. A `basic` pod group is no gang: its
 //! pods are placed one by one (minimum 0).
 
-use super::model::{Adapter, Gang, GangKind, GangObjects, System};
+use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, System};
 use crate::model::Pod;
 use crate::model::gang::{SchedulingPolicy, WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2};
 
@@ -19,6 +19,7 @@ pub static WORKLOAD_KIND: GangKind = GangKind {
     kind: "Workload",
     api_versions: &[WORKLOAD_API_V1ALPHA1],
     joining: "`spec.workloadRef: {name: <workload>, podGroup: <group>}` (v1.35)",
+    join_field: JoinField::Spec("workloadRef.podGroup"),
     honoured_by: System::KubeScheduler,
 };
 
@@ -27,6 +28,7 @@ pub static POD_GROUP_KIND: GangKind = GangKind {
     kind: "PodGroup",
     api_versions: &[WORKLOAD_API_V1ALPHA2],
     joining: "`spec.schedulingGroup.podGroupName: <group>` (v1.36)",
+    join_field: JoinField::Spec("schedulingGroup.podGroupName"),
     honoured_by: System::KubeScheduler,
 };
 

@@ -81,7 +81,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--what-if', '--what-if', [CompletionResultType]::ParameterName, 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order')
-            [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy')
+            [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile''s schedulerName also routes pods (to coscheduling when it enables Coscheduling)')
             [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang')
             [CompletionResult]::new('--scheduler-name', '--scheduler-name', [CompletionResultType]::ParameterName, 'Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch, volcano, godel); repeatable, on top of each project''s default names')
             [CompletionResult]::new('--solver', '--solver', [CompletionResultType]::ParameterName, 'How the batch of plain pods and workload replicas in the inputs is placed')

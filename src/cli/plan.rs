@@ -8,7 +8,7 @@ use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
 use crate::systems::gang::System;
-use crate::systems::gang::model::parse_route;
+use crate::systems::gang::model::{parse_route, scheduler_config_routes};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -45,7 +45,9 @@ pub struct PlanArgs {
     /// its pods) or label=NODE:key=value; repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
     pub what_if: Vec<WhatIf>,
-    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
+    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy;
+    /// each profile's schedulerName also routes pods (to coscheduling when it enables
+    /// Coscheduling)
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang
@@ -72,11 +74,16 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     let mut state = global.cluster_state()?;
     what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+    let mut routes = match &args.scheduler_config {
+        Some(path) => scheduler_config_routes(path)?,
+        None => Vec::new(),
+    };
+    routes.extend(args.scheduler_names.iter().cloned());
     let opts = PlanOptions {
         replicas: args.replicas,
         compare: args.compare,
         solver: args.solver,
-        routes: args.scheduler_names.clone(),
+        routes,
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
-use crate::manifest::ManifestSet;
+use crate::manifest::{LoadError, ManifestSet};
 use crate::model::gang::TopologyTerm;
 use crate::model::{
     GodelPodGroup, Object, ObjectMeta, Pod, PodGroup, ResourceList, SchedulingWorkload, VolcanoJob,
@@ -108,6 +108,68 @@ impl SchedulerRoutes {
         };
         self.routes.get(name).copied()
     }
+}
+
+/// The routes a KubeSchedulerConfiguration declares: each profile's `schedulerName` (default
+/// `default-scheduler`) goes to coscheduling when any extension point of the profile enables
+/// the `Coscheduling` plugin, else to kube-scheduler.
+pub fn routes_from_scheduler_config(text: &str) -> Vec<(String, System)> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(rename_all = "camelCase", default)]
+    struct Config {
+        profiles: Vec<ProfileNames>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    #[serde(rename_all = "camelCase", default)]
+    struct ProfileNames {
+        scheduler_name: Option<String>,
+        plugins: BTreeMap<String, PluginSet>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct PluginSet {
+        enabled: Vec<PluginName>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct PluginName {
+        name: String,
+    }
+    let Ok(docs) = crate::manifest::tree::parse_documents(text) else {
+        return Vec::new();
+    };
+    let Some(config) = docs
+        .first()
+        .and_then(|root| serde_json::from_value::<Config>(root.to_json()).ok())
+    else {
+        return Vec::new();
+    };
+    config
+        .profiles
+        .into_iter()
+        .map(|profile| {
+            let coscheduling = profile
+                .plugins
+                .values()
+                .flat_map(|set| &set.enabled)
+                .any(|plugin| plugin.name == "Coscheduling");
+            let name = profile
+                .scheduler_name
+                .unwrap_or_else(|| DEFAULT_SCHEDULER_NAME.to_string());
+            let system = if coscheduling {
+                System::Coscheduling
+            } else {
+                System::KubeScheduler
+            };
+            (name, system)
+        })
+        .collect()
+}
+
+/// [`routes_from_scheduler_config`] of a KubeSchedulerConfiguration file.
+pub fn scheduler_config_routes(path: &str) -> Result<Vec<(String, System)>, LoadError> {
+    let text = crate::manifest::read_text(path)?;
+    Ok(routes_from_scheduler_config(&text))
 }
 
 /// `NAME=SYSTEM` of `--scheduler-name`.

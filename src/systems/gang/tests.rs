@@ -569,3 +569,40 @@ fn pods_join_groups_by_each_kinds_rule() {
         assert_eq!(kinds(super::joined(&pod)), want, "{name}");
     }
 }
+
+/// A KubeSchedulerConfiguration's profiles route their schedulerNames: the scheduler-plugins
+/// profile that enables Coscheduling goes to coscheduling, the others to kube-scheduler.
+#[test]
+fn scheduler_config_profiles_route_their_names() {
+    use super::model::{System, routes_from_scheduler_config};
+    let config = "\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    score:
+      enabled: [{name: NodeAffinity, weight: 2}]
+- schedulerName: scheduler-plugins-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: Coscheduling}]
+- schedulerName: batch
+  plugins:
+    queueSort:
+      enabled: [{name: Coscheduling}]
+    permit:
+      enabled: [{name: Coscheduling}]
+";
+    assert_eq!(
+        routes_from_scheduler_config(config),
+        [
+            ("default-scheduler".to_string(), System::KubeScheduler),
+            (
+                "scheduler-plugins-scheduler".to_string(),
+                System::Coscheduling
+            ),
+            ("batch".to_string(), System::Coscheduling),
+        ]
+    );
+    assert_eq!(routes_from_scheduler_config("not: [valid"), []);
+}

@@ -606,3 +606,71 @@ profiles:
     );
     assert_eq!(routes_from_scheduler_config("not: [valid"), []);
 }
+
+/// Without manifests, every kind's gang is found in a recorded state (the `kubectl get -o
+/// json` shape) with its pending and running members, and planned on one scheduler.
+#[test]
+fn every_kind_is_read_from_recorded_state() {
+    let pod = |name: &str, meta: &str, spec: &str, node: &str| {
+        format!(
+            r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "{name}", "namespace": "ns", {meta}}},
+               "spec": {{"nodeName": "{node}", {spec} "containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "1"}}}}}}]}}}}"#
+        )
+    };
+    let group = |api: &str, kind: &str, name: &str, spec: &str| {
+        format!(
+            r#"{{"apiVersion": "{api}", "kind": "{kind}", "metadata": {{"name": "{name}", "namespace": "ns"}}, "spec": {spec}}}"#
+        )
+    };
+    let items = [
+        r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110"}}}"#.to_string(),
+        group("scheduling.incubator.k8s.io/v1alpha1", "PodGroup", "kb", r#"{"minMember": 2}"#),
+        pod("kb-0", r#""annotations": {"scheduling.k8s.io/group-name": "kb"}"#, r#""schedulerName": "kube-batch","#, "n1"),
+        pod("kb-1", r#""annotations": {"scheduling.k8s.io/group-name": "kb"}"#, r#""schedulerName": "kube-batch","#, ""),
+        group("scheduling.sigs.dev/v1alpha2", "PodGroup", "kb2", r#"{"minMember": 1}"#),
+        pod("kb2-0", r#""annotations": {"scheduling.k8s.io/group-name": "kb2"}"#, r#""schedulerName": "kube-batch","#, ""),
+        group("scheduling.volcano.sh/v1beta1", "PodGroup", "vc", r#"{"minMember": 1, "minTaskMember": {"w": 1}}"#),
+        pod("vc-0", r#""annotations": {"scheduling.k8s.io/group-name": "vc", "volcano.sh/task-spec": "w"}"#, r#""schedulerName": "volcano","#, ""),
+        group("scheduling.x-k8s.io/v1alpha1", "PodGroup", "co", r#"{"minMember": 1, "minResources": {"cpu": "1"}}"#),
+        pod("co-0", r#""labels": {"scheduling.x-k8s.io/pod-group": "co"}"#, r#""schedulerName": "scheduler-plugins-scheduler","#, ""),
+        group("scheduling.k8s.io/v1alpha1", "Workload", "wl", r#"{"podGroups": [{"name": "g", "policy": {"gang": {"minCount": 1}}}]}"#),
+        pod("wl-0", r#""labels": {}"#, r#""workloadRef": {"name": "wl", "podGroup": "g"},"#, ""),
+        group("scheduling.k8s.io/v1alpha2", "PodGroup", "pg", r#"{"schedulingPolicy": {"gang": {"minCount": 1}}}"#),
+        pod("pg-0", r#""labels": {}"#, r#""schedulingGroup": {"podGroupName": "pg"},"#, ""),
+        group("scheduling.godel.kubewharf.io/v1alpha1", "PodGroup", "gd", r#"{"minMember": 1}"#),
+        pod("gd-0", r#""labels": {"godel.bytedance.com/pod-group-name": "gd"}"#, r#""schedulerName": "godel-scheduler","#, ""),
+    ];
+    let json = format!(
+        r#"{{"apiVersion": "v1", "kind": "List", "items": [{}]}}"#,
+        items.join(",")
+    );
+    let objects = crate::cluster::recorded::parse_state("state.json", json.as_bytes()).unwrap();
+    let state = ClusterState::from_objects(objects);
+    let manifests = crate::manifest::ManifestSet::default();
+    let mut scheduler = Scheduler::new(&state, Profile::default());
+    let plans = plan_gangs(&manifests, &mut scheduler, &GangOptions::default()).unwrap();
+    let got: Vec<(&str, &str, usize, usize, &str)> = plans
+        .iter()
+        .map(|p| {
+            (
+                p.gang_kind,
+                p.name.as_str(),
+                p.running,
+                p.scheduled,
+                p.status.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("coscheduling", "co", 0, 1, "Scheduled"),
+            ("godel", "gd", 0, 1, "Scheduled"),
+            ("kube-batch", "kb", 1, 2, "Scheduled"),
+            ("kube-batch", "kb2", 0, 1, "Scheduled"),
+            ("workload-podgroup", "pg", 0, 1, "Scheduled"),
+            ("volcano", "vc", 0, 1, "Scheduled"),
+            ("workload", "wl/g", 0, 1, "Scheduled"),
+        ]
+    );
+}

@@ -227,6 +227,10 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     (
+        "df213-fail.yaml",
+        &[(10, 13, "DF213", "spec.minResources[memory]")],
+    ),
+    (
         "df214-fail.yaml",
         &[(17, 18, "DF214", "spec.schedulerName")],
     ),

@@ -9,7 +9,9 @@ use super::{Context, Finding, join, literal_key, node_at};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
 use crate::model::gang::VOLCANO_POD_GROUP_API_VERSION;
-use crate::model::{Object, ObjectMeta, Pod, PodStatus, ResourceList};
+use crate::model::resources::format_bytes;
+use crate::model::{Object, ObjectMeta, Pod, PodStatus, Quantity, ResourceList};
+use crate::sched::{Resources, pod_requests};
 use crate::systems::gang::model::{GangObjects, JoinField};
 use crate::systems::gang::{ADAPTERS, SchedulerRoutes, group_of, joined};
 
@@ -18,8 +20,9 @@ type Key = (usize, String, String);
 /// Every gang defined by the manifests and the state, and how many pods can join each.
 pub(crate) struct Index {
     defined: BTreeSet<Key>,
-    /// Pods among the manifests (template replicas counted) and pods of the state, per gang.
-    members: BTreeMap<Key, usize>,
+    /// Pods among the manifests (template replicas counted) and pods of the state, per gang,
+    /// with the sum of their requests.
+    members: BTreeMap<Key, (usize, Resources)>,
     has_state: bool,
 }
 
@@ -66,6 +69,15 @@ fn pod_at(m: &Manifest) -> Option<PodAt> {
 }
 
 impl Index {
+    /// The pods joining the PodGroup of `api_version` named by `meta`, with their requests.
+    fn members_of(&self, api_version: &str, meta: &ObjectMeta) -> Option<(usize, &Resources)> {
+        let k = ADAPTERS.iter().position(|a| {
+            a.kind().kind == "PodGroup" && a.kind().api_versions.contains(&api_version)
+        })?;
+        let key = (k, meta.namespace.clone(), meta.name.clone());
+        self.members.get(&key).map(|(n, r)| (*n, r))
+    }
+
     pub fn new(set: &ManifestSet, state: Option<&ClusterState>) -> Index {
         let mut defined = BTreeSet::new();
         let given = GangObjects::from_manifests(set);
@@ -79,7 +91,7 @@ impl Index {
                 defined.insert((k, gang.meta.namespace, gang.meta.name));
             }
         }
-        let mut members: BTreeMap<Key, usize> = BTreeMap::new();
+        let mut members: BTreeMap<Key, (usize, Resources)> = BTreeMap::new();
         let given_pods = set
             .manifests
             .iter()
@@ -90,10 +102,13 @@ impl Index {
             .filter(|p| !p.is_terminated())
             .map(|p| (p.clone(), 1));
         for (pod, count) in given_pods.chain(state_pods) {
+            let requests = times(&pod_requests(&pod.spec, false), count);
             for (k, name) in joined(&pod) {
-                *members
+                let entry = members
                     .entry((k, pod.metadata.namespace.clone(), name))
-                    .or_default() += count;
+                    .or_default();
+                entry.0 += count;
+                entry.1.add(&requests);
             }
         }
         Index {
@@ -121,12 +136,14 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             let group = (g.api_version.as_str(), &g.metadata);
             check_minimum(ctx, index, m, group, min, min_path);
             check_quantities(ctx, m, &g.spec.min_resources);
+            check_min_resources(ctx, index, m, group, &g.spec.min_resources);
         }
         Object::VolcanoPodGroup(g) => {
             let min = Some(i64::from(g.spec.min_member));
             let group = (VOLCANO_POD_GROUP_API_VERSION, &g.metadata);
             check_minimum(ctx, index, m, group, min, "spec.minMember");
             check_quantities(ctx, m, &g.spec.min_resources);
+            check_min_resources(ctx, index, m, group, &g.spec.min_resources);
         }
         Object::SchedulingWorkload(w) => {
             for (path, group) in w.pod_groups() {
@@ -175,14 +192,7 @@ fn check_minimum(
         ctx.emit(m, below_one(m, path, min));
         return;
     }
-    let Some(k) = ADAPTERS
-        .iter()
-        .position(|a| a.kind().kind == "PodGroup" && a.kind().api_versions.contains(&api_version))
-    else {
-        return;
-    };
-    let key = (k, meta.namespace.clone(), meta.name.clone());
-    let Some(&count) = index.members.get(&key) else {
+    let Some((count, _)) = index.members_of(api_version, meta) else {
         return;
     };
     if (count as i64) < min {
@@ -199,6 +209,74 @@ fn check_minimum(
     }
 }
 
+/// DF213: minResources above what all the group's pods request together.
+fn check_min_resources(
+    ctx: &mut Context<'_>,
+    index: &Index,
+    m: &Manifest,
+    (api_version, meta): (&str, &ObjectMeta),
+    list: &ResourceList,
+) {
+    let Some((count, requested)) = index.members_of(api_version, meta) else {
+        return;
+    };
+    for (name, quantity) in list {
+        let (want, have) = (amount(name, *quantity), requested.get(name));
+        if want <= have || quantity.milli_value() < 0 {
+            continue;
+        }
+        let map = node_at(m, "spec.minResources");
+        let pos =
+            literal_key(map, name).map_or_else(|| m.pos_of("spec.minResources"), |(_, v)| v.pos);
+        let message = format!(
+            "minResources {name} is {} but the {count} pod(s) joining the group request {} \
+             together: the group holds resources it never uses",
+            show(name, want),
+            show(name, have)
+        );
+        ctx.emit(
+            m,
+            Finding {
+                code: "DF213",
+                pos,
+                path: format!("spec.minResources[{name}]"),
+                message,
+                hint: Some("lower minResources to what the minimum of pods requests".into()),
+            },
+        );
+    }
+}
+
+/// `n` pods' worth of `r` (a template's replicas).
+fn times(r: &Resources, n: usize) -> Resources {
+    let n = i64::try_from(n).unwrap_or(i64::MAX);
+    Resources {
+        milli_cpu: r.milli_cpu.saturating_mul(n),
+        memory: r.memory.saturating_mul(n),
+        ephemeral_storage: r.ephemeral_storage.saturating_mul(n),
+        pods: r.pods.saturating_mul(n),
+        scalar: r
+            .scalar
+            .iter()
+            .map(|(name, v)| (name.clone(), v.saturating_mul(n)))
+            .collect(),
+    }
+}
+
+/// A quantity of resource `name` as the engine holds it (millicores, bytes, units).
+fn amount(name: &str, quantity: Quantity) -> i64 {
+    Resources::from_list(&BTreeMap::from([(name.to_string(), quantity)])).get(name)
+}
+
+/// An amount as the engine holds it (millicores, bytes, units), as users write it.
+fn show(name: &str, amount: i64) -> String {
+    match name {
+        "cpu" => Quantity::from_milli(amount).to_string(),
+        "memory" | "ephemeral-storage" => format_bytes(amount),
+        _ => amount.to_string(),
+    }
+}
+
 /// DF210: a negative quantity in minResources.
 fn check_quantities(ctx: &mut Context<'_>, m: &Manifest, list: &ResourceList) {
     for (name, quantity) in list {
@@ -212,7 +290,10 @@ fn check_quantities(ctx: &mut Context<'_>, m: &Manifest, list: &ResourceList) {
                     code: "DF210",
                     pos,
                     path: format!("spec.minResources[{name}]"),
-                    message: format!("minResources {name} is negative ({quantity})"),
+                    message: format!(
+                        "minResources {name} is negative ({})",
+                        show(name, amount(name, *quantity))
+                    ),
                     hint: None,
                 },
             );

@@ -315,6 +315,14 @@ pub const RULES: &[Rule] = &[
         "Keep one joining label, annotation or reference.",
     ),
     rule(
+        "DF213",
+        "gang-min-resources-above-requests",
+        Warning,
+        "PodGroup minResources above what its pods request",
+        "`spec.minResources` is checked (coscheduling's PreFilter) or reserved (Volcano's enqueue) before the pods run; when it exceeds the summed requests of every pod that joins the group (manifests, replicas, --state), the group waits for, or holds, resources its pods never use.",
+        "Lower minResources to the requests of the minimum set of pods.",
+    ),
+    rule(
         "DF214",
         "gang-scheduler-mismatch",
         Warning,

@@ -383,8 +383,8 @@ fn check_member(ctx: &mut Context<'_>, index: &Index, m: &Manifest, at: &PodAt) 
                 path,
                 message,
                 hint: Some(format!(
-                    "create the {} in the pod's namespace, or fix the reference",
-                    kind.kind
+                    "create the {} in the pod's namespace, or fix the reference (pods join by {})",
+                    kind.kind, kind.joining
                 )),
             },
         );

@@ -38,7 +38,6 @@ impl Adapter for Coscheduling {
                 let min = g.spec.min_member.map_or(1, i64::from);
                 let mut gang = Gang::new(&KIND, &g.api_version, &g.metadata, min);
                 gang.min_resources = g.spec.min_resources.clone();
-                gang.schedule_timeout_seconds = g.spec.schedule_timeout_seconds;
                 gang.rule = PlacementRule::Coscheduling;
                 gang
             })

@@ -705,13 +705,20 @@ pub fn plan_pod_group(
             task: None,
             result: Ok(pod.spec.node_name.clone()),
             running: true,
+            source: None,
         })
-        .chain(pods.iter().zip(results).map(|(pod, result)| PodOutcome {
-            pod,
-            task: None,
-            result,
-            running: false,
-        }))
+        .chain(
+            gang.members
+                .iter()
+                .zip(results)
+                .map(|(member, result)| PodOutcome {
+                    pod: &member.pod,
+                    task: None,
+                    result,
+                    running: false,
+                    source: Some(member.source.clone()),
+                }),
+        )
         .collect();
     let mut plan = GroupPlan::assemble(gang, state, levels, &outcomes, min_member);
     plan.node_group = node_group.map(|g| g.label.clone());

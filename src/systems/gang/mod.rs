@@ -150,8 +150,7 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
                 gang,
             );
         }
-        for mut gang in adapter.define(&stored) {
-            gang.from_state = true;
+        for gang in adapter.define(&stored) {
             in_state.insert(
                 (k, gang.meta.namespace.clone(), gang.meta.name.clone()),
                 gang,

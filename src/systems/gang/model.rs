@@ -214,7 +214,7 @@ pub enum JoinField {
     Own,
 }
 
-/// Where a member pod comes from.
+/// Where a member pod comes from (`groups[].pods[].source` in the plan).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum PodSource {
@@ -265,8 +265,6 @@ pub struct Gang {
     pub min_resources: ResourceList,
     pub queue: String,
     pub priority_class_name: String,
-    /// Coscheduling `scheduleTimeoutSeconds`: how long the group waits at Permit.
-    pub schedule_timeout_seconds: Option<i32>,
     /// Topology constraints on the whole gang (Workload API `topologyConstraints`; Volcano
     /// HyperNodes and Kueue TAS will add theirs here).
     pub topology: Vec<TopologyTerm>,
@@ -275,8 +273,6 @@ pub struct Gang {
     /// Pods of the gang already bound; they count towards the minimum.
     pub running: Vec<Pod>,
     pub rule: PlacementRule,
-    /// Defined by the cluster state rather than the inputs.
-    pub from_state: bool,
     /// False when pods join a group that is in neither the inputs nor the state.
     pub defined: bool,
 }
@@ -293,12 +289,10 @@ impl Gang {
             min_resources: ResourceList::new(),
             queue: String::new(),
             priority_class_name: String::new(),
-            schedule_timeout_seconds: None,
             topology: Vec::new(),
             members: Vec::new(),
             running: Vec::new(),
             rule: PlacementRule::PodByPod,
-            from_state: false,
             defined: true,
         }
     }

@@ -11,7 +11,7 @@ use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::{Node, Pod};
 use crate::sched::Scheduler;
 
-use super::model::{Gang, System};
+use super::model::{Gang, PodSource, System};
 
 /// One gang in `plan -o json` (`groups[]`). The first six fields are the contract; the rest
 /// explain the plan.
@@ -30,6 +30,11 @@ pub struct GroupPlan {
     /// Which gang kind (`godel`, `volcano-job`, `kube-batch`...) and its apiVersion.
     pub gang_kind: &'static str,
     pub api_version: String,
+    /// The gang's queue and priority class, as its kind spells them (empty when unset).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub queue: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub priority_class_name: String,
     /// The `schedulerName` its pods ask for and the system that answers it.
     pub scheduler_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +134,9 @@ pub struct PodRow {
     /// The pod's domain at each of the plan's `levels` (None when unplaced or unlabelled).
     pub domains: Vec<Option<String>>,
     pub running: bool,
+    /// Where a pending pod comes from (the inputs, a template's replicas, the state, a task).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<PodSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -244,6 +252,7 @@ pub struct PodOutcome<'a> {
     /// The node, or why the pod stays pending.
     pub result: Result<String, String>,
     pub running: bool,
+    pub source: Option<PodSource>,
 }
 
 impl GroupPlan {
@@ -269,6 +278,7 @@ impl GroupPlan {
                     .map(|key| o.result.as_ref().ok().and_then(|n| domain(n, key)))
                     .collect(),
                 running: o.running,
+                source: o.source.clone(),
                 reason: o.result.as_ref().err().filter(|r| !r.is_empty()).cloned(),
             })
             .collect();
@@ -293,6 +303,8 @@ impl GroupPlan {
             min_member,
             gang_kind: gang.kind.id,
             api_version: gang.api_version.clone(),
+            queue: gang.queue.clone(),
+            priority_class_name: gang.priority_class_name.clone(),
             scheduler_name: gang.scheduler_name().to_string(),
             system: None,
             status,
@@ -327,12 +339,14 @@ pub fn unplanned(
             task: None,
             result: Ok(pod.spec.node_name.clone()),
             running: true,
+            source: None,
         })
         .chain(gang.members.iter().map(|m| PodOutcome {
             pod: &m.pod,
             task: m.task.clone(),
             result: Err(reason.clone()),
             running: false,
+            source: Some(m.source.clone()),
         }))
         .collect();
     let mut plan = GroupPlan::assemble(

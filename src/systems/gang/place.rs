@@ -184,6 +184,7 @@ pub fn plan_pod_by_pod(
             task: None,
             result: Ok(pod.spec.node_name.clone()),
             running: true,
+            source: None,
         })
         .chain(gang.members.iter().zip(&attempt.outcomes).map(|(m, o)| {
             let result = match o {
@@ -196,6 +197,7 @@ pub fn plan_pod_by_pod(
                 task: m.task.clone(),
                 result,
                 running: false,
+                source: Some(m.source.clone()),
             }
         }))
         .collect();

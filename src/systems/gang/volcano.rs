@@ -830,6 +830,7 @@ pub fn plan_job(
                 pod,
                 task: Some(task.clone()),
                 running: task_pods[i].node.is_some(),
+                source: task_pods[i].node.is_none().then_some(PodSource::Task),
                 result,
             })
         })

@@ -894,6 +894,12 @@ fn every_gang_kind_plans_from_its_testdata_example() {
             plan.get("batch").is_none(),
             "{file}: members left the batch"
         );
+        if file == "volcano-podgroup.yaml" {
+            assert_eq!(
+                (&g["queue"], &g["priorityClassName"]),
+                (&json!("research"), &json!("high"))
+            );
+        }
     }
 }
 
@@ -939,6 +945,10 @@ fn gangs_and_batch_pods_share_one_assumed_state() {
         json!({"etl-b-0": null, "etl-b-1": null, "etl-b-2": null})
     );
     assert_eq!(plan["batch"]["pods"][0]["node"], "small-2");
+    assert_eq!(
+        plan["groups"][0]["pods"][0]["source"],
+        json!({"template": "Deployment/etl-a"})
+    );
     // CPUs promised per node: 2 per gang pod, 1 for the plain pod; each node has 4.
     let mut cpus: std::collections::BTreeMap<String, u64> = Default::default();
     for g in plan["groups"].as_array().unwrap() {

@@ -24,10 +24,8 @@ use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus};
 use crate::sched::{Profile, Scheduler};
-pub use model::{
-    Adapter, Gang, GangKind, Member, PlacementRule, PodSource, SchedulerRoutes, System,
-};
-pub use outcome::{GangStatus, GroupPlan, PodOutcome, PodRow, summary_line};
+pub use model::{Adapter, Gang, Member, PlacementRule, PodSource, SchedulerRoutes, System};
+pub use outcome::{GangStatus, GroupPlan};
 
 /// Every gang kind. The order is the order in which a pod's joining rules are tried.
 pub static ADAPTERS: &[&dyn Adapter] = &[

@@ -11,7 +11,7 @@ use kubectl_dataflow::cluster::{ClusterState, recorded};
 use serde_json::json;
 use support::apiserver::{
     ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES, NAMESPACES, NODES,
-    PODS, VOLCANO_JOBS, kubeconfig_text,
+    PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -22,6 +22,8 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             NODES,
             NAMESPACES,
             PODS,
+            PRIORITY_CLASSES,
+            PDBS,
             DATALOADS,
             DATAPROCESSES,
             VOLCANO_JOBS,
@@ -33,6 +35,16 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
         &COSCHEDULING_POD_GROUPS,
         json!({"metadata": {"name": "etl", "namespace": "team"},
         "spec": {"minMember": 2, "minResources": {"cpu": "1"}, "scheduleTimeoutSeconds": 60}}),
+    );
+    server.add(
+        &PRIORITY_CLASSES,
+        json!({"metadata": {"name": "critical"}, "value": 100000, "preemptionPolicy": "PreemptLowerPriority"}),
+    );
+    server.add(
+        &PDBS,
+        json!({"metadata": {"name": "loader", "namespace": "team"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "loader"}}},
+        "status": {"disruptionsAllowed": 0, "currentHealthy": 1}}),
     );
     server.add(
         &NODES,
@@ -245,6 +257,23 @@ items:
     minResources:
       cpu: \"1\"
     scheduleTimeoutSeconds: 60
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata:
+    name: critical
+  value: 100000
+  preemptionPolicy: PreemptLowerPriority
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata:
+    name: loader
+    namespace: team
+  spec:
+    selector:
+      matchLabels:
+        app: loader
+  status:
+    disruptionsAllowed: 0
 metadata: {}
 ";
 
@@ -270,7 +299,11 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=109+off/2&limit=500",
+            "GET /api/v1/pods?continue=rv=111+off/2&limit=500",
+            "GET /apis/scheduling.k8s.io/v1",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1",
+            "GET /apis/policy/v1/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1",
             "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
@@ -291,7 +324,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
 /// Decoded objects of a state, for comparing two states field by field.
 fn objects(state: &ClusterState) -> String {
     format!(
-        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
+        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
         state.nodes,
         state.namespaces,
         state.pods,
@@ -300,7 +333,9 @@ fn objects(state: &ClusterState) -> String {
         state.volcano_jobs,
         state.volcano_pod_groups,
         state.pod_groups,
-        state.scheduling_workloads
+        state.scheduling_workloads,
+        state.priority_classes,
+        state.pod_disruption_budgets
     )
 }
 
@@ -331,6 +366,8 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
     assert_eq!(live.fluid_ops.len(), 1);
+    assert_eq!(live.priority_classes.len(), 1);
+    assert_eq!(live.pod_disruption_budgets.len(), 1);
     for format in ["json", "yaml"] {
         let file = dir.path().join(format!("snap.{format}"));
         let out = run(
@@ -401,6 +438,8 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /api/v1/nodes?limit=500",
             "GET /api/v1/namespaces?limit=500",
             "GET /api/v1/namespaces/team/pods?limit=500",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",

@@ -103,6 +103,12 @@ impl Serialize for Items<'_> {
         for o in &state.scheduling_workloads {
             seq.serialize_element(&item(&o.api_version, "Workload", o))?;
         }
+        for o in &state.priority_classes {
+            seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
+        }
+        for o in &state.pod_disruption_budgets {
+            seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
+        }
         seq.end()
     }
 }
@@ -154,6 +160,10 @@ fn sort_state(state: &mut ClusterState) {
         .pod_groups
         .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
     state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
+    state.priority_classes.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_disruption_budgets
+        .sort_by_key(|o| key(&o.metadata));
     state.rebuild_indexes();
 }
 
@@ -344,6 +354,18 @@ fn redact_state(state: &mut ClusterState) {
     }
     for workload in &mut state.scheduling_workloads {
         redact_meta(&mut workload.metadata);
+    }
+    for budget in &mut state.pod_disruption_budgets {
+        redact_meta(&mut budget.metadata);
+        budget
+            .spec
+            .selector
+            .iter_mut()
+            .for_each(redact_label_selector);
+        budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
+            .into_iter()
+            .map(|(pod, time)| (redact(&pod), time))
+            .collect();
     }
 }
 

@@ -4,9 +4,12 @@
 
 use serde::Serialize;
 
+use super::workload;
+use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
-use crate::model::{Object, ObjectMeta, Pod, PodStatus, Workload};
+use crate::model::{Object, Pod};
 use crate::sched::Scheduler;
+use crate::sched::preemption::Victim;
 use crate::systems::flow::{self, Method, Metrics};
 use crate::systems::gang::{self, SchedulerRoutes};
 
@@ -29,24 +32,10 @@ pub struct Member {
     pub pod: Pod,
 }
 
-/// Replica `index` of a workload, named `<name>-<index>` (the names users see are hashed; these
-/// are stable).
-pub fn replica(w: &Workload, index: usize) -> Pod {
-    Pod {
-        metadata: ObjectMeta {
-            name: format!("{}-{index}", w.metadata.name),
-            namespace: w.metadata.namespace.clone(),
-            labels: w.template.metadata.labels.clone(),
-            annotations: w.template.metadata.annotations.clone(),
-        },
-        spec: w.template.spec.clone(),
-        status: PodStatus::default(),
-    }
-}
-
-/// The batch of the inputs, in input order: pods as they are, workloads as their replicas.
-/// Pods that join a gang of any kind belong to their gang, not to the batch.
-pub fn members(manifests: &ManifestSet) -> Vec<Member> {
+/// The batch of the inputs, in input order: pods as they are, workloads as the pods their
+/// controllers create against `state`. Pods that join a gang of any kind belong to their
+/// gang, not to the batch.
+pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
     let mut members = Vec::new();
     for manifest in &manifests.manifests {
         match &manifest.object {
@@ -54,12 +43,16 @@ pub fn members(manifests: &ManifestSet) -> Vec<Member> {
                 from: format!("Pod/{}", pod.metadata.name),
                 pod: pod.clone(),
             }),
-            Object::Workload(w) if !gang::joins_any(&replica(w, 0)) => {
-                let replicas = usize::try_from(w.replicas).unwrap_or(0);
-                members.extend((0..replicas).map(|i| Member {
-                    from: format!("{}/{}", w.kind, w.metadata.name),
-                    pod: replica(w, i),
-                }));
+            Object::Workload(w) => {
+                let pods = workload::pods(w, state);
+                members.extend(
+                    pods.into_iter()
+                        .filter(|pod| !gang::joins_any(pod))
+                        .map(|pod| Member {
+                            from: format!("{}/{}", w.kind, w.metadata.name),
+                            pod,
+                        }),
+                );
             }
             _ => {}
         }
@@ -80,6 +73,9 @@ pub struct BatchPod {
     pub method: Method,
     /// How it was placed, or why it stays pending.
     pub note: String,
+    /// The pods it would evict: set when no node fits and preemption nominates `node`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempts: Vec<Victim>,
 }
 
 /// `batch` in `plan -o json`.
@@ -126,24 +122,29 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Each pod's node and note as the greedy solver leaves them, each placement assumed into
-/// `sched`.
-fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String)> {
+/// Each pod's node, note and victims as the greedy solver leaves them, each placement assumed
+/// into `sched`.
+fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String, Vec<Victim>)> {
     flow::place_greedily(sched, pods)
         .into_iter()
-        .map(|(node, summary)| {
-            let note = match (&node, summary) {
+        .map(|outcome| {
+            let note = match (&outcome.node, outcome.summary) {
+                (Some(node), _) if !outcome.preempts.is_empty() => {
+                    format!("would preempt {} pods on {node}", outcome.preempts.len())
+                }
                 (None, Some(summary)) => format!("pending: {summary}"),
                 _ => String::new(),
             };
-            (node, note)
+            (outcome.node, note, outcome.preempts)
         })
         .collect()
 }
 
 /// Place the batch with `solver` (and with both solvers when `compare`) on top of what the
-/// plan assumed before it; the chosen solver's placements stay assumed in `scheduler`. Pods
-/// whose `schedulerName` no modelled scheduler answers are listed, not placed.
+/// plan assumed before it; its placements stay assumed in `scheduler`. Pods that already name
+/// their node are not scheduled: the kubelet admits them first, in input order, and the
+/// solvers place the rest around the admitted ones. Pods whose `schedulerName` no modelled
+/// scheduler answers are listed, not placed. Rows keep the input order.
 pub fn plan_batch(
     scheduler: &mut Scheduler,
     members: &[Member],
@@ -151,11 +152,69 @@ pub fn plan_batch(
     solver: Solver,
     compare: bool,
 ) -> BatchPlan {
+    let mut rows: Vec<Option<BatchPod>> = vec![None; members.len()];
+    let mut scheduled: Vec<(usize, &Member)> = Vec::new();
+    let mut not_modelled = 0;
+    for (i, member) in members.iter().enumerate() {
+        let pod = &member.pod;
+        let row = |node: Option<String>, method: Method, note: String| BatchPod {
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            from: member.from.clone(),
+            node,
+            method,
+            note,
+            preempts: Vec::new(),
+        };
+        if !pod.spec.node_name.is_empty() {
+            let node = pod.spec.node_name.clone();
+            rows[i] = Some(match scheduler.admit(pod) {
+                Ok(()) => {
+                    scheduler.assume(pod.clone(), &node);
+                    row(
+                        Some(node),
+                        Method::Kubelet,
+                        "spec.nodeName: admitted by the kubelet, not scheduled".to_string(),
+                    )
+                }
+                Err(reasons) => row(
+                    None,
+                    Method::Kubelet,
+                    format!("spec.nodeName {node}: not admitted: {}", reasons.join(", ")),
+                ),
+            });
+        } else if routes.system(&pod.spec.scheduler_name).is_none() {
+            not_modelled += 1;
+            let note = format!(
+                "not planned: schedulerName {} maps to no modelled scheduler",
+                pod.spec.scheduler_name
+            );
+            rows[i] = Some(row(None, Method::Greedy, note));
+        } else {
+            scheduled.push((i, member));
+        }
+    }
+    let scheduled_members: Vec<Member> = scheduled.iter().map(|(_, m)| (*m).clone()).collect();
+    let mut plan = plan_scheduled(scheduler, &scheduled_members, solver, compare);
+    for ((i, _), row) in scheduled.iter().zip(std::mem::take(&mut plan.pods)) {
+        rows[*i] = Some(row);
+    }
+    plan.pods = rows.into_iter().flatten().collect();
+    plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();
+    plan.not_modelled = not_modelled;
+    plan
+}
+
+/// Place pods that go through the scheduler with `solver` (and with both when `compare`),
+/// the chosen solver's placements assumed into `scheduler`.
+fn plan_scheduled(
+    scheduler: &mut Scheduler,
+    members: &[Member],
+    solver: Solver,
+    compare: bool,
+) -> BatchPlan {
     let state = scheduler.state();
-    let (planned, unplanned): (Vec<&Member>, Vec<&Member>) = members
-        .iter()
-        .partition(|m| routes.system(&m.pod.spec.scheduler_name).is_some());
-    let pods: Vec<Pod> = planned.iter().map(|m| m.pod.clone()).collect();
+    let pods: Vec<Pod> = members.iter().map(|m| m.pod.clone()).collect();
     let refs: Vec<&Pod> = pods.iter().collect();
     let row = |m: &Member, node: Option<String>, method: Method, note: String| BatchPod {
         namespace: m.pod.metadata.namespace.clone(),
@@ -164,14 +223,18 @@ pub fn plan_batch(
         node,
         method,
         note,
+        preempts: Vec::new(),
     };
     let before = compare.then(|| scheduler.clone());
-    let (mut rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
+    let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (
-            planned
+            members
                 .iter()
                 .zip(greedy(scheduler, &refs))
-                .map(|(m, (node, note))| row(m, node, Method::Greedy, note))
+                .map(|(m, (node, note, preempts))| BatchPod {
+                    preempts,
+                    ..row(m, node, Method::Greedy, note)
+                })
                 .collect(),
             None,
         ),
@@ -182,10 +245,13 @@ pub fn plan_batch(
                     scheduler.assume(pod.clone(), node);
                 }
             }
-            let rows = planned
+            let rows = members
                 .iter()
                 .zip(plan.placements)
-                .map(|(m, p)| row(m, p.node, p.method, p.note))
+                .map(|(m, p)| BatchPod {
+                    preempts: p.preempts,
+                    ..row(m, p.node, p.method, p.note)
+                })
                 .collect();
             (rows, Some(plan.total_cost))
         }
@@ -197,7 +263,7 @@ pub fn plan_batch(
             Solver::Flow => (
                 greedy(&mut before, &refs)
                     .into_iter()
-                    .map(|(node, _)| node)
+                    .map(|(node, _, _)| node)
                     .collect(),
                 chosen,
             ),
@@ -216,17 +282,10 @@ pub fn plan_batch(
                 .collect(),
         }
     });
-    for m in &unplanned {
-        let note = format!(
-            "not planned: schedulerName {} maps to no modelled scheduler",
-            m.pod.spec.scheduler_name
-        );
-        rows.push(row(m, None, Method::Greedy, note));
-    }
     BatchPlan {
         solver,
         placed: rows.iter().filter(|r| r.node.is_some()).count(),
-        not_modelled: unplanned.len(),
+        not_modelled: 0,
         pods: rows,
         total_cost,
         comparison,

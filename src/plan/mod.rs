@@ -7,6 +7,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 pub mod what_if;
+pub mod workload;
 
 use serde::Serialize;
 
@@ -185,7 +186,7 @@ pub fn plan_all(
     let mut scheduler = Scheduler::new(state, profile);
     let operations = flow::plan_operations(&graph, &mut scheduler);
     let groups = gang::plan_gangs(manifests, &mut scheduler, &gang_opts)?;
-    let members = batch::members(manifests);
+    let members = batch::members(manifests, state);
     let batch = (!members.is_empty()).then(|| {
         batch::plan_batch(
             &mut scheduler,

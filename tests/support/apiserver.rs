@@ -30,6 +30,13 @@ pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesse
 pub const VOLCANO_JOBS: Served = custom("batch.volcano.sh/v1alpha1", "jobs", "Job");
 pub const COSCHEDULING_POD_GROUPS: Served =
     custom("scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup");
+pub const PRIORITY_CLASSES: Served = Served {
+    group_version: "scheduling.k8s.io/v1",
+    plural: "priorityclasses",
+    kind: "PriorityClass",
+    namespaced: false,
+};
+pub const PDBS: Served = custom("policy/v1", "poddisruptionbudgets", "PodDisruptionBudget");
 
 const fn core(plural: &'static str, kind: &'static str, namespaced: bool) -> Served {
     Served {

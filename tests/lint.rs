@@ -123,12 +123,26 @@ const FAILING: &[(&str, Expected)] = &[
     ),
     (
         "df111-fail.yaml",
-        &[(
-            7,
-            5,
-            "DF111",
-            "metadata.annotations[data-operation.fluid.io/affinity.labels]",
-        )],
+        &[
+            (
+                7,
+                5,
+                "DF111",
+                "metadata.annotations[data-operation.fluid.io/affinity.labels]",
+            ),
+            (
+                19,
+                5,
+                "DF111",
+                "metadata.annotations[fluid.io/affinity.labels]",
+            ),
+            (
+                32,
+                7,
+                "DF111",
+                "spec.podMetadata.annotations[affinity.dataflow.fluid.io/label]",
+            ),
+        ],
     ),
     (
         "df112-fail.yaml",

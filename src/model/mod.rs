@@ -81,6 +81,7 @@ pub enum Object {
     Namespace(Namespace),
     Workload(Workload),
     FluidOp(FluidOp),
+    FluidRuntime(fluid::FluidRuntime),
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
     VolcanoPodGroup(VolcanoPodGroup),
@@ -120,6 +121,13 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("data.fluid.io", "v1alpha1", "DataMigrate"),
     ("data.fluid.io", "v1alpha1", "DataProcess"),
     ("data.fluid.io", "v1alpha1", "DataBackup"),
+    ("data.fluid.io", "v1alpha1", "AlluxioRuntime"),
+    ("data.fluid.io", "v1alpha1", "JindoRuntime"),
+    ("data.fluid.io", "v1alpha1", "GooseFSRuntime"),
+    ("data.fluid.io", "v1alpha1", "JuiceFSRuntime"),
+    ("data.fluid.io", "v1alpha1", "EFCRuntime"),
+    ("data.fluid.io", "v1alpha1", "ThinRuntime"),
+    ("data.fluid.io", "v1alpha1", "VineyardRuntime"),
     ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
     ("batch.volcano.sh", "v1alpha1", "Job"),
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
@@ -235,6 +243,14 @@ impl Object {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
+            ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
+                let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
+                Object::FluidRuntime(fluid::FluidRuntime {
+                    kind: kind.to_string(),
+                    metadata: body.metadata,
+                    cache_affinity: body.status.cache_affinity,
+                })
+            }
             ("data.fluid.io", _) => {
                 let body: fluid::FluidOpBody = read(deserializer).get()?;
                 Object::FluidOp(FluidOp {
@@ -307,6 +323,7 @@ impl Object {
             Object::VolcanoPodGroup(o) => &o.metadata,
             Object::PodGroup(o) => &o.metadata,
             Object::SchedulingWorkload(o) => &o.metadata,
+            Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -325,6 +342,7 @@ impl Object {
             Object::VolcanoPodGroup(o) => &mut o.metadata,
             Object::PodGroup(o) => &mut o.metadata,
             Object::SchedulingWorkload(o) => &mut o.metadata,
+            Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -343,6 +361,7 @@ impl Object {
                 "PodGroup"
             }
             Object::SchedulingWorkload(_) => "Workload",
+            Object::FluidRuntime(o) => &o.kind,
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",

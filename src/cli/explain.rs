@@ -4,6 +4,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -111,7 +112,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         ReportFormat::Table => report::explain::render(&explanation, args.top, false),
         ReportFormat::Wide => report::explain::render(&explanation, args.top, true),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(if explanation.placed() {
         Outcome::Clean
     } else {

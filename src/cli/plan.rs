@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -60,8 +61,8 @@ pub struct PlanArgs {
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang
-    #[arg(long, value_name = "N")]
-    pub replicas: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
+    pub replicas: Option<u32>,
     /// Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch,
     /// volcano, godel); repeatable, on top of each project's default names
     #[arg(long = "scheduler-name", value_name = "NAME=SYSTEM", value_parser = parse_route)]
@@ -74,6 +75,9 @@ pub struct PlanArgs {
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
 }
+
+/// The most copies `--replicas` plans: each is a pod the engine places against every node.
+const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict()?;
@@ -92,7 +96,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     routes.extend(args.scheduler_names.iter().cloned());
     let opts = PlanOptions {
-        replicas: args.replicas,
+        replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
         solver: args.solver,
         routes,
@@ -104,7 +108,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(if plan.has_findings() {
         Outcome::Findings
     } else {

@@ -10,7 +10,8 @@ use crate::systems::fluid::describe_inherited;
 use crate::systems::gang::{GangStatus, GroupPlan};
 
 /// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
-/// then the gangs, then the batch, each with its notes under it.
+/// then the gangs, then the batch, each with its notes under it; [`super::terminal_safe`], as
+/// names and messages come from manifests and the cluster.
 pub fn table(plan: &Plan, wide: bool) -> String {
     let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
@@ -23,7 +24,7 @@ pub fn table(plan: &Plan, wide: bool) -> String {
     if sections.is_empty() {
         return "Nothing to plan: no DataFlow operations, gangs or pods found.\n".to_string();
     }
-    sections.join("\n")
+    super::terminal_safe(&sections.join("\n")).into_owned()
 }
 
 fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {

@@ -15,7 +15,7 @@ use kubectl_dataflow::model::{
 };
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
-use kubectl_dataflow::systems::godel::plan_pod_group;
+use kubectl_dataflow::systems::gang::{Member, PodSource, godel};
 
 const PODS: usize = 1_000;
 
@@ -91,8 +91,18 @@ fn main() {
     );
     eprintln!("gang: generated in {generated:.2?}, loaded in {loaded:.2?}; planning...");
 
+    let mut gang = godel::gang(&group);
+    gang.members = pods
+        .into_iter()
+        .map(|pod| Member {
+            pod,
+            task: None,
+            source: PodSource::Manifest,
+        })
+        .collect();
     let started = Instant::now();
-    let plan = plan_pod_group(&state, &Profile::default(), &group, &pods, &[], false)
+    let mut scheduler = Scheduler::new(&state, Profile::default());
+    let plan = godel::plan_pod_group(&mut scheduler, &gang, &group, false)
         .expect("the bench unit has no running pods");
     let planned = started.elapsed();
     println!(

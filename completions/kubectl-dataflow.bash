@@ -655,7 +655,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +690,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

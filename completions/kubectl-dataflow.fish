@@ -70,8 +70,9 @@ json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-name -d 'Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch, volcano, godel); repeatable, on top of each project\'s default names' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l solver -d 'How the batch of plain pods and workload replicas in the inputs is placed' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s n -l namespace -d 'The namespace scope for this request' -r

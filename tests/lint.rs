@@ -211,6 +211,44 @@ const FAILING: &[(&str, Expected)] = &[
     ),
     ("df207-fail.yaml", &[(7, 14, "DF207", "spec.minMember")]),
     (
+        "df208-fail.yaml",
+        &[(
+            15,
+            35,
+            "DF208",
+            "metadata.annotations[scheduling.k8s.io/group-name]",
+        )],
+    ),
+    (
+        "df209-fail.yaml",
+        &[
+            (15, 14, "DF209", "spec.minMember"),
+            (27, 19, "DF209", "spec.podGroups[0].policy.gang.minCount"),
+        ],
+    ),
+    (
+        "df210-fail.yaml",
+        &[(10, 13, "DF210", "spec.minResources[memory]")],
+    ),
+    ("df211-fail.yaml", &[(7, 14, "DF211", "spec.minMember")]),
+    (
+        "df212-fail.yaml",
+        &[(
+            16,
+            36,
+            "DF212",
+            "metadata.labels[scheduling.x-k8s.io/pod-group]",
+        )],
+    ),
+    (
+        "df213-fail.yaml",
+        &[(10, 13, "DF213", "spec.minResources[memory]")],
+    ),
+    (
+        "df214-fail.yaml",
+        &[(17, 18, "DF214", "spec.schedulerName")],
+    ),
+    (
         "df301-fail.yaml",
         &[(
             34,
@@ -247,6 +285,10 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     ("df305-fail.yaml", &[(9, 17, "DF305", "spec.minAvailable")]),
+    (
+        "df306-fail.yaml",
+        &[(17, 11, "DF306", "spec.tasks[1].name")],
+    ),
     (
         "df401-fail.yaml",
         &[

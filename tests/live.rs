@@ -10,8 +10,8 @@ use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, 
 use kubectl_dataflow::cluster::{ClusterState, recorded};
 use serde_json::json;
 use support::apiserver::{
-    ApiServer, Behaviour, DATALOADS, DATAPROCESSES, NAMESPACES, NODES, PDBS, PODS,
-    PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
+    ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES, NAMESPACES, NODES,
+    PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -27,8 +27,14 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             DATALOADS,
             DATAPROCESSES,
             VOLCANO_JOBS,
+            COSCHEDULING_POD_GROUPS,
         ],
         behaviour,
+    );
+    server.add(
+        &COSCHEDULING_POD_GROUPS,
+        json!({"metadata": {"name": "etl", "namespace": "team"},
+        "spec": {"minMember": 2, "minResources": {"cpu": "1"}, "scheduleTimeoutSeconds": 60}}),
     );
     server.add(
         &PRIORITY_CLASSES,
@@ -113,6 +119,11 @@ note: datamigrates.data.fluid.io (data.fluid.io/v1alpha1) is not installed in th
 note: databackups.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping DataBackup objects
 note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
+note: podgroups.scheduling.incubator.k8s.io (scheduling.incubator.k8s.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
+note: podgroups.scheduling.sigs.dev (scheduling.sigs.dev/v1alpha2) is not installed in the cluster; skipping PodGroup objects
+note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha1) is not installed in the cluster; skipping Workload objects
+note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping Workload objects
+note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
 ";
 
 const SNAPSHOT_YAML: &str = "\
@@ -236,6 +247,16 @@ items:
             operator: In
             values:
             - node-a
+- apiVersion: scheduling.x-k8s.io/v1alpha1
+  kind: PodGroup
+  metadata:
+    name: etl
+    namespace: team
+  spec:
+    minMember: 2
+    minResources:
+      cpu: \"1\"
+    scheduleTimeoutSeconds: 60
 - apiVersion: scheduling.k8s.io/v1
   kind: PriorityClass
   metadata:
@@ -278,7 +299,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=110+off/2&limit=500",
+            "GET /api/v1/pods?continue=rv=111+off/2&limit=500",
             "GET /apis/scheduling.k8s.io/v1",
             "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
             "GET /apis/policy/v1",
@@ -290,6 +311,12 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/batch.volcano.sh/v1alpha1",
             "GET /apis/batch.volcano.sh/v1alpha1/jobs?limit=500",
             "GET /apis/scheduling.volcano.sh/v1beta1",
+            "GET /apis/scheduling.incubator.k8s.io/v1alpha1",
+            "GET /apis/scheduling.sigs.dev/v1alpha2",
+            "GET /apis/scheduling.x-k8s.io/v1alpha1",
+            "GET /apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=500",
+            "GET /apis/scheduling.k8s.io/v1alpha1",
+            "GET /apis/scheduling.k8s.io/v1alpha2",
         ]
     );
 }
@@ -297,7 +324,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
 /// Decoded objects of a state, for comparing two states field by field.
 fn objects(state: &ClusterState) -> String {
     format!(
-        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
+        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
         state.nodes,
         state.namespaces,
         state.pods,
@@ -305,6 +332,8 @@ fn objects(state: &ClusterState) -> String {
         state.godel_pod_groups,
         state.volcano_jobs,
         state.volcano_pod_groups,
+        state.pod_groups,
+        state.scheduling_workloads,
         state.priority_classes,
         state.pod_disruption_budgets
     )
@@ -332,7 +361,8 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     };
     let mut notes = Quiet(Vec::new());
     let live = live::load(&options, &Scope::All, &mut notes).unwrap();
-    assert_eq!(notes.0.len(), 4, "{:?}", notes.0);
+    assert_eq!(notes.0.len(), 9, "{:?}", notes.0);
+    assert_eq!(live.pod_groups.len(), 1);
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
     assert_eq!(live.fluid_ops.len(), 1);
@@ -413,6 +443,7 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",
+            "GET /apis/scheduling.x-k8s.io/v1alpha1/namespaces/team/podgroups?limit=500",
         ]
     );
     let stdout = text(&out.stdout);

@@ -360,7 +360,7 @@ fn godel_gang_table_with_the_default_scheduler_beside_it() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = "\
-PodGroup training/bert-large (minMember 8): 8/8 pods placed in bigPod=bigPodB, miniPod=miniPodB2, tor=torB2-1
+PodGroup training/bert-large (godel, minMember 8): 8/8 pods placed in bigPod=bigPodB, miniPod=miniPodB2, tor=torB2-1
  POD           NODE         BIGPOD   MINIPOD    TOR
  bert-large-0  gpu-node-24  bigPodB  miniPodB2  torB2-1
  bert-large-1  gpu-node-25  bigPodB  miniPodB2  torB2-1
@@ -427,16 +427,18 @@ fn volcano_job_fills_groups_next_to_a_flow() {
         json!({
             "kind": "Job", "namespace": "training", "name": "tf-resnet",
             "placements": {
-                "tf-resnet-ps-0": "gpu-node-04", "tf-resnet-ps-1": "gpu-node-05",
-                "tf-resnet-worker-0": "gpu-node-04", "tf-resnet-worker-1": "gpu-node-05",
-                "tf-resnet-worker-2": "gpu-node-04", "tf-resnet-worker-3": "gpu-node-05"
+                "tf-resnet-ps-0": "gpu-node-05", "tf-resnet-ps-1": "gpu-node-06",
+                "tf-resnet-worker-0": "gpu-node-05", "tf-resnet-worker-1": "gpu-node-06",
+                "tf-resnet-worker-2": "gpu-node-05", "tf-resnet-worker-3": "gpu-node-06"
             },
             "scheduled": 6, "minMember": 6
         })
     );
+    // One plan, one assumed state: the flow's operations, planned first, run on gpu-node-04,
+    // so the job's least-allocated scoring moves it one node over.
     assert_eq!(
         group["summary"],
-        "6/6 pods placed; nodes: gpu-node-04 x3, gpu-node-05 x3"
+        "6/6 pods placed; nodes: gpu-node-05 x3, gpu-node-06 x3"
     );
     assert_eq!(plan["groups"].as_array().unwrap().len(), 1);
     assert!(plan.get("batch").is_none());
@@ -463,6 +465,7 @@ metadata:
   namespace: training
   labels: {godel.bytedance.com/pod-group-name: huge}
 spec:
+  schedulerName: godel-scheduler
   containers:
     - name: t
       image: trainer
@@ -479,7 +482,7 @@ spec:
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "PodGroup training/huge (minMember 40): 0/40 pods placed"
+        "PodGroup training/huge (godel, minMember 40): 0/40 pods placed"
     );
     assert_eq!(lines[2], " huge-0   <pending>  -");
     let notes = lines
@@ -491,6 +494,9 @@ spec:
         [
             "Pending:",
             "  huge-0, huge-1, huge-2, huge-3, huge-4 and 35 more: the unit fits no node group",
+            "Unschedulable: 0 of minMember 40 fit; none of its pending pods is placed",
+            "Blocked (first reason per pod):",
+            "  40 pods: the unit fits no node group",
             "Rejected:",
             "  bigPod=bigPodA: summed allocatable (cpu 1532800m, memory 17920Gi, nvidia.com/gpu 128) cannot hold the unit's minimum request (cpu 320, memory 2560Gi, nvidia.com/gpu 320)",
             "  bigPod=bigPodB: summed allocatable (cpu 1532800m, memory 17920Gi, nvidia.com/gpu 128) cannot hold the unit's minimum request (cpu 320, memory 2560Gi, nvidia.com/gpu 320)",
@@ -776,6 +782,407 @@ fn explain_a_batch_pod_with_the_flow_solver() {
     assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
 }
 
+const TWO_NODES: &str = "testdata/clusters/two-nodes.yaml";
+
+/// `plan -f - -o json` with `manifests` on stdin.
+fn plan_stdin_json(manifests: &str, args: &[&str]) -> (i32, Value) {
+    let run = run(
+        "plan",
+        &[&["-f", "-", "-o", "json"], args].concat(),
+        Some(manifests),
+    );
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    (
+        run.code,
+        serde_json::from_str(&run.stdout).expect("JSON output"),
+    )
+}
+
+/// Each kind's testdata example plans on the gang cluster with the groups[] contract filled.
+#[test]
+fn every_gang_kind_plans_from_its_testdata_example() {
+    let cases = [
+        (
+            "kube-batch-podgroup.yaml",
+            "PodGroup",
+            "kube-batch",
+            "scheduling.incubator.k8s.io/v1alpha1",
+            "kube-batch",
+            4,
+        ),
+        (
+            "volcano-podgroup.yaml",
+            "PodGroup",
+            "volcano",
+            "scheduling.volcano.sh/v1beta1",
+            "volcano",
+            3,
+        ),
+        (
+            "coscheduling-podgroup.yaml",
+            "PodGroup",
+            "coscheduling",
+            "scheduling.x-k8s.io/v1alpha1",
+            "coscheduling",
+            3,
+        ),
+        (
+            "workload-v1alpha1.yaml",
+            "Workload",
+            "workload",
+            "scheduling.k8s.io/v1alpha1",
+            "kube-scheduler",
+            4,
+        ),
+        (
+            "workload-v1alpha2.yaml",
+            "PodGroup",
+            "workload-podgroup",
+            "scheduling.k8s.io/v1alpha2",
+            "kube-scheduler",
+            2,
+        ),
+        (
+            "godel-podgroup.yaml",
+            "PodGroup",
+            "godel",
+            "scheduling.godel.kubewharf.io/v1alpha1",
+            "godel",
+            8,
+        ),
+        (
+            "volcano-job.yaml",
+            "Job",
+            "volcano-job",
+            "batch.volcano.sh/v1alpha1",
+            "volcano",
+            6,
+        ),
+    ];
+    for (file, kind, gang_kind, api_version, system, min) in cases {
+        let path = format!("testdata/gangs/{file}");
+        let (code, plan) = run_json("plan", &["-f", &path, "--state", GANG]);
+        assert_eq!(code, 0, "{file}");
+        let groups = plan["groups"].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{file}");
+        let g = &groups[0];
+        let got = (
+            g["kind"].as_str().unwrap(),
+            g["gangKind"].as_str().unwrap(),
+            g["apiVersion"].as_str().unwrap(),
+            g["system"].as_str().unwrap(),
+            g["minMember"].as_u64().unwrap(),
+            g["scheduled"].as_u64().unwrap(),
+            g["status"].as_str().unwrap(),
+            g["placements"].as_object().unwrap().len(),
+        );
+        assert_eq!(
+            got,
+            (
+                kind,
+                gang_kind,
+                api_version,
+                system,
+                min,
+                min,
+                "Scheduled",
+                min as usize
+            ),
+            "{file}"
+        );
+        assert!(
+            plan.get("batch").is_none(),
+            "{file}: members left the batch"
+        );
+        if file == "volcano-podgroup.yaml" {
+            assert_eq!(
+                (&g["queue"], &g["priorityClassName"]),
+                (&json!("research"), &json!("high"))
+            );
+        }
+    }
+}
+
+/// Two gangs that each fit alone, and a plain pod, on two 4-CPU nodes: the first gang takes 6
+/// CPUs, so only one pod of the second fits; all or nothing, none of it is placed (exit 1),
+/// and the plain pod gets what the first gang left. No node is promised more than it has.
+#[test]
+fn gangs_and_batch_pods_share_one_assumed_state() {
+    let (code, plan) = run_json(
+        "plan",
+        &["-f", "testdata/gangs/two-gangs.yaml", "--state", TWO_NODES],
+    );
+    assert_eq!(code, 1);
+    let groups: Vec<(&str, &str, u64, u64)> = plan["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["name"].as_str().unwrap(),
+                g["status"].as_str().unwrap(),
+                g["scheduled"].as_u64().unwrap(),
+                g["fit"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("etl-a", "Scheduled", 3, 3),
+            ("etl-b", "Unschedulable", 0, 1)
+        ]
+    );
+    assert_eq!(
+        plan["groups"][1]["blocked"],
+        json!([
+            {"reason": "0/2 nodes are available: 2 Insufficient cpu.", "pods": 1},
+            {"reason": "not tried: the gang can no longer reach minMember 3", "pods": 1}
+        ])
+    );
+    assert_eq!(
+        plan["groups"][1]["placements"],
+        json!({"etl-b-0": null, "etl-b-1": null, "etl-b-2": null})
+    );
+    assert_eq!(plan["batch"]["pods"][0]["node"], "small-2");
+    assert_eq!(
+        plan["groups"][0]["pods"][0]["source"],
+        json!({"template": "Deployment/etl-a"})
+    );
+    // CPUs promised per node: 2 per gang pod, 1 for the plain pod; each node has 4.
+    let mut cpus: std::collections::BTreeMap<String, u64> = Default::default();
+    for g in plan["groups"].as_array().unwrap() {
+        for node in g["placements"].as_object().unwrap().values() {
+            if let Some(node) = node.as_str() {
+                *cpus.entry(node.to_string()).or_default() += 2;
+            }
+        }
+    }
+    *cpus.entry("small-2".to_string()).or_default() += 1;
+    assert_eq!(
+        cpus,
+        [("small-1".to_string(), 4), ("small-2".to_string(), 3)].into()
+    );
+    let table = plan_table(&["-f", "testdata/gangs/two-gangs.yaml", "--state", TWO_NODES]);
+    assert!(
+        table.contains(
+            "Unschedulable: 1 of minMember 3 fit; none of its pending pods is placed\n\
+             Blocked (first reason per pod):\n  \
+             1 pod: 0/2 nodes are available: 2 Insufficient cpu.\n  \
+             1 pod: not tried: the gang can no longer reach minMember 3\n"
+        ),
+        "{table}"
+    );
+}
+
+fn plan_table(args: &[&str]) -> String {
+    let run = plan(args);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    run.stdout
+}
+
+/// Without manifests, the gangs of the recorded state that still have pods to place: the
+/// running member counts towards minMember.
+#[test]
+fn recorded_state_gang_plans_with_its_running_member() {
+    let (code, plan) = run_json(
+        "plan",
+        &[
+            "--state",
+            TWO_NODES,
+            "--state",
+            "testdata/clusters/two-nodes-sweep.yaml",
+        ],
+    );
+    assert_eq!(code, 0);
+    let g = &plan["groups"][0];
+    assert_eq!(
+        (
+            g["gangKind"].as_str(),
+            g["running"].as_u64(),
+            g["status"].as_str()
+        ),
+        (Some("coscheduling"), Some(1), Some("Scheduled"))
+    );
+    assert_eq!(
+        g["placements"],
+        json!({"sweep-0": "small-1", "sweep-1": "small-2", "sweep-2": "small-1"})
+    );
+}
+
+const COSCHEDULED: &str = "\
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: pair, namespace: default}
+spec: {minMember: 2, minResources: {cpu: \"3\"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pair, namespace: default}
+spec:
+  replicas: 2
+  template:
+    metadata:
+      labels: {scheduling.x-k8s.io/pod-group: pair}
+    spec:
+      SCHEDULER
+      containers:
+        - {name: c, image: c, resources: {requests: {cpu: \"3\"}}}
+";
+
+/// schedulerName routing: each project's default name, a remap with --scheduler-name, a
+/// scheduler that ignores the gang kind (warned, pods placed one by one), and a name nothing
+/// models (reported, not planned).
+#[test]
+fn scheduler_names_route_gangs_to_the_system_that_honours_them() {
+    struct Case {
+        scheduler: &'static str,
+        flags: &'static [&'static str],
+        status: &'static str,
+        system: Option<&'static str>,
+        placed: bool,
+        warnings: &'static [&'static str],
+    }
+    let cases = [
+        Case {
+            scheduler: "schedulerName: scheduler-plugins-scheduler",
+            flags: &[],
+            status: "Scheduled",
+            system: Some("coscheduling"),
+            placed: true,
+            warnings: &[],
+        },
+        Case {
+            scheduler: "schedulerName: default-scheduler",
+            flags: &[],
+            status: "Scheduled",
+            system: Some("kube-scheduler"),
+            placed: true,
+            warnings: &[
+                "its pods go to schedulerName default-scheduler (kube-scheduler), which \
+                 does not honour coscheduling gangs: it places them one by one",
+            ],
+        },
+        Case {
+            scheduler: "schedulerName: default-scheduler",
+            flags: &["--scheduler-name", "default-scheduler=coscheduling"],
+            status: "Scheduled",
+            system: Some("coscheduling"),
+            placed: true,
+            warnings: &[],
+        },
+        Case {
+            scheduler: "schedulerName: my-scheduler",
+            flags: &[],
+            status: "NotModelled",
+            system: None,
+            placed: false,
+            warnings: &[],
+        },
+    ];
+    for case in cases {
+        let name = format!("{} {:?}", case.scheduler, case.flags);
+        let manifests = COSCHEDULED.replace("SCHEDULER", case.scheduler);
+        let args = [&["--state", TWO_NODES], case.flags].concat();
+        let (code, plan) = plan_stdin_json(&manifests, &args);
+        assert_eq!(code, 0, "{name}");
+        let g = &plan["groups"][0];
+        assert_eq!(g["status"], case.status, "{name}");
+        assert_eq!(g["system"].as_str(), case.system, "{name}");
+        let warnings: Vec<Value> = case.warnings.iter().map(|w| json!(w)).collect();
+        assert_eq!(
+            g["warnings"].as_array().cloned().unwrap_or_default(),
+            warnings,
+            "{name}"
+        );
+        let nodes: Vec<Value> = g["placements"]
+            .as_object()
+            .unwrap()
+            .values()
+            .cloned()
+            .collect();
+        let want = if case.placed {
+            vec![json!("small-1"), json!("small-2")]
+        } else {
+            vec![Value::Null, Value::Null]
+        };
+        assert_eq!(nodes, want, "{name}");
+    }
+}
+
+/// The PodGroup's minResources (plus minMember pod slots) must fit the free capacity before
+/// coscheduling tries any pod.
+#[test]
+fn coscheduling_prefilter_turns_away_a_group_whose_min_resources_exceed_the_cluster() {
+    let manifests = COSCHEDULED
+        .replace("SCHEDULER", "schedulerName: scheduler-plugins-scheduler")
+        .replace("minResources: {cpu: \"3\"}", "minResources: {cpu: \"9\"}");
+    let (code, plan) = plan_stdin_json(&manifests, &["--state", TWO_NODES]);
+    assert_eq!(code, 1);
+    let g = &plan["groups"][0];
+    assert_eq!(g["status"], "Unschedulable");
+    assert_eq!(
+        g["blocked"],
+        json!([{
+            "reason": "resource gap: the cluster lacks cpu 1 for the group's minResources",
+            "pods": 2
+        }])
+    );
+}
+
+/// Gangs the scheduler cannot try yet: no member pods (waiting, nothing pending: exit 0), too
+/// few (waiting, those stay pending: exit 1), and pods joined to a group that exists nowhere.
+#[test]
+fn gangs_waiting_for_pods_or_for_their_group_are_reported_as_such() {
+    let group = "\
+apiVersion: scheduling.incubator.k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: trio, namespace: default}
+spec: {minMember: 3}
+";
+    let member = "\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: NAME
+  namespace: default
+  annotations: {scheduling.k8s.io/group-name: GROUP}
+spec:
+  schedulerName: kube-batch
+  containers: [{name: c, image: c, resources: {requests: {cpu: \"1\"}}}]
+";
+    let pod = |name: &str, group: &str| member.replace("NAME", name).replace("GROUP", group);
+    let cases = [
+        (
+            group.to_string(),
+            0,
+            "WaitingForPods",
+            "0/0 pods placed: waiting for pods: 0 of minMember 3 exist",
+        ),
+        (
+            format!("{group}{}", pod("trio-0", "trio")),
+            1,
+            "WaitingForPods",
+            "0/1 pods placed: waiting for pods: 1 of minMember 3 exist",
+        ),
+        (
+            pod("solo-0", "nowhere"),
+            1,
+            "GroupNotFound",
+            "0/1 pods placed: joins kube-batch PodGroup default/nowhere, which is in neither \
+             the inputs nor the state",
+        ),
+    ];
+    for (manifests, want_code, status, summary) in cases {
+        let (code, plan) = plan_stdin_json(&manifests, &["--state", TWO_NODES]);
+        assert_eq!(code, want_code, "{summary}");
+        let g = &plan["groups"][0];
+        assert_eq!(g["status"], status);
+        assert_eq!(g["summary"], summary);
+        assert!(plan.get("batch").is_none());
+    }
+}
 const CACHED_PIPELINE: &str = "testdata/flows/cached-pipeline.yaml";
 
 /// The DataProcess of the cached pipeline: its node, the webhook's terms, its datasets.

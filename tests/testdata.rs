@@ -41,6 +41,30 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
     ("gangs/volcano-job.yaml", &[("Job", 1)]),
+    (
+        "gangs/kube-batch-podgroup.yaml",
+        &[("Job", 1), ("PodGroup", 1)],
+    ),
+    (
+        "gangs/volcano-podgroup.yaml",
+        &[("Pod", 3), ("PodGroup", 1)],
+    ),
+    (
+        "gangs/coscheduling-podgroup.yaml",
+        &[("Deployment", 1), ("PodGroup", 1)],
+    ),
+    (
+        "gangs/workload-v1alpha1.yaml",
+        &[("Job", 1), ("Workload", 1)],
+    ),
+    (
+        "gangs/workload-v1alpha2.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
+    (
+        "gangs/two-gangs.yaml",
+        &[("Deployment", 2), ("Pod", 1), ("PodGroup", 2)],
+    ),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),
     ("pods/affinity.yaml", &[("Pod", 1)]),
     ("pods/self-affinity.yaml", &[("Pod", 1)]),
@@ -76,6 +100,11 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     (
         "clusters/gang.yaml",
         &[("Namespace", 4), ("Node", 32), ("Pod", 9), ("PodGroup", 1)],
+    ),
+    ("clusters/two-nodes.yaml", &[("Node", 2)]),
+    (
+        "clusters/two-nodes-sweep.yaml",
+        &[("Pod", 3), ("PodGroup", 1)],
     ),
 ];
 

@@ -9,6 +9,8 @@ use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
 use crate::systems::fluid::webhook::{self, AssumeCached};
+use crate::systems::gang::System;
+use crate::systems::gang::model::{parse_route, scheduler_config_routes};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,12 +55,18 @@ pub struct PlanArgs {
         value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
     )]
     pub assume_cached: Vec<AssumeCached>,
-    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
+    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy;
+    /// each profile's schedulerName also routes pods (to coscheduling when it enables
+    /// Coscheduling)
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
-    /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
+    /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
     pub replicas: Option<u32>,
+    /// Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch,
+    /// volcano, godel); repeatable, on top of each project's default names
+    #[arg(long = "scheduler-name", value_name = "NAME=SYSTEM", value_parser = parse_route)]
+    pub scheduler_names: Vec<(String, System)>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
     /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
     #[arg(long)]
@@ -82,10 +90,16 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(plan::PlanError::from)?;
+    let mut routes = match &args.scheduler_config {
+        Some(path) => scheduler_config_routes(path)?,
+        None => Vec::new(),
+    };
+    routes.extend(args.scheduler_names.iter().cloned());
     let opts = PlanOptions {
         replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
         solver: args.solver,
+        routes,
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {

@@ -165,6 +165,17 @@ pub const RESOURCES: &[Resource] = &[
     ),
     Resource::custom("batch.volcano.sh", "v1alpha1", "Job", "jobs"),
     Resource::custom("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
+    Resource::custom(
+        "scheduling.incubator.k8s.io",
+        "v1alpha1",
+        "PodGroup",
+        "podgroups",
+    ),
+    Resource::custom("scheduling.sigs.dev", "v1alpha2", "PodGroup", "podgroups"),
+    Resource::custom("scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups"),
+    Resource::custom("scheduling.k8s.io", "v1alpha1", "Workload", "workloads"),
+    Resource::custom("scheduling.k8s.io", "v1alpha2", "Workload", "workloads"),
+    Resource::custom("scheduling.k8s.io", "v1alpha2", "PodGroup", "podgroups"),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,7 @@ use crate::model::policy::{self, PodPriority};
 use crate::model::resources::{self, Resources};
 use crate::model::{
     FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, PodDisruptionBudget,
-    PriorityClass, VolcanoJob, VolcanoPodGroup,
+    PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
 };
 
 #[derive(Debug, Default, Clone)]
@@ -30,6 +30,9 @@ pub struct ClusterState {
     pub godel_pod_groups: Vec<GodelPodGroup>,
     pub volcano_jobs: Vec<VolcanoJob>,
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
+    /// kube-batch, coscheduling and Kubernetes runtime PodGroups.
+    pub pod_groups: Vec<PodGroup>,
+    pub scheduling_workloads: Vec<SchedulingWorkload>,
     /// Priorities of pods, for preemption.
     pub priority_classes: Vec<PriorityClass>,
     /// Budgets preemption tries not to violate, with their recorded status.
@@ -64,6 +67,8 @@ impl ClusterState {
                 Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
                 Object::VolcanoJob(o) => state.volcano_jobs.push(o),
                 Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),
+                Object::PodGroup(o) => state.pod_groups.push(o),
+                Object::SchedulingWorkload(o) => state.scheduling_workloads.push(o),
                 Object::PriorityClass(o) => state.priority_classes.push(o),
                 Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
@@ -86,6 +91,12 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.volcano_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.pod_groups, |o| {
+            (&o.api_version, &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.scheduling_workloads, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));

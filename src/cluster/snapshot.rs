@@ -14,8 +14,9 @@ use serde::Serialize;
 use super::ClusterState;
 use crate::model::fluid::{self, FluidOp, OpSpec, OpStatus};
 use crate::model::gang::{
-    GODEL_API_VERSION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
-    VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
+    GODEL_API_VERSION, GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION,
+    VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+    VOLCANO_TASK_ORDER_ANNOTATION,
 };
 use crate::model::{
     Affinity, LabelSelector, Labels, NodeSelector, NodeSelectorTerm, ObjectMeta, PodAffinity,
@@ -39,6 +40,7 @@ const PLACEMENT_ANNOTATIONS: &[&str] = &[
     VOLCANO_AFFINITY_ANNOTATION,
     VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_TASK_ORDER_ANNOTATION,
+    GROUP_NAME_ANNOTATION,
 ];
 
 /// One list item: `apiVersion` and `kind`, then the object's own fields.
@@ -100,6 +102,12 @@ impl Serialize for Items<'_> {
         for o in &state.volcano_pod_groups {
             seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
         }
+        for o in &state.pod_groups {
+            seq.serialize_element(&item(&o.api_version, "PodGroup", o))?;
+        }
+        for o in &state.scheduling_workloads {
+            seq.serialize_element(&item(&o.api_version, "Workload", o))?;
+        }
         for o in &state.priority_classes {
             seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
         }
@@ -157,6 +165,10 @@ fn sort_state(state: &mut ClusterState) {
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_groups
+        .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
+    state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
     state.priority_classes.sort_by_key(|o| key(&o.metadata));
     state
         .pod_disruption_budgets
@@ -428,6 +440,17 @@ impl Redaction {
     fn pod_spec(&self, spec: &mut PodSpec) {
         spec.node_name = self.value(&spec.node_name);
         spec.priority_class_name = self.priority_class(&spec.priority_class_name);
+        if let Some(reference) = &mut spec.workload_ref {
+            reference.name = self.value(&reference.name);
+            reference.pod_group = self.value(&reference.pod_group);
+        }
+        if let Some(name) = spec
+            .scheduling_group
+            .as_mut()
+            .and_then(|group| group.pod_group_name.as_mut())
+        {
+            *name = self.value(name);
+        }
         self.labels(&mut spec.node_selector);
         if let Some(affinity) = &mut spec.affinity {
             self.affinity(affinity);
@@ -508,6 +531,21 @@ impl Redaction {
         for group in &mut state.volcano_pod_groups {
             self.meta(&mut group.metadata);
             group.spec.queue = self.value(&group.spec.queue);
+        }
+        for group in &mut state.pod_groups {
+            self.meta(&mut group.metadata);
+            group.spec.queue = self.value(&group.spec.queue);
+        }
+        for workload in &mut state.scheduling_workloads {
+            self.meta(&mut workload.metadata);
+            let spec = &mut workload.spec;
+            for group in spec
+                .pod_groups
+                .iter_mut()
+                .chain(&mut spec.pod_group_templates)
+            {
+                group.name = self.value(&group.name);
+            }
         }
         for class in &mut state.priority_classes {
             let name = self.priority_class(&class.metadata.name);

@@ -5,6 +5,7 @@
 //! diagnostic in the fifth document of a file points into the fifth document.
 
 mod fluid;
+mod gang;
 mod godel;
 mod podspec;
 pub mod rules;
@@ -213,9 +214,11 @@ pub fn lint(
     load_diagnostics(set, &mut ctx);
     let fluid_index = fluid::Index::new(&set.manifests, state);
     let godel_index = godel::Index::new(&set.manifests, state);
+    let gang_index = gang::Index::new(set, state);
     for m in &set.manifests {
         fluid::check(&mut ctx, &fluid_index, m);
         godel::check(&mut ctx, &godel_index, m);
+        gang::check(&mut ctx, &gang_index, m);
         volcano::check(&mut ctx, m);
         podspec::check(&mut ctx, m);
     }

@@ -1,8 +1,8 @@
 //! The rule catalogue. Codes are stable: CI configurations, suppressions and SARIF baselines
 //! refer to them, so a code is never reused for a different check.
 //!
-//! Families: DF0xx input problems, DF1xx Fluid DataFlow, DF2xx Godel PodGroup, DF3xx Volcano
-//! Job, DF4xx any pod spec or template.
+//! Families: DF0xx input problems, DF1xx Fluid DataFlow, DF2xx gangs (DF201-207 Godel
+//! PodGroups, DF208-214 every gang kind), DF3xx Volcano Job, DF4xx any pod spec or template.
 
 use std::fmt;
 
@@ -275,11 +275,67 @@ pub const RULES: &[Rule] = &[
         "Lower minMember or the pods' requests, or relax the required topology key.",
     )),
     rule(
+        "DF208",
+        "gang-group-missing",
+        Error,
+        "pod joins a gang group that does not exist",
+        "A pod joins a kube-batch, Volcano or coscheduling PodGroup (label or annotation), a Workload pod group (`spec.workloadRef`) or a runtime PodGroup (`spec.schedulingGroup`) that is neither among the manifests nor in the --state. Its scheduler holds the pod (coscheduling denies it at Permit, the Workload gang plugin keeps it out of the queue) until the group exists.",
+        "Create the group in the pod's namespace, or fix the reference.",
+    ),
+    rule(
+        "DF209",
+        "gang-minimum",
+        Error,
+        "gang minimum below 1 (or a negative minAvailable)",
+        "`minMember` (kube-batch, Volcano, coscheduling) and `minCount` (Workload API gangs) are the pods that must be placed together; zero or negative values are rejected (the Workload API validates minCount >= 1) or make the gang meaningless. Volcano's job webhook rejects a negative `minAvailable`.",
+        "Set the minimum to the number of pods that must start together (at least 1).",
+    ),
+    rule(
+        "DF210",
+        "gang-negative-min-resources",
+        Error,
+        "negative quantity in a PodGroup's minResources",
+        "`spec.minResources` is what the group needs before any pod is tried (coscheduling's PreFilter, Volcano's enqueue); a negative quantity is an input error that schedulers do not reject but silently misread.",
+        "Use non-negative quantities.",
+    ),
+    rule(
+        "DF211",
+        "gang-minimum-above-pods",
+        Warning,
+        "gang minimum above the pods that join it",
+        "Fewer pods join the group (among the manifests, template replicas counted, and the --state) than its minimum: the scheduler waits for pods that never come (kube-batch: not enough valid tasks; coscheduling: cannot find enough sibling pods).",
+        "Lower the minimum, or add the missing pods or replicas.",
+    ),
+    rule(
+        "DF212",
+        "gang-pod-in-two-groups",
+        Warning,
+        "pod joins more than one gang group",
+        "The pod carries the joining labels or references of several gang kinds (or of Godel and another kind). Each scheduler reads only its own, so which gang it belongs to depends on where it is sent; the plan takes the first found.",
+        "Keep one joining label, annotation or reference.",
+    ),
+    rule(
+        "DF213",
+        "gang-min-resources-above-requests",
+        Warning,
+        "PodGroup minResources above what its pods request",
+        "`spec.minResources` is checked (coscheduling's PreFilter) or reserved (Volcano's enqueue) before the pods run; when it exceeds the summed requests of every pod that joins the group (manifests, replicas, --state), the group waits for, or holds, resources its pods never use.",
+        "Lower minResources to the requests of the minimum set of pods.",
+    ),
+    rule(
+        "DF214",
+        "gang-scheduler-mismatch",
+        Warning,
+        "gang pods go to a scheduler that does not honour the gang kind",
+        "The pod joins a gang, but its `schedulerName` (default names: default-scheduler, volcano, kube-batch, godel-scheduler, scheduler-plugins-scheduler) goes to a scheduler that ignores that kind of group, so it places the pods one by one, without all-or-nothing.",
+        "Set schedulerName to the gang's scheduler, or map the name with plan --scheduler-name NAME=SYSTEM.",
+    ),
+    rule(
         "DF301",
         "volcano-unknown-task",
-        Error,
+        Warning,
         "task-topology annotation names an unknown task",
-        "The `volcano.sh/task-topology-*` annotations refer to tasks by `spec.tasks[].name`. A name that matches no task is ignored by Volcano, so the intended (anti-)affinity is lost.",
+        "The `volcano.sh/task-topology-*` annotations refer to tasks by `spec.tasks[].name`. When one names no task, Volcano's task-topology plugin logs it and skips all three annotations of the job (it still schedules the job), so the intended (anti-)affinity is lost.",
         "Use the exact task names of spec.tasks.",
     ),
     rule(
@@ -313,6 +369,14 @@ pub const RULES: &[Rule] = &[
         "minAvailable above the sum of replicas",
         "The gang starts only when `spec.minAvailable` pods can be placed, but the tasks create fewer pods than that: the Job never starts.",
         "Lower minAvailable to at most the sum of the tasks' replicas.",
+    ),
+    rule(
+        "DF306",
+        "volcano-duplicate-task-name",
+        Error,
+        "Volcano Job with two tasks of the same name",
+        "Volcano's job admission webhook (admit_job.go) rejects a Job whose `spec.tasks` repeat a name: the job is never created.",
+        "Give every task a unique name.",
     ),
     rule(
         "DF401",

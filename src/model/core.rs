@@ -380,6 +380,36 @@ pub struct PodSpec {
     /// `Never` keeps a pod from preempting others; unset means `PreemptLowerPriority`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption_policy: Option<String>,
+    /// Kubernetes v1.35 Workload API: the Workload and pod group this pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload_ref: Option<WorkloadReference>,
+    /// Kubernetes v1.36 Workload API: the runtime PodGroup this pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_group: Option<PodSchedulingGroup>,
+}
+
+/// `spec.workloadRef` (v1.35): pods with the same Workload, pod group and replica key form
+/// one gang.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadReference {
+    #[serde(deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(deserialize_with = "null_as_default")]
+    pub pod_group: String,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub pod_group_replica_key: String,
+}
+
+/// `spec.schedulingGroup` (v1.36).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSchedulingGroup {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_group_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,7 @@
 //! Gang objects: Godel PodGroups and Volcano Jobs / PodGroups.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::core::{NodeSelector, ObjectMeta, PodTemplateSpec, ResourceList, null_as_default};
@@ -122,6 +124,17 @@ pub struct VolcanoJob {
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoPodGroupSpec {
     pub min_member: i32,
+    /// Per task (the pods' `volcano.sh/task-spec`), the pods of it that must be ready.
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub min_task_member: BTreeMap<String, i32>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub priority_class_name: String,
     #[serde(
         skip_serializing_if = "String::is_empty",
         deserialize_with = "null_as_default"
@@ -139,4 +152,148 @@ pub struct VolcanoPodGroupSpec {
 pub struct VolcanoPodGroup {
     pub metadata: ObjectMeta,
     pub spec: VolcanoPodGroupSpec,
+}
+
+/// The annotation through which pods join a kube-batch or Volcano PodGroup (both projects read
+/// the same key: kube-batch `api/job_info.go`, Volcano `GetPodGroupName`).
+pub const GROUP_NAME_ANNOTATION: &str = "scheduling.k8s.io/group-name";
+/// kube-batch's PodGroup, first in the incubator group, then in `scheduling.sigs.dev`.
+pub const KUBE_BATCH_V1ALPHA1: &str = "scheduling.incubator.k8s.io/v1alpha1";
+pub const KUBE_BATCH_V1ALPHA2: &str = "scheduling.sigs.dev/v1alpha2";
+/// scheduler-plugins' coscheduling PodGroup and the label its pods carry.
+pub const COSCHEDULING_API_VERSION: &str = "scheduling.x-k8s.io/v1alpha1";
+pub const COSCHEDULING_POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
+/// The Kubernetes Workload API: v1.35 serves `Workload` in v1alpha1 (gangs inline, pods join
+/// through `spec.workloadRef`); v1.36 serves `Workload` and the runtime `PodGroup` in v1alpha2
+/// (pods join a PodGroup through `spec.schedulingGroup.podGroupName`).
+pub const WORKLOAD_API_V1ALPHA1: &str = "scheduling.k8s.io/v1alpha1";
+pub const WORKLOAD_API_V1ALPHA2: &str = "scheduling.k8s.io/v1alpha2";
+
+/// `basic` (pod by pod) or `gang` (all or nothing with `minCount`): exactly one is set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingPolicy {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basic: Option<BasicPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gang: Option<GangPolicy>,
+}
+
+/// Empty by design upstream: its presence alone selects pod-by-pod scheduling.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BasicPolicy {}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GangPolicy {
+    pub min_count: i32,
+}
+
+/// A topology constraint of a Workload API pod group (v1.36, `TopologyAwareWorkloadScheduling`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingConstraints {
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub topology_constraints: Vec<TopologyTerm>,
+}
+
+/// The PodGroups that differ only in field names: kube-batch (`minMember`, `queue`,
+/// `priorityClassName`, `minResources`), coscheduling (`minMember`, `minResources`,
+/// `scheduleTimeoutSeconds`) and the Kubernetes runtime PodGroup (`schedulingPolicy`). Which
+/// one it is comes from `apiVersion`, kept here because the state lists all of them together.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodGroupSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_member: Option<i32>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub queue: String,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub priority_class_name: String,
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub min_resources: ResourceList,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_timeout_seconds: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_policy: Option<SchedulingPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_constraints: Option<SchedulingConstraints>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodGroup {
+    /// Set from the object's `apiVersion` when it is read; says which project it belongs to.
+    #[serde(skip)]
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub spec: PodGroupSpec,
+}
+
+/// One pod group of a Kubernetes `Workload`: v1alpha1 spells it `podGroups[].policy`,
+/// v1alpha2 `podGroupTemplates[].schedulingPolicy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadPodGroup {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<SchedulingPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_policy: Option<SchedulingPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_constraints: Option<SchedulingConstraints>,
+}
+
+impl WorkloadPodGroup {
+    /// The policy whichever version spelled it.
+    pub fn policy(&self) -> Option<&SchedulingPolicy> {
+        self.policy.as_ref().or(self.scheduling_policy.as_ref())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingWorkloadSpec {
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub pod_groups: Vec<WorkloadPodGroup>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub pod_group_templates: Vec<WorkloadPodGroup>,
+}
+
+/// A Kubernetes `scheduling.k8s.io` Workload (v1alpha1 or v1alpha2).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingWorkload {
+    #[serde(skip)]
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub spec: SchedulingWorkloadSpec,
+}
+
+impl SchedulingWorkload {
+    /// Its pod groups whichever version listed them, with their field path.
+    pub fn pod_groups(&self) -> impl Iterator<Item = (String, &WorkloadPodGroup)> {
+        let v1 = self.spec.pod_groups.iter().enumerate();
+        let v2 = self.spec.pod_group_templates.iter().enumerate();
+        v1.map(|(i, g)| (format!("spec.podGroups[{i}]"), g))
+            .chain(v2.map(|(i, g)| (format!("spec.podGroupTemplates[{i}]"), g)))
+    }
 }

@@ -11,7 +11,8 @@ use serde::{Deserialize, Deserializer};
 
 pub use self::core::*;
 pub use fluid::{FluidOp, OpKind};
-pub use gang::{GodelPodGroup, VolcanoJob, VolcanoPodGroup};
+pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
+
 pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 
@@ -84,6 +85,10 @@ pub enum Object {
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
     VolcanoPodGroup(VolcanoPodGroup),
+    /// kube-batch, coscheduling and Kubernetes runtime PodGroups (`apiVersion` tells which).
+    PodGroup(PodGroup),
+    /// A Kubernetes `scheduling.k8s.io` Workload.
+    SchedulingWorkload(SchedulingWorkload),
     PriorityClass(PriorityClass),
     PodDisruptionBudget(PodDisruptionBudget),
     /// Kept so callers can report it, never silently dropped.
@@ -101,7 +106,7 @@ pub struct DecodeError {
     pub message: String,
 }
 
-/// The API groups and kinds we model, with the one version of each we read.
+/// The API groups and kinds we model, with every version of each we read.
 const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("", "v1", "Pod"),
     ("", "v1", "Node"),
@@ -126,6 +131,12 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
     ("batch.volcano.sh", "v1alpha1", "Job"),
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+    ("scheduling.incubator.k8s.io", "v1alpha1", "PodGroup"),
+    ("scheduling.sigs.dev", "v1alpha2", "PodGroup"),
+    ("scheduling.x-k8s.io", "v1alpha1", "PodGroup"),
+    ("scheduling.k8s.io", "v1alpha2", "PodGroup"),
+    ("scheduling.k8s.io", "v1alpha1", "Workload"),
+    ("scheduling.k8s.io", "v1alpha2", "Workload"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
     ("policy", "v1", "PodDisruptionBudget"),
 ];
@@ -193,7 +204,7 @@ impl Object {
         let read = |d| Reader { tracked, d };
         let group = type_meta.group().to_string();
         let kind = type_meta.kind.as_str();
-        let expected = KNOWN_KINDS
+        let expected: Vec<String> = KNOWN_KINDS
             .iter()
             .filter(|(g, _, k)| *g == group && *k == kind)
             .map(|(g, v, _)| {
@@ -203,25 +214,30 @@ impl Object {
                     format!("{g}/{v}")
                 }
             })
-            .next();
-        match expected {
-            Some(expected) if expected != type_meta.api_version => {
-                return Err(DecodeError {
-                    path: "apiVersion".into(),
-                    message: format!(
-                        "unsupported apiVersion {:?} for {kind} (expected {expected:?})",
-                        type_meta.api_version
-                    ),
-                });
-            }
-            Some(_) => {}
-            None => {
+            .collect();
+        match expected.as_slice() {
+            [] => {
                 let body: MetadataOnly = read(deserializer).get()?;
                 return Ok(Object::Unknown {
                     type_meta,
                     metadata: body.metadata,
                 });
             }
+            known if !known.contains(&type_meta.api_version) => {
+                let expected = known
+                    .iter()
+                    .map(|v| format!("{v:?}"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                return Err(DecodeError {
+                    path: "apiVersion".into(),
+                    message: format!(
+                        "unsupported apiVersion {:?} for {kind} (expected {expected})",
+                        type_meta.api_version
+                    ),
+                });
+            }
+            _ => {}
         }
         Ok(match (group.as_str(), kind) {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
@@ -249,6 +265,16 @@ impl Object {
             }
             ("batch.volcano.sh", _) => Object::VolcanoJob(read(deserializer).get()?),
             ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(read(deserializer).get()?),
+            (_, "PodGroup") => {
+                let mut group: PodGroup = read(deserializer).get()?;
+                group.api_version = type_meta.api_version.clone();
+                Object::PodGroup(group)
+            }
+            (_, "Workload") if group == "scheduling.k8s.io" => {
+                let mut workload: SchedulingWorkload = read(deserializer).get()?;
+                workload.api_version = type_meta.api_version.clone();
+                Object::SchedulingWorkload(workload)
+            }
             ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
             ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
             _ => {
@@ -295,6 +321,8 @@ impl Object {
             Object::GodelPodGroup(o) => &o.metadata,
             Object::VolcanoJob(o) => &o.metadata,
             Object::VolcanoPodGroup(o) => &o.metadata,
+            Object::PodGroup(o) => &o.metadata,
+            Object::SchedulingWorkload(o) => &o.metadata,
             Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
@@ -312,6 +340,8 @@ impl Object {
             Object::GodelPodGroup(o) => &mut o.metadata,
             Object::VolcanoJob(o) => &mut o.metadata,
             Object::VolcanoPodGroup(o) => &mut o.metadata,
+            Object::PodGroup(o) => &mut o.metadata,
+            Object::SchedulingWorkload(o) => &mut o.metadata,
             Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
@@ -327,7 +357,10 @@ impl Object {
             Object::Namespace(_) => "Namespace",
             Object::Workload(w) => &w.kind,
             Object::FluidOp(op) => op.kind.as_str(),
-            Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) => "PodGroup",
+            Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) | Object::PodGroup(_) => {
+                "PodGroup"
+            }
+            Object::SchedulingWorkload(_) => "Workload",
             Object::FluidRuntime(o) => &o.kind,
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",

@@ -7,11 +7,11 @@ use serde::Serialize;
 use super::workload;
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
-use crate::model::gang::GODEL_POD_GROUP_LABEL;
 use crate::model::{Object, Pod};
+use crate::sched::Scheduler;
 use crate::sched::preemption::Victim;
-use crate::sched::{Profile, Scheduler};
 use crate::systems::flow::{self, Method, Metrics};
+use crate::systems::gang::{self, SchedulerRoutes};
 
 /// Which solver places the batch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -33,24 +33,26 @@ pub struct Member {
 }
 
 /// The batch of the inputs, in input order: pods as they are, workloads as the pods their
-/// controllers create against `state`. Pods that join a Godel PodGroup belong to their gang,
-/// not to the batch.
+/// controllers create against `state`. Pods that join a gang of any kind belong to their
+/// gang, not to the batch.
 pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
-    let in_gang = |labels: &std::collections::BTreeMap<String, String>| {
-        labels.contains_key(GODEL_POD_GROUP_LABEL)
-    };
     let mut members = Vec::new();
     for manifest in &manifests.manifests {
         match &manifest.object {
-            Object::Pod(pod) if !in_gang(&pod.metadata.labels) => members.push(Member {
+            Object::Pod(pod) if !gang::joins_any(pod) => members.push(Member {
                 from: format!("Pod/{}", pod.metadata.name),
                 pod: pod.clone(),
             }),
-            Object::Workload(w) if !in_gang(&w.template.metadata.labels) => {
-                members.extend(workload::pods(w, state).into_iter().map(|pod| Member {
-                    from: format!("{}/{}", w.kind, w.metadata.name),
-                    pod,
-                }));
+            Object::Workload(w) => {
+                let pods = workload::pods(w, state);
+                members.extend(
+                    pods.into_iter()
+                        .filter(|pod| !gang::joins_any(pod))
+                        .map(|pod| Member {
+                            from: format!("{}/{}", w.kind, w.metadata.name),
+                            pod,
+                        }),
+                );
             }
             _ => {}
         }
@@ -83,6 +85,9 @@ pub struct BatchPlan {
     pub solver: Solver,
     pub pods: Vec<BatchPod>,
     pub placed: usize,
+    /// Pods whose `schedulerName` maps to no modelled scheduler: reported, not planned.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_modelled: usize,
     /// The flow solver's objective (placement costs plus the penalty of pods left pending).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<i64>,
@@ -109,18 +114,18 @@ pub struct ComparedPod {
 
 impl BatchPlan {
     pub fn pending(&self) -> usize {
-        self.pods.len() - self.placed
+        self.pods.len() - self.placed - self.not_modelled
     }
 }
 
-/// Each pod's node, note and victims as the greedy solver leaves them.
-fn greedy(
-    state: &ClusterState,
-    profile: &Profile,
-    pods: &[&Pod],
-) -> Vec<(Option<String>, String, Vec<Victim>)> {
-    let mut sched = Scheduler::new(state, profile.clone());
-    flow::place_greedily(&mut sched, pods)
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Each pod's node, note and victims as the greedy solver leaves them, each placement assumed
+/// into `sched`.
+fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String, Vec<Victim>)> {
+    flow::place_greedily(sched, pods)
         .into_iter()
         .map(|outcome| {
             let note = match (&outcome.node, outcome.summary) {
@@ -135,76 +140,80 @@ fn greedy(
         .collect()
 }
 
-/// Place the batch with `solver` (and with both solvers when `compare`). Pods that already name
+/// Place the batch with `solver` (and with both solvers when `compare`) on top of what the
+/// plan assumed before it; its placements stay assumed in `scheduler`. Pods that already name
 /// their node are not scheduled: the kubelet admits them first, in input order, and the
-/// solvers place the rest around the admitted ones. Rows keep the input order.
+/// solvers place the rest around the admitted ones. Pods whose `schedulerName` no modelled
+/// scheduler answers are listed, not placed. Rows keep the input order.
 pub fn plan_batch(
-    state: &ClusterState,
-    profile: &Profile,
+    scheduler: &mut Scheduler,
     members: &[Member],
+    routes: &SchedulerRoutes,
     solver: Solver,
     compare: bool,
 ) -> BatchPlan {
-    let (bound, scheduled): (Vec<&Member>, Vec<&Member>) = members
-        .iter()
-        .partition(|m| !m.pod.spec.node_name.is_empty());
-    if bound.is_empty() {
-        return plan_scheduled(state, profile, members, solver, compare);
-    }
-    let mut kubelet = Scheduler::new(state, profile.clone());
-    let mut with_admitted = state.clone();
-    let mut bound_rows = Vec::new();
-    for member in bound {
+    let mut rows: Vec<Option<BatchPod>> = vec![None; members.len()];
+    let mut scheduled: Vec<(usize, &Member)> = Vec::new();
+    let mut not_modelled = 0;
+    for (i, member) in members.iter().enumerate() {
         let pod = &member.pod;
-        let node = pod.spec.node_name.clone();
-        let (placed, note) = match kubelet.admit(pod) {
-            Ok(()) => {
-                kubelet.assume(pod.clone(), &node);
-                with_admitted.pods.push(pod.clone());
-                (
-                    Some(node),
-                    "spec.nodeName: admitted by the kubelet, not scheduled".to_string(),
-                )
-            }
-            Err(reasons) => (
-                None,
-                format!("spec.nodeName {node}: not admitted: {}", reasons.join(", ")),
-            ),
-        };
-        bound_rows.push(BatchPod {
+        let row = |node: Option<String>, method: Method, note: String| BatchPod {
             namespace: pod.metadata.namespace.clone(),
             name: pod.metadata.name.clone(),
             from: member.from.clone(),
-            node: placed,
-            method: Method::Kubelet,
+            node,
+            method,
             note,
             preempts: Vec::new(),
-        });
+        };
+        if !pod.spec.node_name.is_empty() {
+            let node = pod.spec.node_name.clone();
+            rows[i] = Some(match scheduler.admit(pod) {
+                Ok(()) => {
+                    scheduler.assume(pod.clone(), &node);
+                    row(
+                        Some(node),
+                        Method::Kubelet,
+                        "spec.nodeName: admitted by the kubelet, not scheduled".to_string(),
+                    )
+                }
+                Err(reasons) => row(
+                    None,
+                    Method::Kubelet,
+                    format!("spec.nodeName {node}: not admitted: {}", reasons.join(", ")),
+                ),
+            });
+        } else if routes.system(&pod.spec.scheduler_name).is_none() {
+            not_modelled += 1;
+            let note = format!(
+                "not planned: schedulerName {} maps to no modelled scheduler",
+                pod.spec.scheduler_name
+            );
+            rows[i] = Some(row(None, Method::Greedy, note));
+        } else {
+            scheduled.push((i, member));
+        }
     }
-    with_admitted.rebuild_indexes();
-    let scheduled: Vec<Member> = scheduled.into_iter().cloned().collect();
-    let mut plan = plan_scheduled(&with_admitted, profile, &scheduled, solver, compare);
-    let mut bound_rows = bound_rows.into_iter();
-    let mut scheduled_rows = std::mem::take(&mut plan.pods).into_iter();
-    plan.pods = members
-        .iter()
-        .filter_map(|m| match m.pod.spec.node_name.is_empty() {
-            true => scheduled_rows.next(),
-            false => bound_rows.next(),
-        })
-        .collect();
+    let scheduled_members: Vec<Member> = scheduled.iter().map(|(_, m)| (*m).clone()).collect();
+    let mut plan = plan_scheduled(scheduler, &scheduled_members, solver, compare);
+    for ((i, _), row) in scheduled.iter().zip(std::mem::take(&mut plan.pods)) {
+        rows[*i] = Some(row);
+    }
+    plan.pods = rows.into_iter().flatten().collect();
     plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();
+    plan.not_modelled = not_modelled;
     plan
 }
 
-/// Place pods that go through the scheduler with `solver` (and with both when `compare`).
+/// Place pods that go through the scheduler with `solver` (and with both when `compare`),
+/// the chosen solver's placements assumed into `scheduler`.
 fn plan_scheduled(
-    state: &ClusterState,
-    profile: &Profile,
+    scheduler: &mut Scheduler,
     members: &[Member],
     solver: Solver,
     compare: bool,
 ) -> BatchPlan {
+    let state = scheduler.state();
     let pods: Vec<Pod> = members.iter().map(|m| m.pod.clone()).collect();
     let refs: Vec<&Pod> = pods.iter().collect();
     let row = |m: &Member, node: Option<String>, method: Method, note: String| BatchPod {
@@ -216,11 +225,12 @@ fn plan_scheduled(
         note,
         preempts: Vec::new(),
     };
+    let before = compare.then(|| scheduler.clone());
     let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (
             members
                 .iter()
-                .zip(greedy(state, profile, &refs))
+                .zip(greedy(scheduler, &refs))
                 .map(|(m, (node, note, preempts))| BatchPod {
                     preempts,
                     ..row(m, node, Method::Greedy, note)
@@ -229,7 +239,12 @@ fn plan_scheduled(
             None,
         ),
         Solver::Flow => {
-            let plan = flow::solve_batch(state, profile, &pods);
+            let plan = flow::solve_batch_on(scheduler.clone(), &pods);
+            for (pod, placement) in pods.iter().zip(&plan.placements) {
+                if let Some(node) = &placement.node {
+                    scheduler.assume(pod.clone(), node);
+                }
+            }
             let rows = members
                 .iter()
                 .zip(plan.placements)
@@ -241,12 +256,12 @@ fn plan_scheduled(
             (rows, Some(plan.total_cost))
         }
     };
-    let comparison = compare.then(|| {
+    let comparison = before.map(|mut before| {
         let chosen: Vec<Option<String>> = rows.iter().map(|r| r.node.clone()).collect();
         let (greedy_nodes, flow_nodes) = match solver {
-            Solver::Greedy => (chosen, flow::solve_batch(state, profile, &pods).nodes()),
+            Solver::Greedy => (chosen, flow::solve_batch_on(before, &pods).nodes()),
             Solver::Flow => (
-                greedy(state, profile, &refs)
+                greedy(&mut before, &refs)
                     .into_iter()
                     .map(|(node, _, _)| node)
                     .collect(),
@@ -270,6 +285,7 @@ fn plan_scheduled(
     BatchPlan {
         solver,
         placed: rows.iter().filter(|r| r.node.is_some()).count(),
+        not_modelled: 0,
         pods: rows,
         total_cost,
         comparison,

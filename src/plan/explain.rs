@@ -15,7 +15,7 @@ use crate::sched::preemption::Preemption;
 use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
 use crate::systems::flow::{self as flow_solver, Method};
 use crate::systems::fluid;
-use crate::systems::gang::{self, GangOptions};
+use crate::systems::gang::{self, GangOptions, PlacementRule, SchedulerRoutes};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -465,7 +465,12 @@ fn explain_gang_pod(
     let Some((gang, mut pod)) = found else {
         return Ok(None);
     };
-    let plan = gang.plan(scope.state, &scope.profile, false)?;
+    let plan = gang::plan_alone(
+        scope.state,
+        &scope.profile,
+        gang,
+        &SchedulerRoutes::default(),
+    )?;
     let pods = gang.pods();
     let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
     let mut assumed = Vec::new();
@@ -507,10 +512,16 @@ fn explain_gang_pod(
     if let (Some(planned), Some(alone)) = (planned, &explanation.decision.selected)
         && planned != alone
     {
-        let why = if gang.kind() == "Job" {
-            "Volcano adds its task-topology (bucket) score to the engine's"
-        } else {
-            "Godel fills the node group's circles (preferred domains) in order"
+        let why = match gang.rule {
+            PlacementRule::VolcanoJob(_) => {
+                "Volcano adds its task-topology (bucket) score to the engine's"
+            }
+            PlacementRule::Godel(_) => {
+                "Godel fills the node group's circles (preferred domains) in order"
+            }
+            PlacementRule::PodByPod | PlacementRule::Coscheduling => {
+                "the gang's pods placed before it count for its decision"
+            }
         };
         notes.push(format!(
             "this decision alone picks {alone}; the gang plan picks {planned}: {why}"

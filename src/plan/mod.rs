@@ -16,7 +16,7 @@ use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, NodeAffinity};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
-use crate::systems::gang::{self, GangError, GangOptions, GroupPlan};
+use crate::systems::gang::{self, GangError, GangOptions, GroupPlan, SchedulerRoutes, System};
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
 pub use what_if::{WhatIf, WhatIfError};
@@ -47,13 +47,14 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Exit 1: an operation cannot be placed or never gets to run, a gang cannot reach
-    /// minMember, or a pod of the batch stays pending.
+    /// Exit 1: an operation cannot be placed or never gets to run, a gang leaves pods pending
+    /// (below its minimum, waiting for pods, or joined to a missing group), or a pod of the
+    /// batch stays pending.
     pub fn has_findings(&self) -> bool {
         self.operations
             .iter()
             .any(|o| matches!(o.status, OpStatus::Unschedulable | OpStatus::Blocked))
-            || self.groups.iter().any(|g| g.scheduled < g.min_member)
+            || self.groups.iter().any(GroupPlan::leaves_pods_pending)
             || self.batch.as_ref().is_some_and(|b| b.pending() > 0)
     }
 }
@@ -66,6 +67,8 @@ pub struct PlanOptions {
     /// `--compare`: gangs against the default scheduler, the batch greedy against flow.
     pub compare: bool,
     pub solver: Solver,
+    /// `--scheduler-name NAME=SYSTEM`, on top of the default routes.
+    pub routes: Vec<(String, System)>,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -194,8 +197,9 @@ pub fn plan(
 }
 
 /// Everything `plan` shows: the DataFlows of the manifests, their gangs and their batch of
-/// plain pods. The three are planned independently against the same state: Fluid, the gang
-/// schedulers and kube-scheduler each see only the cluster, not each other's previews.
+/// plain pods, in that order, against one assumed state: every pod placed (an operation's, a
+/// gang's, a batch pod's) takes its resources, ports and affinity effects for everything
+/// planned after it, so no node is promised twice.
 pub fn plan_all(
     manifests: &ManifestSet,
     state: &ClusterState,
@@ -205,14 +209,25 @@ pub fn plan_all(
     let gang_opts = GangOptions {
         replicas: opts.replicas,
         compare: opts.compare,
+        routes: SchedulerRoutes::with(&opts.routes),
     };
-    let groups = gang::plan_gangs(manifests, state, &profile, &gang_opts)?;
+    let graph = graph::build(&manifests.manifests, state)?;
+    let mut scheduler = Scheduler::new(state, profile);
+    let operations = flow::plan_operations(&graph, &mut scheduler);
+    let groups = gang::plan_gangs(manifests, &mut scheduler, &gang_opts)?;
     let members = batch::members(manifests, state);
-    let batch = (!members.is_empty())
-        .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
+    let batch = (!members.is_empty()).then(|| {
+        batch::plan_batch(
+            &mut scheduler,
+            &members,
+            &gang_opts.routes,
+            opts.solver,
+            opts.compare,
+        )
+    });
     Ok(Plan {
+        operations,
         groups,
         batch,
-        ..plan(&manifests.manifests, state, profile)?
     })
 }

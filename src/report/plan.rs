@@ -7,7 +7,7 @@ use crate::plan::flow::recorded_host;
 use crate::plan::{BatchPlan, DatasetLocality, OpRef, OpStatus, OperationPlan, Plan, Solver};
 use crate::systems::flow::{Method, Metrics};
 use crate::systems::fluid::describe_inherited;
-use crate::systems::gang::GroupPlan;
+use crate::systems::gang::{GangStatus, GroupPlan};
 
 /// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
 /// then the gangs, then the batch, each with its notes under it; [`super::terminal_safe`], as
@@ -54,8 +54,8 @@ const NAMES_PER_REASON: usize = 5;
 /// stay pending and why node groups were turned down.
 fn group_section(group: &GroupPlan) -> String {
     let mut out = format!(
-        "{} {}/{} (minMember {}): {}\n",
-        group.kind, group.namespace, group.name, group.min_member, group.summary
+        "{} {}/{} ({}, minMember {}): {}\n",
+        group.kind, group.namespace, group.name, group.gang_kind, group.min_member, group.summary
     );
     let tasks = group.pods.iter().any(|p| p.task.is_some());
     let mut header = vec!["POD"];
@@ -116,6 +116,21 @@ fn group_section(group: &GroupPlan) -> String {
                 ),
             };
             out.push_str(&format!("  {names}: {reason}\n"));
+        }
+    }
+    match group.status {
+        GangStatus::Scheduled => {}
+        GangStatus::Unschedulable => out.push_str(&format!(
+            "Unschedulable: {} of minMember {} fit; none of its pending pods is placed\n",
+            group.fit, group.min_member
+        )),
+        other => out.push_str(&format!("{}: not planned\n", other.as_str())),
+    }
+    if !group.blocked.is_empty() {
+        out.push_str("Blocked (first reason per pod):\n");
+        for b in &group.blocked {
+            let pods = if b.pods == 1 { "pod" } else { "pods" };
+            out.push_str(&format!("  {} {pods}: {}\n", b.pods, b.reason));
         }
     }
     if !group.rejections.is_empty() {

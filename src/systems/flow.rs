@@ -154,7 +154,14 @@ impl SinkCost {
 /// Place `pods` as one batch against `state`: min-cost flow for what it can express, the
 /// engine pod by pod for the rest.
 pub fn solve_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> FlowPlan {
-    let mut sched = Scheduler::new(state, profile.clone());
+    solve_batch_on(Scheduler::new(state, profile.clone()), pods)
+}
+
+/// [`solve_batch`] on top of a scheduler that already holds assumed pods (the gangs a plan
+/// placed before its batch): the flow's capacities start from what they left free.
+pub fn solve_batch_on(mut sched: Scheduler, pods: &[Pod]) -> FlowPlan {
+    let state = sched.state();
+    let profile = &sched.profile().clone();
     let mut placements: Vec<PodPlacement> = pods
         .iter()
         .map(|p| PodPlacement {

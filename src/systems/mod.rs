@@ -3,8 +3,3 @@
 pub mod flow;
 pub mod fluid;
 pub mod gang;
-pub mod godel;
-pub mod volcano;
-
-#[cfg(test)]
-mod tests;

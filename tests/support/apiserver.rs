@@ -28,6 +28,8 @@ pub const PODS: Served = core("pods", "Pod", true);
 pub const DATALOADS: Served = custom("data.fluid.io/v1alpha1", "dataloads", "DataLoad");
 pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesses", "DataProcess");
 pub const VOLCANO_JOBS: Served = custom("batch.volcano.sh/v1alpha1", "jobs", "Job");
+pub const COSCHEDULING_POD_GROUPS: Served =
+    custom("scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup");
 pub const PRIORITY_CLASSES: Served = Served {
     group_version: "scheduling.k8s.io/v1",
     plural: "priorityclasses",

@@ -1,26 +1,24 @@
-//! What Godel and Volcano plans have in common: the `groups[]` entry of the plan contract, the
+//! How a gang plan reads, whatever the kind: the `groups[]` entry of the plan contract, the
 //! per-level domain counts behind the summary line, and the comparison with the plain default
-//! scheduler. Kept apart from the two systems so both report in exactly the same shape.
+//! scheduler. Every kind reports in exactly this shape.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::godel::plan_pod_group;
-use super::volcano::{expand_job, plan_job};
 use crate::cluster::ClusterState;
-use crate::manifest::ManifestSet;
 use crate::model::fluid::HOSTNAME_LABEL;
-use crate::model::gang::GODEL_POD_GROUP_LABEL;
-use crate::model::{GodelPodGroup, Node, Object, ObjectMeta, Pod, VolcanoJob};
-use crate::sched::{Profile, Scheduler};
+use crate::model::{Node, Pod};
+use crate::sched::Scheduler;
+
+use super::model::{Gang, PodSource, System};
 
 /// One gang in `plan -o json` (`groups[]`). The first six fields are the contract; the rest
 /// explain the plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GroupPlan {
-    /// `PodGroup` (Godel) or `Job` (Volcano).
+    /// The object kind: `PodGroup`, `Job` (Volcano) or `Workload`.
     pub kind: &'static str,
     pub namespace: String,
     pub name: String,
@@ -29,6 +27,25 @@ pub struct GroupPlan {
     /// Pods with a node once the plan is applied (running ones included).
     pub scheduled: usize,
     pub min_member: usize,
+    /// Which gang kind (`godel`, `volcano-job`, `kube-batch`...) and its apiVersion.
+    pub gang_kind: &'static str,
+    pub api_version: String,
+    /// The gang's queue and priority class, as its kind spells them (empty when unset).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub queue: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub priority_class_name: String,
+    /// The `schedulerName` its pods ask for and the system that answers it.
+    pub scheduler_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
+    pub status: GangStatus,
+    /// Pods of the gang that would be placed if the gang were placed pod by pod up to its
+    /// first shortfall: with `minMember`, the "how many fit" of an unschedulable gang.
+    pub fit: usize,
+    /// For an unschedulable gang: each pod's first blocking reason, counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<Blocked>,
     /// Pods of the gang that already run; they count towards `minMember`.
     pub running: usize,
     /// Topology keys shown per pod, largest scope first.
@@ -54,6 +71,58 @@ pub struct GroupPlan {
     pub comparison: Option<Comparison>,
 }
 
+/// What becomes of the gang as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum GangStatus {
+    /// At least the minimum is placed (or runs).
+    Scheduled,
+    /// Fewer than the minimum fit: none of its pending pods is placed.
+    Unschedulable,
+    /// Fewer pods exist than the minimum (none at all, or too few): the scheduler waits.
+    WaitingForPods,
+    /// Its pods join a group that is in neither the inputs nor the state.
+    GroupNotFound,
+    /// Its pods' `schedulerName` maps to no modelled scheduler: not planned.
+    NotModelled,
+}
+
+impl GangStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GangStatus::Scheduled => "Scheduled",
+            GangStatus::Unschedulable => "Unschedulable",
+            GangStatus::WaitingForPods => "WaitingForPods",
+            GangStatus::GroupNotFound => "GroupNotFound",
+            GangStatus::NotModelled => "NotModelled",
+        }
+    }
+}
+
+/// `pods` pods of the gang were first blocked by `reason`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blocked {
+    pub reason: String,
+    pub pods: usize,
+}
+
+/// Each pod's first blocking reason, counted; most frequent first, then by reason.
+pub fn summarise_blocked<'a>(reasons: impl IntoIterator<Item = &'a str>) -> Vec<Blocked> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for reason in reasons {
+        *counts.entry(reason).or_default() += 1;
+    }
+    let mut blocked: Vec<Blocked> = counts
+        .into_iter()
+        .map(|(reason, pods)| Blocked {
+            reason: reason.to_string(),
+            pods,
+        })
+        .collect();
+    blocked.sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.reason.cmp(&b.reason)));
+    blocked
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodRow {
@@ -65,6 +134,9 @@ pub struct PodRow {
     /// The pod's domain at each of the plan's `levels` (None when unplaced or unlabelled).
     pub domains: Vec<Option<String>>,
     pub running: bool,
+    /// Where a pending pod comes from (the inputs, a template's replicas, the state, a task).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<PodSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -180,13 +252,13 @@ pub struct PodOutcome<'a> {
     /// The node, or why the pod stays pending.
     pub result: Result<String, String>,
     pub running: bool,
+    pub source: Option<PodSource>,
 }
 
 impl GroupPlan {
     /// The plan of a gang from its pods' outcomes, in planning order.
     pub fn assemble(
-        kind: &'static str,
-        meta: &ObjectMeta,
+        gang: &Gang,
         state: &ClusterState,
         levels: Vec<String>,
         outcomes: &[PodOutcome],
@@ -206,6 +278,7 @@ impl GroupPlan {
                     .map(|key| o.result.as_ref().ok().and_then(|n| domain(n, key)))
                     .collect(),
                 running: o.running,
+                source: o.source.clone(),
                 reason: o.result.as_ref().err().filter(|r| !r.is_empty()).cloned(),
             })
             .collect();
@@ -215,14 +288,28 @@ impl GroupPlan {
             .collect();
         let domains = count_domains(&levels, placed_nodes(state, &placements));
         let scheduled = placements.values().flatten().count();
+        let status = if scheduled >= min_member {
+            GangStatus::Scheduled
+        } else {
+            GangStatus::Unschedulable
+        };
         GroupPlan {
-            kind,
-            namespace: meta.namespace.clone(),
-            name: meta.name.clone(),
+            kind: gang.kind.kind,
+            namespace: gang.meta.namespace.clone(),
+            name: gang.meta.name.clone(),
             summary: summary_line(scheduled, placements.len(), &domains),
             placements,
             scheduled,
             min_member,
+            gang_kind: gang.kind.id,
+            api_version: gang.api_version.clone(),
+            queue: gang.queue.clone(),
+            priority_class_name: gang.priority_class_name.clone(),
+            scheduler_name: gang.scheduler_name().to_string(),
+            system: None,
+            status,
+            fit: scheduled,
+            blocked: Vec::new(),
             running: outcomes.iter().filter(|o| o.running).count(),
             levels,
             pods,
@@ -232,6 +319,62 @@ impl GroupPlan {
             rejections: Vec::new(),
             warnings: Vec::new(),
             comparison: None,
+        }
+    }
+}
+
+/// A gang the scheduler would not try at all: its running pods stay, every pending pod waits
+/// for `reason`.
+pub fn unplanned(
+    gang: &Gang,
+    state: &ClusterState,
+    status: GangStatus,
+    reason: String,
+) -> GroupPlan {
+    let outcomes: Vec<PodOutcome> = gang
+        .running
+        .iter()
+        .map(|pod| PodOutcome {
+            pod,
+            task: None,
+            result: Ok(pod.spec.node_name.clone()),
+            running: true,
+            source: None,
+        })
+        .chain(gang.members.iter().map(|m| PodOutcome {
+            pod: &m.pod,
+            task: m.task.clone(),
+            result: Err(reason.clone()),
+            running: false,
+            source: Some(m.source.clone()),
+        }))
+        .collect();
+    let mut plan = GroupPlan::assemble(
+        gang,
+        state,
+        vec![HOSTNAME_LABEL.to_string()],
+        &outcomes,
+        gang.minimum(),
+    );
+    plan.status = status;
+    plan.fit = gang.running.len();
+    if !gang.members.is_empty() {
+        plan.blocked = vec![Blocked {
+            reason: reason.clone(),
+            pods: gang.members.len(),
+        }];
+    }
+    plan.summary = format!("{}: {reason}", plan.summary);
+    plan
+}
+
+impl GroupPlan {
+    /// Some pod of the gang exists and stays pending: the plan's exit 1.
+    pub fn leaves_pods_pending(&self) -> bool {
+        match self.status {
+            GangStatus::Scheduled | GangStatus::NotModelled => false,
+            GangStatus::Unschedulable | GangStatus::GroupNotFound => true,
+            GangStatus::WaitingForPods => self.placements.values().any(Option::is_none),
         }
     }
 }
@@ -247,16 +390,16 @@ fn placed_nodes<'a>(
 }
 
 /// Place the same pending pods with the plain default scheduler, one by one over all nodes
-/// (each placed pod assumed, as the default scheduler would have bound it), and count the
-/// domains each plan spans.
+/// (each placed pod assumed, as the default scheduler would have bound it), starting from the
+/// plan's state `before` the gang, and count the domains each plan spans.
 pub fn compare_with_default(
-    state: &ClusterState,
-    profile: &Profile,
+    before: &Scheduler,
     pods: &[Pod],
     running: &[&Pod],
     plan: &GroupPlan,
 ) -> Comparison {
-    let mut scheduler = Scheduler::new(state, profile.clone());
+    let state = before.state();
+    let mut scheduler = before.clone();
     let mut placements: BTreeMap<String, Option<String>> = running
         .iter()
         .map(|p| (p.metadata.name.clone(), Some(p.spec.node_name.clone())))
@@ -274,240 +417,6 @@ pub fn compare_with_default(
         levels: spread(&plan.levels, &plan.domains, &default),
         placements,
     }
-}
-
-/// Options of `plan` that shape gang plans.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GangOptions {
-    /// `--replicas N`: plan N copies of each pod template that joins a PodGroup.
-    pub replicas: Option<usize>,
-    /// `--compare`: also place the pods with the plain default scheduler.
-    pub compare: bool,
-}
-
-/// A gang that cannot be planned at all (bad annotations, running pods in conflicting
-/// domains), named by kind, namespace and name.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} {namespace}/{name}: {message}")]
-pub struct GangError {
-    pub kind: &'static str,
-    pub namespace: String,
-    pub name: String,
-    pub message: String,
-}
-
-/// A gang to plan, with the pods it is made of.
-#[derive(Debug, Clone)]
-pub enum Gang<'a> {
-    /// A Godel PodGroup with its pending pods (planning order) and its running ones.
-    Godel {
-        group: GodelPodGroup,
-        pending: Vec<Pod>,
-        running: Vec<&'a Pod>,
-    },
-    /// A Volcano Job; its pods come from its tasks.
-    Volcano(VolcanoJob),
-}
-
-impl Gang<'_> {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Gang::Godel { .. } => "PodGroup",
-            Gang::Volcano(_) => "Job",
-        }
-    }
-
-    pub fn metadata(&self) -> &ObjectMeta {
-        match self {
-            Gang::Godel { group, .. } => &group.metadata,
-            Gang::Volcano(job) => &job.metadata,
-        }
-    }
-
-    /// Every pod the gang plans or counts: running and pending for Godel, all task pods for
-    /// Volcano.
-    pub fn pods(&self) -> Vec<Pod> {
-        match self {
-            Gang::Godel {
-                pending, running, ..
-            } => running
-                .iter()
-                .map(|&p| p.clone())
-                .chain(pending.iter().cloned())
-                .collect(),
-            Gang::Volcano(job) => expand_job(job).into_iter().map(|(_, pod)| pod).collect(),
-        }
-    }
-
-    pub fn plan(
-        &self,
-        state: &ClusterState,
-        profile: &Profile,
-        compare: bool,
-    ) -> Result<GroupPlan, GangError> {
-        let error = |message: String| GangError {
-            kind: self.kind(),
-            namespace: self.metadata().namespace.clone(),
-            name: self.metadata().name.clone(),
-            message,
-        };
-        match self {
-            Gang::Godel {
-                group,
-                pending,
-                running,
-            } => plan_pod_group(state, profile, group, pending, running, compare)
-                .map_err(|e| error(e.to_string())),
-            Gang::Volcano(job) => {
-                plan_job(state, profile, job, compare).map_err(|e| error(e.to_string()))
-            }
-        }
-    }
-}
-
-/// The gangs of the manifests: Godel PodGroups (given, or in the state and joined by a given
-/// pod) with their pods, and Volcano Jobs. Without any manifests, the gangs of the state that
-/// still have pods to place. Sorted by kind, namespace and name.
-pub fn gangs<'a>(
-    manifests: &ManifestSet,
-    state: &'a ClusterState,
-    opts: &GangOptions,
-) -> Vec<Gang<'a>> {
-    let objects: Vec<&Object> = manifests.manifests.iter().map(|m| &m.object).collect();
-    let mut groups: BTreeMap<(String, String), GodelPodGroup> = BTreeMap::new();
-    let mut members: BTreeMap<(String, String), Vec<Pod>> = BTreeMap::new();
-    let mut jobs: Vec<VolcanoJob> = Vec::new();
-    for object in &objects {
-        match object {
-            Object::GodelPodGroup(g) => {
-                let key = (g.metadata.namespace.clone(), g.metadata.name.clone());
-                groups.insert(key, g.clone());
-            }
-            Object::VolcanoJob(job) => jobs.push(job.clone()),
-            Object::Pod(pod) => {
-                if let Some(group) = pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
-                    let key = (pod.metadata.namespace.clone(), group.clone());
-                    let copies = opts
-                        .replicas
-                        .map(|n| copies(pod, n))
-                        .unwrap_or_else(|| vec![pod.clone()]);
-                    members.entry(key).or_default().extend(copies);
-                }
-            }
-            Object::Workload(w) => {
-                if let Some(group) = w.template.metadata.labels.get(GODEL_POD_GROUP_LABEL) {
-                    let key = (w.metadata.namespace.clone(), group.clone());
-                    let n = opts
-                        .replicas
-                        .unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
-                    let pod = Pod {
-                        metadata: ObjectMeta {
-                            name: w.metadata.name.clone(),
-                            namespace: w.metadata.namespace.clone(),
-                            ..w.template.metadata.clone()
-                        },
-                        spec: w.template.spec.clone(),
-                        status: Default::default(),
-                    };
-                    members.entry(key).or_default().extend(copies(&pod, n));
-                }
-            }
-            _ => {}
-        }
-    }
-    let from_state = objects.is_empty();
-    for g in &state.godel_pod_groups {
-        let key = (g.metadata.namespace.clone(), g.metadata.name.clone());
-        if !groups.contains_key(&key) && (from_state || members.contains_key(&key)) {
-            groups.insert(key, g.clone());
-        }
-    }
-    if from_state {
-        jobs.extend(state.volcano_jobs.iter().cloned());
-    }
-    let mut found = Vec::new();
-    for ((namespace, name), group) in groups {
-        let in_group = |pod: &&Pod| {
-            pod.metadata.labels.get(GODEL_POD_GROUP_LABEL) == Some(&name) && !pod.is_terminated()
-        };
-        let given = members
-            .remove(&(namespace.clone(), name.clone()))
-            .unwrap_or_default();
-        let state_pods: Vec<&Pod> = state
-            .pods_in_namespace(&namespace)
-            .filter(in_group)
-            .collect();
-        let running: Vec<&Pod> = state_pods
-            .iter()
-            .copied()
-            .filter(|p| !p.spec.node_name.is_empty())
-            .collect();
-        let mut pending: Vec<Pod> = state_pods
-            .iter()
-            .filter(|p| p.spec.node_name.is_empty())
-            .filter(|p| !given.iter().any(|g| g.metadata.name == p.metadata.name))
-            .map(|&p| p.clone())
-            .collect();
-        pending.extend(
-            given
-                .into_iter()
-                .filter(|g| !running.iter().any(|r| r.metadata.name == g.metadata.name)),
-        );
-        if from_state && pending.is_empty() {
-            continue;
-        }
-        found.push(Gang::Godel {
-            group,
-            pending,
-            running,
-        });
-    }
-    for job in jobs {
-        let waiting = expand_job(&job).iter().any(|(_, pod)| {
-            state
-                .pod(&job.metadata.namespace, &pod.metadata.name)
-                .is_none_or(|p| p.spec.node_name.is_empty())
-        });
-        if from_state && !waiting {
-            continue;
-        }
-        found.push(Gang::Volcano(job));
-    }
-    found.sort_by(|a, b| {
-        let key = |g: &Gang| {
-            (
-                g.kind(),
-                g.metadata().namespace.clone(),
-                g.metadata().name.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
-    found
-}
-
-/// Plan every gang of [`gangs`].
-pub fn plan_gangs(
-    manifests: &ManifestSet,
-    state: &ClusterState,
-    profile: &Profile,
-    opts: &GangOptions,
-) -> Result<Vec<GroupPlan>, GangError> {
-    gangs(manifests, state, opts)
-        .iter()
-        .map(|gang| gang.plan(state, profile, opts.compare))
-        .collect()
-}
-
-/// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.
-fn copies(pod: &Pod, n: usize) -> Vec<Pod> {
-    (0..n)
-        .map(|i| {
-            let mut copy = pod.clone();
-            copy.metadata.name = format!("{}-{i}", pod.metadata.name);
-            copy
-        })
-        .collect()
 }
 
 #[cfg(test)]

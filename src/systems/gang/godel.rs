@@ -19,14 +19,59 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::gang::{GroupPlan, PodOutcome, Rejection, compare_with_default};
-use crate::cluster::ClusterState;
+use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, PlacementRule, System};
+use super::outcome::{
+    GangStatus, GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked,
+};
+use super::place::{Chooser, Quorum, all_or_nothing};
 use crate::model::fluid::HOSTNAME_LABEL;
-use crate::model::gang::{SortRule, TopologyTerm};
+use crate::model::gang::{GODEL_API_VERSION, GODEL_POD_GROUP_LABEL, SortRule, TopologyTerm};
 use crate::model::{GodelPodGroup, Node, Pod, Quantity};
 use crate::sched::resources::node_allocatable;
 use crate::sched::selector::node_selector_matches;
-use crate::sched::{Profile, Resources, Scheduler, pod_requests};
+use crate::sched::{Resources, Scheduler, pod_requests};
+
+pub static KIND: GangKind = GangKind {
+    id: "godel",
+    kind: "PodGroup",
+    api_versions: &[GODEL_API_VERSION],
+    joining: "label `godel.bytedance.com/pod-group-name: <group>`",
+    join_field: JoinField::Label(GODEL_POD_GROUP_LABEL),
+    honoured_by: System::Godel,
+};
+
+/// Godel PodGroups: pods join by label; placed in node groups and circles.
+pub struct Godel;
+
+impl Adapter for Godel {
+    fn kind(&self) -> &'static GangKind {
+        &KIND
+    }
+
+    fn define(&self, objects: &GangObjects) -> Vec<Gang> {
+        objects.godel.iter().map(|g| gang(g)).collect()
+    }
+
+    fn joins(&self, pod: &Pod) -> Option<String> {
+        pod.metadata.labels.get(GODEL_POD_GROUP_LABEL).cloned()
+    }
+}
+
+/// A Godel PodGroup read into the gang model (members are gathered by the planner).
+pub fn gang(group: &GodelPodGroup) -> Gang {
+    let mut gang = Gang::new(
+        &KIND,
+        GODEL_API_VERSION,
+        &group.metadata,
+        i64::from(group.spec.min_member),
+    );
+    gang.topology = group
+        .pod_group_affinity()
+        .map(|a| a.required.clone())
+        .unwrap_or_default();
+    gang.rule = PlacementRule::Godel(Box::new(group.clone()));
+    gang
+}
 
 /// The GPU resource Godel pre-checks and sorts by.
 pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
@@ -493,17 +538,21 @@ pub fn node_groups(input: &GroupingInput) -> Result<Grouping, GroupingError> {
     Ok(grouping)
 }
 
-/// Plan a PodGroup: `pods` are the unit's pending pods in planning order, `running` the
-/// unit's pods already bound. Pods placed earlier count for the affinity, anti-affinity and
-/// spread of later ones (they are assumed into the scheduler).
+/// Plan a Godel PodGroup: the gang's members are the unit's pending pods in planning order,
+/// its running pods the unit's pods already bound. Pods placed earlier (of this gang and of
+/// everything planned before it) count for the resources, affinity, anti-affinity and spread
+/// of later ones: they are assumed into `scheduler`, and stay there when the unit is placed.
 pub fn plan_pod_group(
-    state: &ClusterState,
-    profile: &Profile,
+    scheduler: &mut Scheduler,
+    gang: &Gang,
     group: &GodelPodGroup,
-    pods: &[Pod],
-    running: &[&Pod],
     compare: bool,
 ) -> Result<GroupPlan, GroupingError> {
+    let state = scheduler.state();
+    let before = compare.then(|| scheduler.clone());
+    let pods: Vec<Pod> = gang.members.iter().map(|m| m.pod.clone()).collect();
+    let pods = pods.as_slice();
+    let running: Vec<&Pod> = gang.running.iter().collect();
     let affinity = group.pod_group_affinity().cloned().unwrap_or_default();
     let min_member = usize::try_from(group.spec.min_member).unwrap_or(0);
     let mut warnings = Vec::new();
@@ -532,13 +581,18 @@ pub fn plan_pod_group(
             matched
         }
     };
+    // What is requested on each node includes every pod the plan assumed before this unit.
     let capacity: Vec<NodeCapacity> = (0..state.nodes.len())
-        .map(|i| NodeCapacity {
-            allocatable: Demand::from_resources(&node_allocatable(&state.nodes[i])),
-            requested: state.pods_on(i).fold(Demand::default(), |mut sum, pod| {
-                sum.add(&Demand::from_resources(&pod_requests(&pod.spec, false)));
-                sum
-            }),
+        .map(|i| {
+            let allocatable = node_allocatable(&state.nodes[i]);
+            let mut requested = allocatable.clone();
+            if let Some(free) = scheduler.free(i) {
+                requested.sub(&free);
+            }
+            NodeCapacity {
+                allocatable: Demand::from_resources(&allocatable),
+                requested: Demand::from_resources(&requested),
+            }
         })
         .collect();
     let demands: Vec<Demand> = pods
@@ -572,8 +626,10 @@ pub fn plan_pod_group(
             reason: reason.clone(),
         })
         .collect();
-    let mut scheduler = Scheduler::new(state, profile.clone());
     let mut chosen: Option<(&NodeGroup, Vec<Result<String, String>>)> = None;
+    // The most pods (running ones counted) any node group could take, for the answer "how
+    // many fit" when none takes the unit.
+    let mut best_fit = running.len();
     // Nodes the first pod cannot use now (taints, node affinity, full) stay unusable for its
     // alike siblings, unless the pods need each other (required pod affinity).
     let mut usable = vec![true; state.nodes.len()];
@@ -591,7 +647,7 @@ pub fn plan_pod_group(
         }
     }
     let floor = FreeFloor::new(
-        state,
+        scheduler,
         &capacity,
         &demands,
         &usable,
@@ -605,15 +661,18 @@ pub fn plan_pod_group(
             });
             continue;
         }
-        match fill_group(&mut scheduler, group, pods, running.len(), min_member) {
+        match fill_group(scheduler, group, pods, running.len(), min_member) {
             Ok(outcome) => {
                 chosen = Some((group, outcome));
                 break;
             }
-            Err(reason) => rejections.push(Rejection {
-                group: group.label.clone(),
-                reason,
-            }),
+            Err((fit, reason)) => {
+                best_fit = best_fit.max(fit);
+                rejections.push(Rejection {
+                    group: group.label.clone(),
+                    reason,
+                });
+            }
         }
     }
     if grouping.groups.is_empty() {
@@ -641,27 +700,27 @@ pub fn plan_pod_group(
     };
     let outcomes: Vec<PodOutcome> = running
         .iter()
-        .map(|&pod| PodOutcome {
+        .map(|pod| PodOutcome {
             pod,
             task: None,
             result: Ok(pod.spec.node_name.clone()),
             running: true,
+            source: None,
         })
-        .chain(pods.iter().zip(results).map(|(pod, result)| PodOutcome {
-            pod,
-            task: None,
-            result,
-            running: false,
-        }))
+        .chain(
+            gang.members
+                .iter()
+                .zip(results)
+                .map(|(member, result)| PodOutcome {
+                    pod: &member.pod,
+                    task: None,
+                    result,
+                    running: false,
+                    source: Some(member.source.clone()),
+                }),
+        )
         .collect();
-    let mut plan = GroupPlan::assemble(
-        "PodGroup",
-        &group.metadata,
-        state,
-        levels,
-        &outcomes,
-        min_member,
-    );
+    let mut plan = GroupPlan::assemble(gang, state, levels, &outcomes, min_member);
     plan.node_group = node_group.map(|g| g.label.clone());
     plan.group_nodes = node_group
         .map(|g| {
@@ -671,10 +730,14 @@ pub fn plan_pod_group(
                 .collect()
         })
         .unwrap_or_default();
+    if plan.status == GangStatus::Unschedulable {
+        plan.fit = best_fit;
+        plan.blocked = summarise_blocked(plan.pods.iter().filter_map(|p| p.reason.as_deref()));
+    }
     plan.rejections = rejections;
     plan.warnings = warnings;
-    if compare {
-        plan.comparison = Some(compare_with_default(state, profile, pods, running, &plan));
+    if let Some(before) = before {
+        plan.comparison = Some(compare_with_default(&before, pods, &running, &plan));
     }
     Ok(plan)
 }
@@ -692,7 +755,7 @@ struct FreeFloor {
 
 impl FreeFloor {
     fn new(
-        state: &ClusterState,
+        scheduler: &Scheduler,
         capacity: &[NodeCapacity],
         demands: &[Demand],
         usable: &[bool],
@@ -702,14 +765,13 @@ impl FreeFloor {
         for d in demands {
             smallest.min_with(d);
         }
-        let fits = (0..state.nodes.len())
+        let fits = (0..capacity.len())
             .map(|i| {
                 if !usable[i] {
                     return 0;
                 }
                 let c = &capacity[i];
-                let slots =
-                    node_allocatable(&state.nodes[i]).pods - state.pods_on(i).count() as i64;
+                let slots = scheduler.free(i).map_or(0, |free| free.pods);
                 [
                     (
                         c.allocatable.milli_cpu - c.requested.milli_cpu,
@@ -751,55 +813,68 @@ fn keys(terms: &[TopologyTerm]) -> Vec<String> {
     terms.iter().map(|t| t.topology_key.clone()).collect()
 }
 
-/// Place the unit in one node group, pod by pod: each pod takes the first circle with a
-/// feasible node. Keeps the placements when at least `min_member` pods (running ones counted)
-/// fit; otherwise undoes them and says why.
+/// Godel's node circles: each pod takes the first circle of the group with a feasible node.
+struct Circles<'g>(&'g NodeGroup);
+
+impl Chooser for Circles<'_> {
+    fn choose(&mut self, scheduler: &Scheduler, _: usize, pod: &Pod) -> Result<String, String> {
+        let mut reason = String::new();
+        for circle in &self.0.circles {
+            let decision = scheduler.decide_within(pod, &circle.nodes);
+            match decision.selected {
+                Some(node) => return Ok(node),
+                None => reason = decision.summary.unwrap_or_default(),
+            }
+        }
+        Err(reason)
+    }
+}
+
+/// Place the unit in one node group through the all-or-nothing path. Keeps the placements
+/// when at least `min_member` pods (running ones counted) fit; otherwise they are undone and
+/// the error says why.
 fn fill_group(
     scheduler: &mut Scheduler,
     group: &NodeGroup,
     pods: &[Pod],
     running: usize,
     min_member: usize,
-) -> Result<Vec<Result<String, String>>, String> {
-    let mut outcomes: Vec<Result<String, String>> = Vec::with_capacity(pods.len());
-    let mut placed: Vec<&Pod> = Vec::new();
-    let mut first_failure: Option<String> = None;
-    for (i, pod) in pods.iter().enumerate() {
-        let mut outcome = Err(String::new());
-        for circle in &group.circles {
-            let decision = scheduler.decide_within(pod, &circle.nodes);
-            match decision.selected {
-                Some(node) => {
-                    scheduler.assume(pod.clone(), &node);
-                    placed.push(pod);
-                    outcome = Ok(node);
-                    break;
-                }
-                None => {
-                    outcome = Err(decision.summary.unwrap_or_default());
-                }
-            }
-        }
-        if let Err(reason) = &outcome {
-            first_failure.get_or_insert_with(|| format!("pod {}: {reason}", pod.metadata.name));
-        }
-        outcomes.push(outcome);
-        // Stop early once the remaining pods cannot reach minMember any more.
-        if running + placed.len() + (pods.len() - i - 1) < min_member {
-            break;
-        }
+) -> Result<Vec<Result<String, String>>, (usize, String)> {
+    let refs: Vec<&Pod> = pods.iter().collect();
+    let quorum = Quorum {
+        total: min_member.saturating_sub(running),
+        ..Quorum::default()
+    };
+    let tasks = vec![None; pods.len()];
+    let attempt = all_or_nothing(
+        scheduler,
+        &refs,
+        &tasks,
+        &quorum,
+        false,
+        &mut Circles(group),
+    );
+    if attempt.ready {
+        return Ok(attempt
+            .outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| Err("not tried".into())))
+            .collect());
     }
-    if running + placed.len() >= min_member {
-        outcomes.resize(pods.len(), Err("not tried".into()));
-        return Ok(outcomes);
-    }
-    for pod in &placed {
-        scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
-    }
-    Err(format!(
-        "only {} of minMember {min_member} pods fit ({running} running); {}",
-        running + placed.len(),
-        first_failure.unwrap_or_default()
+    let first_failure = pods
+        .iter()
+        .zip(&attempt.outcomes)
+        .find_map(|(pod, o)| match o {
+            Some(Err(reason)) => Some(format!("pod {}: {reason}", pod.metadata.name)),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let fit = running + attempt.fit;
+    Err((
+        fit,
+        format!(
+            "only {fit} of minMember {min_member} pods fit ({running} running); {first_failure}"
+        ),
     ))
 }
 

@@ -12,15 +12,126 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::gang::{GroupPlan, PodOutcome, Rejection, compare_with_default};
-use crate::cluster::ClusterState;
+use super::model::{
+    Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
+};
+use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked};
+use super::place::{Chooser, Quorum, all_or_nothing};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::gang::{
-    VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
+    GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
+    VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
 use crate::model::{Pod, VolcanoJob};
-use crate::sched::resources::node_allocatable;
-use crate::sched::{Profile, Resources, Scheduler, pod_requests};
+use crate::sched::{Resources, Scheduler, pod_requests};
+
+pub static JOB_KIND: GangKind = GangKind {
+    id: "volcano-job",
+    kind: "Job",
+    api_versions: &[VOLCANO_JOB_API_VERSION],
+    joining: "the Job's own tasks (`spec.tasks[].template`, `replicas` pods each)",
+    join_field: JoinField::Own,
+    honoured_by: System::Volcano,
+};
+
+pub static POD_GROUP_KIND: GangKind = GangKind {
+    id: "volcano",
+    kind: "PodGroup",
+    api_versions: &[VOLCANO_POD_GROUP_API_VERSION],
+    joining: "annotation `scheduling.k8s.io/group-name: <group>`",
+    join_field: JoinField::Annotation(GROUP_NAME_ANNOTATION),
+    honoured_by: System::Volcano,
+};
+
+/// Volcano Jobs: their pods are their tasks' replicas; placed with task-topology buckets.
+pub struct VolcanoJobs;
+
+impl Adapter for VolcanoJobs {
+    fn kind(&self) -> &'static GangKind {
+        &JOB_KIND
+    }
+
+    fn define(&self, objects: &GangObjects) -> Vec<Gang> {
+        objects
+            .volcano_jobs
+            .iter()
+            .map(|job| job_gang(job))
+            .collect()
+    }
+
+    /// A Job's pods are its own tasks: no pod joins it from outside.
+    fn joins(&self, _: &Pod) -> Option<String> {
+        None
+    }
+}
+
+/// A Volcano Job read into the gang model: `minAvailable` (all pods when unset or not
+/// positive, as the job controller defaults it) and each task's `minAvailable`.
+pub fn job_gang(job: &VolcanoJob) -> Gang {
+    let members: Vec<Member> = expand_job(job)
+        .into_iter()
+        .map(|(task, pod)| Member {
+            pod,
+            task: Some(task),
+            source: PodSource::Task,
+        })
+        .collect();
+    let min = if job.spec.min_available > 0 {
+        i64::from(job.spec.min_available)
+    } else {
+        members.len() as i64
+    };
+    let mut gang = Gang::new(&JOB_KIND, VOLCANO_JOB_API_VERSION, &job.metadata, min);
+    gang.min_task_member = job
+        .spec
+        .tasks
+        .iter()
+        .filter_map(|t| Some((t.name.clone(), i64::from(t.min_available?))))
+        .collect();
+    gang.queue = job.spec.queue.clone();
+    gang.members = members;
+    gang.rule = PlacementRule::VolcanoJob(Box::new(job.clone()));
+    gang
+}
+
+/// Volcano PodGroups: pods join by the group-name annotation; placed pod by pod with the
+/// gang plugin's readiness (`minMember`, `minTaskMember`).
+pub struct VolcanoPodGroups;
+
+impl Adapter for VolcanoPodGroups {
+    fn kind(&self) -> &'static GangKind {
+        &POD_GROUP_KIND
+    }
+
+    fn define(&self, objects: &GangObjects) -> Vec<Gang> {
+        objects
+            .volcano_pod_groups
+            .iter()
+            .map(|g| {
+                let mut gang = Gang::new(
+                    &POD_GROUP_KIND,
+                    VOLCANO_POD_GROUP_API_VERSION,
+                    &g.metadata,
+                    i64::from(g.spec.min_member),
+                );
+                gang.min_task_member = g
+                    .spec
+                    .min_task_member
+                    .iter()
+                    .map(|(task, n)| (task.clone(), i64::from(*n)))
+                    .collect();
+                gang.min_resources = g.spec.min_resources.clone();
+                gang.queue = g.spec.queue.clone();
+                gang.priority_class_name = g.spec.priority_class_name.clone();
+                gang
+            })
+            .collect()
+    }
+
+    fn joins(&self, pod: &Pod) -> Option<String> {
+        pod.metadata.annotations.get(GROUP_NAME_ANNOTATION).cloned()
+    }
+}
 
 /// Upstream's `MaxNodeScore`, the top of the task-topology node score.
 const MAX_NODE_SCORE: f64 = 100.0;
@@ -513,19 +624,74 @@ pub fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
 
 /// The job controller's labels: which job and which task a pod belongs to.
 pub const JOB_NAME_LABEL: &str = "volcano.sh/job-name";
-pub const TASK_SPEC_KEY: &str = "volcano.sh/task-spec";
+pub use super::model::TASK_SPEC_KEY;
+
+/// The task-topology node choice: the feasible node with the best sum of the engine's
+/// weighted score and the bucket score, ties to the smallest name.
+struct Buckets<'p> {
+    manager: JobManager,
+    idle: Vec<VResource>,
+    task_pods: &'p [TaskPod],
+    /// Planning position -> index into `task_pods`.
+    order: &'p [usize],
+    node_names: BTreeMap<&'p str, usize>,
+}
+
+impl Chooser for Buckets<'_> {
+    fn choose(&mut self, scheduler: &Scheduler, at: usize, pod: &Pod) -> Result<String, String> {
+        let i = self.order[at];
+        let decision = scheduler.decide(pod);
+        let best = decision
+            .nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let topology =
+                    self.manager
+                        .node_score(i, &v.name, &self.idle[v.index], self.task_pods);
+                (v.score.unwrap_or(0) as f64 + topology, v)
+            })
+            .max_by(|(a, va), (b, vb)| a.total_cmp(b).then_with(|| vb.name.cmp(&va.name)));
+        match best {
+            Some((_, verdict)) => Ok(verdict.name.clone()),
+            None => Err(decision.summary.unwrap_or_default()),
+        }
+    }
+
+    fn placed(&mut self, at: usize, node: &str) {
+        let i = self.order[at];
+        if let Some(index) = self.idle_index(node) {
+            self.idle[index].sub(&self.task_pods[i].request);
+        }
+        self.manager.bound(i, node, self.task_pods);
+    }
+}
+
+impl Buckets<'_> {
+    fn idle_index(&self, node: &str) -> Option<usize> {
+        self.node_names.get(node).copied()
+    }
+}
 
 /// Plan a Volcano job as the `allocate` action does with the task-topology and nodeorder
 /// plugins: pods in task order, each to the feasible node with the best sum of the engine's
 /// weighted score and the task-topology score; stop at the first pod that fits nowhere; keep
-/// the placements only when `minAvailable` pods (running ones counted) fit.
+/// the placements only when `minAvailable` pods (running ones counted), and each task's
+/// `minAvailable`, fit. Task-topology annotations Volcano cannot read are skipped with a
+/// warning, as its plugin logs and skips them.
 pub fn plan_job(
-    state: &ClusterState,
-    profile: &Profile,
+    scheduler: &mut Scheduler,
+    gang: &Gang,
     job: &VolcanoJob,
     compare: bool,
-) -> Result<GroupPlan, TopologyError> {
-    let expanded = expand_job(job);
+) -> GroupPlan {
+    let state = scheduler.state();
+    let before = compare.then(|| scheduler.clone());
+    let expanded: Vec<(String, Pod)> = gang
+        .members
+        .iter()
+        .map(|m| (m.task.clone().unwrap_or_default(), m.pod.clone()))
+        .collect();
     let namespace = &job.metadata.namespace;
     let task_pods: Vec<TaskPod> = expanded
         .iter()
@@ -540,77 +706,117 @@ pub fn plan_job(
         })
         .collect();
     let task_names: BTreeSet<String> = job.spec.tasks.iter().map(|t| t.name.clone()).collect();
-    let topology = read_topology(
+    let mut warnings = Vec::new();
+    let topology = match read_topology(
         &job.metadata.annotations,
         &task_names,
         namespace,
         &job.metadata.name,
-    )?
-    .unwrap_or_default();
-    let mut manager = JobManager::new(&topology, &task_pods);
-    let mut idle: Vec<VResource> = (0..state.nodes.len())
+    ) {
+        Ok(topology) => topology.unwrap_or_default(),
+        Err(e) => {
+            warnings.push(format!(
+                "{e}: like Volcano's task-topology plugin, the job is planned without its \
+                 task-topology annotations"
+            ));
+            TaskTopology::default()
+        }
+    };
+    let manager = JobManager::new(&topology, &task_pods);
+    let idle: Vec<VResource> = (0..state.nodes.len())
         .map(|i| {
-            let mut idle = VResource::from_resources(&node_allocatable(&state.nodes[i]));
-            for pod in state.pods_on(i) {
-                idle.sub(&VResource::from_resources(&pod_requests(&pod.spec, false)));
-            }
-            idle
+            scheduler
+                .free(i)
+                .map(|free| VResource::from_resources(&free))
+                .unwrap_or_default()
         })
         .collect();
     let pending: Vec<usize> = (0..task_pods.len())
         .filter(|&i| task_pods[i].node.is_none())
         .collect();
     let order = manager.task_order(&pending, &task_pods);
-    let mut scheduler = Scheduler::new(state, profile.clone());
-    let mut results: BTreeMap<usize, Result<String, String>> = BTreeMap::new();
-    let mut blocked: Option<String> = None;
-    for &i in &order {
-        if let Some(pod) = &blocked {
-            results.insert(i, Err(format!("not tried: {pod} fits no node")));
-            continue;
-        }
-        let pod = &expanded[i].1;
-        let decision = scheduler.decide(pod);
-        let best = decision
+    let total = task_pods.len();
+    let min_available = gang.minimum();
+    let running = total - pending.len();
+    let running_of = |task: &str| {
+        task_pods
+            .iter()
+            .filter(|p| p.node.is_some() && p.task == task)
+            .count()
+    };
+    let quorum = Quorum {
+        total: min_available.saturating_sub(running),
+        per_task: gang
+            .min_task_member
+            .iter()
+            .map(|(task, n)| {
+                let need = usize::try_from(*n).unwrap_or(0);
+                (task.clone(), need.saturating_sub(running_of(task)))
+            })
+            .collect(),
+    };
+    let pods: Vec<&Pod> = order.iter().map(|&i| &expanded[i].1).collect();
+    let tasks: Vec<Option<&str>> = order
+        .iter()
+        .map(|&i| Some(expanded[i].0.as_str()))
+        .collect();
+    let mut chooser = Buckets {
+        manager,
+        idle,
+        task_pods: &task_pods,
+        order: &order,
+        node_names: state
             .nodes
             .iter()
-            .filter(|v| v.feasible)
-            .map(|v| {
-                let topology = manager.node_score(i, &v.name, &idle[v.index], &task_pods);
-                (v.score.unwrap_or(0) as f64 + topology, v)
-            })
-            .max_by(|(a, va), (b, vb)| a.total_cmp(b).then_with(|| vb.name.cmp(&va.name)));
-        match best {
-            Some((_, verdict)) => {
-                let node = verdict.name.clone();
-                idle[verdict.index].sub(&task_pods[i].request);
-                manager.bound(i, &node, &task_pods);
-                scheduler.assume(pod.clone(), &node);
-                results.insert(i, Ok(node));
-            }
-            None => {
-                results.insert(i, Err(decision.summary.unwrap_or_default()));
-                blocked = Some(pod.metadata.name.clone());
-            }
-        }
-    }
-    let total = task_pods.len();
-    let min_available = match usize::try_from(job.spec.min_available) {
-        Ok(n) if n > 0 => n,
-        _ => total,
+            .enumerate()
+            .map(|(i, n)| (n.metadata.name.as_str(), i))
+            .collect(),
     };
-    let running = total - pending.len();
-    let placed = results.values().filter(|r| r.is_ok()).count();
-    let ready = running + placed >= min_available;
+    let attempt = all_or_nothing(scheduler, &pods, &tasks, &quorum, true, &mut chooser);
+    let blocker = pods
+        .iter()
+        .zip(&attempt.outcomes)
+        .find(|(_, o)| matches!(o, Some(Err(_))))
+        .map(|(pod, _)| pod.metadata.name.clone());
+    let not_tried = blocker
+        .as_ref()
+        .map(|pod| format!("not tried: {pod} fits no node"))
+        .unwrap_or_default();
+    let mut results: BTreeMap<usize, Result<String, String>> = BTreeMap::new();
+    for (at, outcome) in attempt.outcomes.iter().enumerate() {
+        let result = match outcome {
+            Some(Ok(_)) if !attempt.ready => Err("gang not ready (minAvailable)".to_string()),
+            Some(other) => other.clone(),
+            None => Err(not_tried.clone()),
+        };
+        results.insert(order[at], result);
+    }
     let mut rejections = Vec::new();
-    if !ready {
+    if !attempt.ready {
+        let short_tasks: Vec<String> = quorum
+            .per_task
+            .iter()
+            .filter(|(task, need)| {
+                let fit = order
+                    .iter()
+                    .zip(&attempt.outcomes)
+                    .filter(|(i, o)| matches!(o, Some(Ok(_))) && expanded[**i].0 == **task)
+                    .count();
+                fit < **need
+            })
+            .map(|(task, need)| format!("task {task} needs {need} more"))
+            .collect();
+        let mut reason = format!(
+            "only {} of minAvailable {min_available} pods fit ({running} running)",
+            running + attempt.fit
+        );
+        if !short_tasks.is_empty() {
+            reason.push_str(&format!(" and {}", short_tasks.join(", ")));
+        }
+        reason.push_str("; the gang binds none of its pending pods");
         rejections.push(Rejection {
             group: "job".into(),
-            reason: format!(
-                "only {} of minAvailable {min_available} pods fit ({running} running); \
-                 the gang binds none of its pending pods",
-                running + placed
-            ),
+            reason,
         });
     }
     let mut outcomes: Vec<PodOutcome> = (0..total)
@@ -618,15 +824,13 @@ pub fn plan_job(
             let (task, pod) = &expanded[i];
             let result = match &task_pods[i].node {
                 Some(node) => Ok(node.clone()),
-                None => match results.remove(&i)? {
-                    Ok(_) if !ready => Err("gang not ready (minAvailable)".into()),
-                    other => other,
-                },
+                None => results.remove(&i)?,
             };
             Some(PodOutcome {
                 pod,
                 task: Some(task.clone()),
                 running: task_pods[i].node.is_some(),
+                source: task_pods[i].node.is_none().then_some(PodSource::Task),
                 result,
             })
         })
@@ -643,15 +847,20 @@ pub fn plan_job(
         (!o.running, rank.get(&i).copied().unwrap_or(0), i)
     });
     let mut plan = GroupPlan::assemble(
-        "Job",
-        &job.metadata,
+        gang,
         state,
         vec![HOSTNAME_LABEL.to_string()],
         &outcomes,
         min_available,
     );
+    plan.fit = running + attempt.fit;
+    if !attempt.ready {
+        plan.status = super::outcome::GangStatus::Unschedulable;
+        plan.blocked = summarise_blocked(attempt.first_reasons(&not_tried));
+    }
     plan.rejections = rejections;
-    if compare {
+    plan.warnings = warnings;
+    if let Some(before) = before {
         let running_pods: Vec<&Pod> = outcomes
             .iter()
             .filter(|o| o.running)
@@ -659,14 +868,13 @@ pub fn plan_job(
             .collect();
         let pending_pods: Vec<Pod> = order.iter().map(|&i| expanded[i].1.clone()).collect();
         plan.comparison = Some(compare_with_default(
-            state,
-            profile,
+            &before,
             &pending_pods,
             &running_pods,
             &plan,
         ));
     }
-    Ok(plan)
+    plan
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ _kubectl__dataflow() {
 
     case "${cmd}" in
         kubectl__dataflow)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -134,7 +138,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__completion)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -171,6 +175,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -191,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -258,6 +266,10 @@ _kubectl__dataflow() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)
@@ -420,7 +432,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -473,6 +485,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -493,7 +509,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__lint)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -558,6 +574,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -578,7 +598,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__patch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -631,6 +651,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -651,7 +675,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,6 +744,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -740,7 +768,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__snapshot)
-            opts="-o -n -A -v -h -V --output --output-file --redact --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --output-file --redact --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -789,6 +817,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -809,7 +841,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__version)
-            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -852,6 +884,10 @@ _kubectl__dataflow() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)

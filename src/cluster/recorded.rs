@@ -21,9 +21,9 @@ use crate::manifest::tree::position_at;
 use crate::manifest::{self, LoadError, Pos};
 use crate::model::{Object, TypeMeta};
 
-/// The default bound on one state file (`--max-state-size`): four times the 496 MB dump of a
-/// 5,000-node / 150,000-pod cluster.
-pub const DEFAULT_MAX_STATE_BYTES: u64 = 2 << 30;
+/// The default bound on one state file (`--max-state-size`, 4 GiB): eight times the 496 MB dump
+/// of a 5,000-node / 150,000-pod cluster.
+pub const DEFAULT_MAX_STATE_BYTES: u64 = 4 << 30;
 
 /// How state files are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,18 +47,21 @@ pub fn load_files(paths: &[String]) -> Result<ClusterState, LoadError> {
 
 /// [`load_files`] with explicit options.
 pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<ClusterState, LoadError> {
-    let mut objects = Vec::new();
+    let mut batches = Vec::new();
     for path in paths {
         let file = manifest::display_name(path);
         let decoded = if path == "-" {
-            read_state(file, std::io::stdin().lock(), options)
+            read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT)
         } else {
             let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
-            read_state(file, opened, options)
+            read_batches(file, opened, options, Sizes::DEFAULT)
         }?;
-        objects.extend(decoded);
+        batches.extend(decoded);
     }
-    Ok(ClusterState::from_objects(objects))
+    // Each batch is freed as soon as its objects are moved into the state.
+    Ok(ClusterState::from_objects(
+        batches.into_iter().flat_map(|batch| batch.objects),
+    ))
 }
 
 fn io_error(file: &str, e: &std::io::Error) -> LoadError {
@@ -84,7 +87,31 @@ pub fn read_state(
     reader: impl Read,
     options: LoadOptions,
 ) -> Result<Vec<Object>, LoadError> {
-    read_state_in(file, reader, options, Sizes::DEFAULT)
+    let batches = read_batches(file, reader, options, Sizes::DEFAULT)?;
+    Ok(batches
+        .into_iter()
+        .flat_map(|batch| batch.objects)
+        .collect())
+}
+
+/// Objects decoded together, in file order, with the position of each of its nodes (in the
+/// order of the nodes among `objects`). Batches are kept apart up to the state: joining them
+/// into one list would hold every object twice at the peak.
+struct DecodedBatch {
+    objects: Vec<Object>,
+    node_positions: Vec<Pos>,
+}
+
+impl DecodedBatch {
+    fn nodes(&self) -> impl Iterator<Item = (&str, Pos)> {
+        self.objects
+            .iter()
+            .filter_map(|object| match object {
+                Object::Node(node) => Some(node.metadata.name.as_str()),
+                _ => None,
+            })
+            .zip(self.node_positions.iter().copied())
+    }
 }
 
 /// How much is read at once and how much is decoded together; tests make them tiny so that
@@ -104,12 +131,12 @@ impl Sizes {
     };
 }
 
-fn read_state_in(
+fn read_batches(
     file: &str,
     reader: impl Read,
     options: LoadOptions,
     sizes: Sizes,
-) -> Result<Vec<Object>, LoadError> {
+) -> Result<Vec<DecodedBatch>, LoadError> {
     let mut input = Input::new(file, reader, options.max_bytes, sizes);
     let first = loop {
         match input.buf[input.start..]
@@ -121,30 +148,28 @@ fn read_state_in(
             None => input.fill(0)?,
         }
     };
-    let objects = if first == Some(b'{') {
+    let batches = if first == Some(b'{') {
         read_json(&mut input)?
     } else {
         while !input.eof {
             input.fill(input.buf.len())?;
         }
-        parse_yaml(file, input.buf)?
+        vec![parse_yaml(file, input.buf)?]
     };
-    check_unique_nodes(file, &objects)?;
-    Ok(objects.into_iter().map(|(_, object)| object).collect())
+    check_unique_nodes(file, &batches)?;
+    Ok(batches)
 }
 
-fn check_unique_nodes(file: &str, objects: &[(Pos, Object)]) -> Result<(), LoadError> {
+fn check_unique_nodes(file: &str, batches: &[DecodedBatch]) -> Result<(), LoadError> {
     let mut seen: FxHashMap<&str, Pos> = FxHashMap::default();
-    for (pos, object) in objects {
-        let Object::Node(node) = object else { continue };
-        if let Some(first) = seen.insert(&node.metadata.name, *pos) {
+    for (name, pos) in batches.iter().flat_map(DecodedBatch::nodes) {
+        if let Some(first) = seen.insert(name, pos) {
             return Err(LoadError::Decode {
                 file: file.to_string(),
-                pos: *pos,
+                pos,
                 path: "metadata.name".into(),
                 message: format!(
-                    "node {:?} is listed twice in one state, here and at {file}:{first}",
-                    node.metadata.name
+                    "node {name:?} is listed twice in one state, here and at {file}:{first}"
                 ),
             });
         }
@@ -417,10 +442,10 @@ struct Batch {
     items: Vec<(usize, usize)>,
 }
 
-/// What a batch decodes to: objects with their positions relative to the batch start.
-type Decoded = Result<Vec<(Pos, Object)>, LoadError>;
+/// What a batch decodes to, positions relative to the batch start.
+type Decoded = Result<DecodedBatch, LoadError>;
 
-fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<(Pos, Object)>, LoadError> {
+fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<DecodedBatch>, LoadError> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (to_workers, work) = mpsc::sync_channel::<Batch>(threads * 2);
     let work = Mutex::new(work);
@@ -448,22 +473,28 @@ fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<(Pos, Object)>, Lo
     })?;
     let mut batches: Vec<(usize, Pos, Decoded)> = from_workers.into_iter().collect();
     batches.sort_by_key(|(seq, _, _)| *seq);
-    let mut objects = Vec::new();
-    for (_, base, decoded) in batches {
-        objects.extend(
-            decoded
-                .map_err(|e| rebase_error(base, e))?
-                .into_iter()
-                .map(|(pos, object)| (rebase(base, pos), object)),
-        );
+    let mut decoded = Vec::with_capacity(batches.len());
+    for (_, base, batch) in batches {
+        let mut batch = batch.map_err(|e| rebase_error(base, e))?;
+        for pos in &mut batch.node_positions {
+            *pos = rebase(base, *pos);
+        }
+        decoded.push(batch);
     }
     match shape {
-        ListShape::List => Ok(objects),
+        ListShape::List => Ok(decoded),
         ListShape::Single { start, end } => {
             let text = &input.buf[start..end];
             let base = input.pos_at(start);
             let object = decode_item(file, text, None).map_err(|e| rebase_error(base, e))?;
-            Ok(vec![(base, object)])
+            let node_positions = match object {
+                Object::Node(_) => vec![base],
+                _ => Vec::new(),
+            };
+            Ok(vec![DecodedBatch {
+                objects: vec![object],
+                node_positions,
+            }])
         }
     }
 }
@@ -658,6 +689,7 @@ fn decode_batch(file: &str, batch: &Batch) -> Decoded {
         });
     }
     let mut objects = Vec::with_capacity(batch.items.len());
+    let mut node_positions = Vec::new();
     let mut pos = Pos { line: 1, column: 1 };
     let mut last = 0;
     for (i, &(start, end)) in batch.items.iter().enumerate() {
@@ -665,24 +697,33 @@ fn decode_batch(file: &str, batch: &Batch) -> Decoded {
         last = start;
         let object = decode_item(file, &batch.bytes[start..end], Some(batch.first_index + i))
             .map_err(|e| rebase_error(pos, e))?;
-        objects.push((pos, object));
+        if matches!(object, Object::Node(_)) {
+            node_positions.push(pos);
+        }
+        objects.push(object);
     }
-    Ok(objects)
+    Ok(DecodedBatch {
+        objects,
+        node_positions,
+    })
 }
 
 /// Decode one object; `index` is its place in the list, if it is a list item. Errors are
 /// positioned relative to the item's first byte.
 fn decode_item(file: &str, item: &[u8], index: Option<usize>) -> Result<Object, LoadError> {
-    let decoded = serde_json::from_slice::<TypeMeta>(item)
-        .map_err(|e| (String::from("kind"), e.to_string()))
-        .and_then(|type_meta| {
+    let type_meta = match leading_type_meta(item) {
+        Some(type_meta) => Ok(type_meta),
+        None => serde_json::from_slice::<TypeMeta>(item)
+            .map_err(|e| (String::from("kind"), e.to_string())),
+    };
+    let decoded = type_meta.and_then(|type_meta| {
+        let mut de = serde_json::Deserializer::from_slice(item);
+        Object::decode_untracked(type_meta.clone(), &mut de).or_else(|_| {
+            // Decode again, slower, to learn which field is wrong.
             let mut de = serde_json::Deserializer::from_slice(item);
-            Object::decode_untracked(type_meta.clone(), &mut de).or_else(|_| {
-                // Decode again, slower, to learn which field is wrong.
-                let mut de = serde_json::Deserializer::from_slice(item);
-                Object::decode(type_meta, &mut de).map_err(|e| (e.path, e.message))
-            })
-        });
+            Object::decode(type_meta, &mut de).map_err(|e| (e.path, e.message))
+        })
+    });
     match decoded {
         Ok(mut object) => {
             if object.is_namespaced() && object.metadata().namespace.is_empty() {
@@ -703,6 +744,48 @@ fn decode_item(file: &str, item: &[u8], index: Option<usize>) -> Result<Object, 
             })
         }
     }
+}
+
+/// `apiVersion` and `kind` when they are the object's first two fields, as plain strings
+/// (as kubectl writes them): found without reading the rest of the item, which the decoder
+/// then reads once. `None` sends the item to the full [`TypeMeta`] decode.
+fn leading_type_meta(item: &[u8]) -> Option<TypeMeta> {
+    let mut type_meta = TypeMeta::default();
+    let mut at = item.iter().position(|&b| b == b'{')? + 1;
+    for field in 0..2 {
+        let skip = |at: usize| {
+            item[at..]
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map(|i| at + i)
+        };
+        at = skip(at)?;
+        if field == 1 {
+            (item[at] == b',').then_some(())?;
+            at = skip(at + 1)?;
+        }
+        let key = plain_string(item, at)?;
+        at = skip(at + key.len() + 2)?;
+        (item[at] == b':').then_some(())?;
+        at = skip(at + 1)?;
+        let value = plain_string(item, at)?;
+        at += value.len() + 2;
+        let value = std::str::from_utf8(value).ok()?.to_string();
+        match key {
+            b"apiVersion" if type_meta.api_version.is_empty() => type_meta.api_version = value,
+            b"kind" if type_meta.kind.is_empty() => type_meta.kind = value,
+            _ => return None,
+        }
+    }
+    Some(type_meta)
+}
+
+/// The body of the string starting at `bytes[at]`, if it has no escapes.
+fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    (bytes.get(at) == Some(&b'"')).then_some(())?;
+    let end = string_end(bytes, at + 1)?;
+    let body = &bytes[at + 1..end - 1];
+    (!body.contains(&b'\\')).then_some(body)
 }
 
 /// serde_json's message without the " at line L column C" it appends.
@@ -726,7 +809,7 @@ fn split_json_position(message: &str, item_start: Pos) -> (String, Pos) {
     (text.to_string(), rebase(item_start, Pos { line, column }))
 }
 
-fn parse_yaml(file: &str, bytes: Vec<u8>) -> Result<Vec<(Pos, Object)>, LoadError> {
+fn parse_yaml(file: &str, bytes: Vec<u8>) -> Result<DecodedBatch, LoadError> {
     let text = String::from_utf8(bytes).map_err(|e| LoadError::Syntax {
         file: file.to_string(),
         pos: position_at(e.as_bytes(), e.utf8_error().valid_up_to()),
@@ -736,10 +819,15 @@ fn parse_yaml(file: &str, bytes: Vec<u8>) -> Result<Vec<(Pos, Object)>, LoadErro
     if !problems.is_empty() {
         return Err(problems.swap_remove(0));
     }
-    Ok(manifests
-        .into_iter()
-        .map(|m| (m.pos_of("metadata.name"), m.object))
-        .collect())
+    let node_positions = manifests
+        .iter()
+        .filter(|m| matches!(m.object, Object::Node(_)))
+        .map(|m| m.pos_of("metadata.name"))
+        .collect();
+    Ok(DecodedBatch {
+        objects: manifests.into_iter().map(|m| m.object).collect(),
+        node_positions,
+    })
 }
 
 #[cfg(test)]
@@ -814,7 +902,8 @@ mod tests {
     };
 
     fn streamed(file: &str, text: &str, sizes: Sizes) -> Result<Vec<Object>, String> {
-        read_state_in(file, text.as_bytes(), LoadOptions::default(), sizes)
+        read_batches(file, text.as_bytes(), LoadOptions::default(), sizes)
+            .map(|batches| batches.into_iter().flat_map(|b| b.objects).collect())
             .map_err(|e| e.to_string())
     }
 
@@ -879,6 +968,40 @@ mod tests {
             }
         }
         assert_eq!(errors, 5, "each broken copy fails");
+    }
+
+    /// The shortcut reads only plain leading strings; anything else goes to the full decode.
+    #[test]
+    fn leading_type_meta_takes_only_plain_leading_strings() {
+        let type_meta = |api_version: &str, kind: &str| TypeMeta {
+            api_version: api_version.into(),
+            kind: kind.into(),
+        };
+        let cases = [
+            (
+                r#"{"apiVersion": "v1", "kind": "Pod", "spec": {}}"#,
+                Some(type_meta("v1", "Pod")),
+            ),
+            (
+                " {\n \"kind\":\"Node\" ,\n \"apiVersion\" : \"v1\"}",
+                Some(type_meta("v1", "Node")),
+            ),
+            (
+                r#"{"metadata": {}, "apiVersion": "v1", "kind": "Pod"}"#,
+                None,
+            ),
+            (
+                r#"{"apiVersion": "v1", "metadata": {}, "kind": "Pod"}"#,
+                None,
+            ),
+            (r#"{"apiVersion": "v1", "kind": null}"#, None),
+            (r#"{"apiVersion": "v\u0031", "kind": "Pod"}"#, None),
+            (r#"{"kind": "Pod", "kind": "Node"}"#, None),
+            (r#"{"apiVersion": "v1"}"#, None),
+        ];
+        for (item, expected) in cases {
+            assert_eq!(leading_type_meta(item.as_bytes()), expected, "{item}");
+        }
     }
 
     #[test]
@@ -948,7 +1071,7 @@ mod tests {
     fn states_beyond_the_size_limit_are_refused() {
         let options = LoadOptions { max_bytes: 1_000 };
         let endless = std::io::repeat(b' ');
-        let err = read_state_in("zero", endless, options, TINY).unwrap_err();
+        let err = read_batches("zero", endless, options, TINY).err().unwrap();
         assert_eq!(
             err.to_string(),
             "zero: the state is larger than 1000 bytes; raise --max-state-size to read it"

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 pub mod what_if;
+pub mod workload;
 
 use serde::Serialize;
 
@@ -177,7 +178,7 @@ pub fn plan_all(
         compare: opts.compare,
     };
     let groups = gang::plan_gangs(manifests, state, &profile, &gang_opts)?;
-    let members = batch::members(manifests);
+    let members = batch::members(manifests, state);
     let batch = (!members.is_empty())
         .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
     Ok(Plan {

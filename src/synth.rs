@@ -752,8 +752,9 @@ mod tests {
     }
 
     /// The realistic state is valid JSON of real objects' shape and decodes to the same nodes
-    /// and pods as the slim one: its extra fields are ones placement skips, except the two
-    /// tolerations and annotations the API server adds and the node images.
+    /// and pods as the slim one: its extra fields are ones placement skips, except what the
+    /// API server and kubelet add (tolerations, annotations, scheduler name, priority, start
+    /// time) and the node images.
     #[test]
     fn realistic_detail_adds_only_fields_placement_skips() {
         let spec = spec(7, 60, 1_500);
@@ -780,6 +781,9 @@ mod tests {
                 .tolerations
                 .retain(|t| t.toleration_seconds.is_none());
             pod.spec.scheduler_name.clear();
+            pod.spec.priority = None;
+            pod.spec.preemption_policy = None;
+            pod.status.start_time = None;
         }
         assert_eq!(realistic.nodes, slim.nodes);
         assert_eq!(realistic.pods, slim.pods);

@@ -199,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,6 +235,10 @@ _kubectl__dataflow() {
                     ;;
                 --solver)
                     COMPREPLY=($(compgen -W "greedy flow" -- "${cur}"))
+                    return 0
+                    ;;
+                --assume-cached)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -675,7 +679,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -698,6 +702,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --what-if)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-cached)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

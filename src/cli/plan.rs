@@ -3,10 +3,12 @@
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
+use crate::systems::fluid::webhook::{self, AssumeCached};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -43,12 +45,20 @@ pub struct PlanArgs {
     /// its pods) or label=NODE:key=value; repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
     pub what_if: Vec<WhatIf>,
+    /// Plan as if a Fluid dataset were already cached on these nodes (gives them the cache
+    /// label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or
+    /// `default`; repeatable
+    #[arg(
+        long = "assume-cached",
+        value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
+    )]
+    pub assume_cached: Vec<AssumeCached>,
     /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
-    #[arg(long, value_name = "N")]
-    pub replicas: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
+    pub replicas: Option<u32>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
     /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
     #[arg(long)]
@@ -58,6 +68,9 @@ pub struct PlanArgs {
     pub solver: Solver,
 }
 
+/// The most copies `--replicas` plans: each is a pod the engine places against every node.
+const MAX_REPLICAS: i64 = 100_000;
+
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict()?;
     let profile = match &args.scheduler_config {
@@ -66,8 +79,11 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     let mut state = global.cluster_state()?;
     what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+    let namespace = global.namespace.as_deref().unwrap_or("default");
+    webhook::assume_cached(&mut state, &args.assume_cached, namespace)
+        .map_err(plan::PlanError::from)?;
     let opts = PlanOptions {
-        replicas: args.replicas,
+        replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
         solver: args.solver,
     };
@@ -78,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(if plan.has_findings() {
         Outcome::Findings
     } else {

@@ -4,6 +4,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, Outcome};
 use crate::report;
 
@@ -51,6 +52,6 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
             info.version, info.git_commit, info.kubernetes_semantics
         ),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(Outcome::Clean)
 }

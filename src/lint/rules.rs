@@ -87,7 +87,7 @@ pub const RULES: &[Rule] = &[
         "syntax",
         Error,
         "file is not valid YAML or JSON",
-        "The file could not be parsed: a YAML/JSON syntax error, binary content, invalid UTF-8, nesting deeper than 256 levels or an alias expansion large enough to be a YAML bomb. Nothing in the file is checked further, and kubectl would refuse it too.",
+        "The file could not be parsed: a YAML/JSON syntax error, binary content, invalid UTF-8, nesting deeper than 1024 levels (255 for flow collections) or an alias expansion past 100,000 nodes or 16 MiB (a YAML bomb). Nothing in the file is checked further, and kubectl would refuse it too.",
         "Fix the syntax at the reported position; for generated files, check the generator's output encoding.",
     ),
     rule(
@@ -198,8 +198,8 @@ pub const RULES: &[Rule] = &[
         "DF111",
         "fluid-old-annotation",
         Warning,
-        "old annotation name data-operation.fluid.io/affinity.labels",
-        "The design document named the annotation `data-operation.fluid.io/affinity.labels`; Fluid shipped it as `affinity.dataflow.fluid.io/labels` and ignores the old name, so the listed keys are not recorded.",
+        "misspelled annotation affinity.dataflow.fluid.io/labels",
+        "Fluid reads the labels an operation records only from `affinity.dataflow.fluid.io/labels` (on the operation, or in `spec.podMetadata.annotations`). The design document named it `data-operation.fluid.io/affinity.labels`, Fluid's English docs spell it `fluid.io/affinity.labels`, and any near-miss is ignored just the same, so the listed keys are not recorded.",
         "Rename the annotation to affinity.dataflow.fluid.io/labels.",
     ),
     rule(

@@ -26,6 +26,7 @@ fn short_name(plugin: &str) -> &str {
 /// How many node names to list per rejection reason before summarising.
 const NAMES_PER_REASON: usize = 5;
 
+/// The explanation for people, [`super::terminal_safe`]: names come from manifests and the cluster.
 pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
     let mut out = explanation
         .context
@@ -175,7 +176,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
         out.push('\n');
         out.push_str(&render_node(detail, explanation));
     }
-    out
+    super::terminal_safe(&out).into_owned()
 }
 
 /// The candidates preemption weighed: victims, budget violations, and the rule each lost on.

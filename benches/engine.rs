@@ -16,22 +16,10 @@ use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 
 const CHILD_FLAG: &str = "--measure-state";
 
-const POD: &str = r#"{
-  "apiVersion": "v1", "kind": "Pod",
-  "metadata": {"name": "bench", "namespace": "ns-0", "labels": {"app": "bench"}},
-  "spec": {
-    "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
-    "affinity": {
-      "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a", "zone-b"]}]}]}},
-      "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"tier": "backend"}}, "topologyKey": "topology.kubernetes.io/zone"}}]}
-    },
-    "topologySpreadConstraints": [
-      {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
-       "labelSelector": {"matchLabels": {"app": "bench"}}}]
-  }
-}"#;
+#[path = "common/explain_pod.rs"]
+mod explain_pod;
+
+use explain_pod::POD;
 
 fn peak_rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

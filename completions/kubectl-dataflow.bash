@@ -77,7 +77,7 @@ _kubectl__dataflow() {
 
     case "${cmd}" in
         kubectl__dataflow)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -134,7 +138,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__completion)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -171,6 +175,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -191,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -262,6 +270,10 @@ _kubectl__dataflow() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)
@@ -424,7 +436,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -477,6 +489,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -497,7 +513,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__lint)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -562,6 +578,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -582,7 +602,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__patch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,6 +655,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -655,7 +679,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -732,6 +756,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -752,7 +780,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__snapshot)
-            opts="-o -n -A -v -h -V --output --output-file --redact --redact-key --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --output-file --redact --redact-key --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -805,6 +833,10 @@ _kubectl__dataflow() {
                     fi
                     return 0
                     ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -825,7 +857,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__version)
-            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -868,6 +900,10 @@ _kubectl__dataflow() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --max-state-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_dataflow_global_optspecs
-    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= request-timeout= no-color v/v= h/help V/version
+    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= max-state-size= request-timeout= no-color v/v= h/help V/version
 end
 
 function __fish_kubectl_dataflow_needs_command
@@ -28,6 +28,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s n -l 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s A -l all-namespaces -d 'Look across all namespaces'
@@ -55,6 +56,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s R -l recursive -d 'Process the directories given with -f recursively'
@@ -79,6 +81,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s R -l recursive -d 'Process the directories given with -f recursively'
@@ -102,6 +105,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s R -l recursive -d 'Process the directories given with -f recursively'
@@ -117,6 +121,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapsh
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact -d 'Replace names, label values and keys with keyed hashes, for sharing (what is kept: README, "Redaction guarantees")'
@@ -133,6 +138,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s R -l recursive -d 'Process the directories given with -f recursively'
@@ -151,6 +157,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s R -l recursive -d 'Process the directories given with -f recursively'
@@ -164,6 +171,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand comple
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s A -l all-namespaces -d 'Look across all namespaces'
@@ -178,6 +186,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand versio
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s A -l all-namespaces -d 'Look across all namespaces'

@@ -223,25 +223,68 @@ impl App {
     }
 }
 
+/// How much of what `kubectl get -o json` prints goes into each object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Only the fields placement reads: small and fast, for engine benchmarks and tests.
+    Slim,
+    /// Also the fields real objects carry and placement skips (managedFields, conditions,
+    /// container statuses, env, volumes, owner references, node images and info...), about
+    /// 3 KB per pod as in a real dump: what a state loader is measured on.
+    Realistic,
+}
+
 /// Generate the state. Fast enough for 150,000 pods in well under a second (release).
 pub fn cluster_json(spec: &SynthSpec) -> String {
+    let mut out = String::new();
+    generate(spec, Detail::Slim, usize::MAX, &mut |chunk| {
+        out.push_str(chunk);
+        Ok(())
+    })
+    .expect("writing to a String cannot fail");
+    out
+}
+
+/// Generate the state into `sink` a megabyte at a time, so a multi-gigabyte state never has
+/// to be held in memory.
+pub fn write_cluster_json(
+    spec: &SynthSpec,
+    detail: Detail,
+    sink: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    generate(spec, detail, 1 << 20, &mut |chunk| {
+        sink.write_all(chunk.as_bytes())
+    })
+}
+
+fn generate(
+    spec: &SynthSpec,
+    detail: Detail,
+    flush_at: usize,
+    sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut rng = Rng(spec.seed);
     let mut nodes = make_nodes(spec, &mut rng);
-    let mut out = String::with_capacity(spec.nodes * 700 + spec.pods * 450 + 256);
+    let mut out = String::with_capacity((spec.nodes * 700 + spec.pods * 450 + 256).min(flush_at));
     out.push_str(
         "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"},\"items\":[",
     );
     let mut first = true;
-    let mut item = |out: &mut String| {
+    let mut item = |out: &mut String| -> std::io::Result<()> {
+        if out.len() >= flush_at {
+            sink(out)?;
+            out.clear();
+        }
         out.push_str(if first { "\n" } else { ",\n" });
         first = false;
+        Ok(())
     };
     for (i, node) in nodes.iter().enumerate() {
-        item(&mut out);
-        write_node(&mut out, i, node);
+        item(&mut out)?;
+        write_node(&mut out, i, node, detail);
     }
     for ns in 0..spec.namespaces {
-        item(&mut out);
+        item(&mut out)?;
         let env = if ns % 3 == 0 { "dev" } else { "prod" };
         let _ = write!(
             out,
@@ -289,17 +332,17 @@ pub fn cluster_json(spec: &SynthSpec) -> String {
                     exclusive.insert((n, app.id));
                 }
             }
-            item(&mut out);
-            write_pod(&mut out, &app, replica, chosen);
+            item(&mut out)?;
+            write_pod(&mut out, &app, replica, chosen, detail);
         }
         made += replicas;
         app_id += 1;
     }
     out.push_str("\n]}\n");
-    out
+    sink(&out)
 }
 
-fn write_node(out: &mut String, i: usize, node: &SynthNode) {
+fn write_node(out: &mut String, i: usize, node: &SynthNode, detail: Detail) {
     let (instance, _, _, gpus, product, _) = INSTANCE_TYPES[node.instance];
     let bigpod = i / NODES_PER_BIGPOD;
     let minipod = i / NODES_PER_MINIPOD;
@@ -313,9 +356,13 @@ fn write_node(out: &mut String, i: usize, node: &SynthNode) {
     }
     let _ = write!(
         out,
-        "\"topology.example.com/rack\":\"rack-{tor:04}\",\"topology.kubernetes.io/region\":\"region-1\",\"topology.kubernetes.io/zone\":\"{}\",\"tor\":\"tor{tor:04}\"}}}},\"spec\":{{",
+        "\"topology.example.com/rack\":\"rack-{tor:04}\",\"topology.kubernetes.io/region\":\"region-1\",\"topology.kubernetes.io/zone\":\"{}\",\"tor\":\"tor{tor:04}\"}}",
         ZONES[bigpod % ZONES.len()]
     );
+    if detail == Detail::Realistic {
+        write_node_metadata_extras(out, i);
+    }
+    out.push_str("},\"spec\":{");
     let mut taints = Vec::new();
     match node.taint {
         NodeTaint::None => {}
@@ -342,16 +389,25 @@ fn write_node(out: &mut String, i: usize, node: &SynthNode) {
     if gpus > 0 {
         let _ = write!(out, ",\"nvidia.com/gpu\":\"{gpus}\"");
     }
-    out.push_str("}}}");
+    out.push('}');
+    if detail == Detail::Realistic {
+        write_node_status_extras(out, i, node);
+    }
+    out.push_str("}}");
 }
 
-fn write_pod(out: &mut String, app: &App, replica: usize, node: Option<usize>) {
+fn write_pod(out: &mut String, app: &App, replica: usize, node: Option<usize>, detail: Detail) {
     let a = app.id;
     let _ = write!(
         out,
-        "{{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{{\"name\":\"app-{a:05}-{replica}\",\"namespace\":\"ns-{:02}\",\"labels\":{{\"app\":\"app-{a:05}\",\"tier\":\"{}\"}}}},\"spec\":{{",
+        "{{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{{\"name\":\"app-{a:05}-{replica}\",\"namespace\":\"ns-{:02}\",\"labels\":{{\"app\":\"app-{a:05}\",\"tier\":\"{}\"}}",
         app.namespace, app.tier
     );
+    let realistic = detail == Detail::Realistic;
+    if realistic {
+        write_pod_metadata_extras(out, app, replica);
+    }
+    out.push_str("},\"spec\":{");
     if let Some(n) = node {
         let _ = write!(out, "\"nodeName\":\"node-{n:05}\",");
     }
@@ -367,7 +423,11 @@ fn write_pod(out: &mut String, app: &App, replica: usize, node: Option<usize>) {
             app.gpus
         );
     }
-    out.push_str("}}}]");
+    out.push_str("}}");
+    if realistic {
+        write_container_extras(out, app);
+    }
+    out.push_str("}]");
     let selector = format!("{{\"matchLabels\":{{\"app\":\"app-{a:05}\"}}}}");
     let mut affinity = Vec::new();
     if let Some(other) = app.affinity_to {
@@ -405,11 +465,200 @@ fn write_pod(out: &mut String, app: &App, replica: usize, node: Option<usize>) {
                 .to_string(),
         );
     }
+    if realistic {
+        // The API server adds these two to every pod.
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
+            tolerations.push(format!(
+                "{{\"key\":\"{key}\",\"operator\":\"Exists\",\"effect\":\"NoExecute\",\"tolerationSeconds\":300}}"
+            ));
+        }
+    }
     if !tolerations.is_empty() {
         let _ = write!(out, ",\"tolerations\":[{}]", tolerations.join(","));
     }
+    if realistic {
+        write_pod_spec_extras(out, app);
+    }
     let phase = if node.is_some() { "Running" } else { "Pending" };
-    let _ = write!(out, "}},\"status\":{{\"phase\":\"{phase}\"}}}}");
+    let _ = write!(out, "}},\"status\":{{\"phase\":\"{phase}\"");
+    if realistic {
+        write_pod_status_extras(out, app, replica, node);
+    }
+    out.push_str("}}");
+}
+
+/// A timestamp that varies with `n`, in the API server's format.
+fn timestamp(n: usize) -> String {
+    format!(
+        "2026-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        1 + n % 12,
+        1 + n % 28,
+        n % 24,
+        n % 60,
+        (n / 60) % 60
+    )
+}
+
+/// A uid-shaped string that varies with `n`.
+fn uid(kind: u32, n: usize) -> String {
+    let h = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(kind);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
+        h >> 32,
+        (h >> 16) & 0xffff,
+        h & 0xfff,
+        (h >> 20) & 0xfff,
+        h.rotate_left(17) & 0xffff_ffff_ffff
+    )
+}
+
+fn write_node_metadata_extras(out: &mut String, i: usize) {
+    let _ = write!(
+        out,
+        ",\"uid\":\"{}\",\"resourceVersion\":\"{}\",\"creationTimestamp\":\"{}\",\"annotations\":{{\"node.alpha.kubernetes.io/ttl\":\"0\",\"volumes.kubernetes.io/controller-managed-attach-detach\":\"true\",\"csi.volume.kubernetes.io/nodeid\":\"{{\\\"ebs.csi.aws.com\\\":\\\"i-0{i:016x}\\\"}}\"}},\"managedFields\":[{{\"manager\":\"kubelet\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":\"{}\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{{\"f:status\":{{\"f:allocatable\":{{\"f:cpu\":{{}},\"f:memory\":{{}},\"f:pods\":{{}}}},\"f:conditions\":{{\"k:{{\\\"type\\\":\\\"Ready\\\"}}\":{{\"f:lastHeartbeatTime\":{{}},\"f:status\":{{}}}}}},\"f:images\":{{}},\"f:nodeInfo\":{{\"f:bootID\":{{}}}}}}}},\"subresource\":\"status\"}}]",
+        uid(1, i),
+        1_000_000 + i,
+        timestamp(i),
+        timestamp(i + 7)
+    );
+}
+
+fn write_node_status_extras(out: &mut String, i: usize, node: &SynthNode) {
+    let (_, cores, memory_gi, gpus, _, _) = INSTANCE_TYPES[node.instance];
+    let _ = write!(
+        out,
+        ",\"capacity\":{{\"cpu\":\"{cores}\",\"ephemeral-storage\":\"104845292Ki\",\"memory\":\"{}Ki\",\"pods\":\"{MAX_PODS}\"",
+        memory_gi * 1024 * 1024
+    );
+    if gpus > 0 {
+        let _ = write!(out, ",\"nvidia.com/gpu\":\"{gpus}\"");
+    }
+    out.push_str("},\"conditions\":[");
+    for (k, (kind, status, reason)) in [
+        ("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+        ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID"),
+        ("Ready", "True", "KubeletReady"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let _ = write!(
+            out,
+            "{}{{\"type\":\"{kind}\",\"status\":\"{status}\",\"lastHeartbeatTime\":\"{}\",\"lastTransitionTime\":\"{}\",\"reason\":\"{reason}\",\"message\":\"kubelet is posting ready status\"}}",
+            if k == 0 { "" } else { "," },
+            timestamp(i + k),
+            timestamp(i)
+        );
+    }
+    let _ = write!(
+        out,
+        "],\"addresses\":[{{\"type\":\"InternalIP\",\"address\":\"10.{}.{}.{}\"}},{{\"type\":\"Hostname\",\"address\":\"node-{i:05}\"}}],\"daemonEndpoints\":{{\"kubeletEndpoint\":{{\"Port\":10250}}}},\"nodeInfo\":{{\"machineID\":\"{:032x}\",\"systemUUID\":\"{}\",\"bootID\":\"{}\",\"kernelVersion\":\"6.1.109-118.189.amzn2023.x86_64\",\"osImage\":\"Amazon Linux 2023.6.20241010\",\"containerRuntimeVersion\":\"containerd://1.7.22\",\"kubeletVersion\":\"v1.34.1\",\"kubeProxyVersion\":\"v1.34.1\",\"operatingSystem\":\"linux\",\"architecture\":\"amd64\"}},\"images\":[",
+        i / 65536,
+        (i / 256) % 256,
+        i % 256,
+        (i as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835),
+        uid(2, i),
+        uid(3, i)
+    );
+    // Every node holds the system images and a few apps' images.
+    for k in 0..12 {
+        let image = if k < 4 {
+            format!("registry.k8s.io/system-{k}")
+        } else {
+            format!("example.com/app-{:05}", (i * 7 + k * 131) % 4_000)
+        };
+        let _ = write!(
+            out,
+            "{}{{\"names\":[\"{image}@sha256:{:064x}\",\"{image}:1.0\"],\"sizeBytes\":{}}}",
+            if k == 0 { "" } else { "," },
+            (i as u128 * 31 + k as u128).wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15),
+            10_000_000 + k * 7_654_321
+        );
+    }
+    out.push(']');
+}
+
+fn write_pod_metadata_extras(out: &mut String, app: &App, replica: usize) {
+    let a = app.id;
+    let n = a * 64 + replica;
+    let _ = write!(
+        out,
+        ",\"generateName\":\"app-{a:05}-\",\"uid\":\"{}\",\"resourceVersion\":\"{}\",\"creationTimestamp\":\"{}\",\"annotations\":{{\"kubectl.kubernetes.io/restartedAt\":\"{}\",\"prometheus.io/scrape\":\"true\"}},\"ownerReferences\":[{{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"app-{a:05}-7d9f8b6c5\",\"uid\":\"{}\",\"controller\":true,\"blockOwnerDeletion\":true}}],\"managedFields\":[{{\"manager\":\"kube-controller-manager\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":\"{}\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{{\"f:metadata\":{{\"f:generateName\":{{}},\"f:labels\":{{\".\":{{}},\"f:app\":{{}},\"f:tier\":{{}}}},\"f:ownerReferences\":{{\".\":{{}},\"k:{{\\\"uid\\\":\\\"{}\\\"}}\":{{}}}}}},\"f:spec\":{{\"f:containers\":{{\"k:{{\\\"name\\\":\\\"main\\\"}}\":{{\".\":{{}},\"f:env\":{{}},\"f:image\":{{}},\"f:imagePullPolicy\":{{}},\"f:name\":{{}},\"f:resources\":{{\".\":{{}},\"f:requests\":{{}}}},\"f:terminationMessagePath\":{{}},\"f:volumeMounts\":{{}}}}}},\"f:dnsPolicy\":{{}},\"f:enableServiceLinks\":{{}},\"f:restartPolicy\":{{}},\"f:schedulerName\":{{}},\"f:securityContext\":{{}},\"f:terminationGracePeriodSeconds\":{{}}}}}}}},{{\"manager\":\"kubelet\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":\"{}\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{{\"f:status\":{{\"f:conditions\":{{\"k:{{\\\"type\\\":\\\"Ready\\\"}}\":{{\".\":{{}},\"f:lastProbeTime\":{{}},\"f:lastTransitionTime\":{{}},\"f:status\":{{}},\"f:type\":{{}}}}}},\"f:containerStatuses\":{{}},\"f:hostIP\":{{}},\"f:phase\":{{}},\"f:podIP\":{{}},\"f:startTime\":{{}}}}}},\"subresource\":\"status\"}}]",
+        uid(4, n),
+        2_000_000 + n,
+        timestamp(n),
+        timestamp(a),
+        uid(5, a),
+        timestamp(n + 1),
+        uid(5, a),
+        timestamp(n + 2)
+    );
+}
+
+fn write_container_extras(out: &mut String, app: &App) {
+    let a = app.id;
+    let _ = write!(
+        out,
+        ",\"env\":[{{\"name\":\"APP_NAME\",\"value\":\"app-{a:05}\"}},{{\"name\":\"LOG_LEVEL\",\"value\":\"info\"}},{{\"name\":\"POD_NAME\",\"valueFrom\":{{\"fieldRef\":{{\"apiVersion\":\"v1\",\"fieldPath\":\"metadata.name\"}}}}}},{{\"name\":\"POD_IP\",\"valueFrom\":{{\"fieldRef\":{{\"apiVersion\":\"v1\",\"fieldPath\":\"status.podIP\"}}}}}},{{\"name\":\"GOMAXPROCS\",\"valueFrom\":{{\"resourceFieldRef\":{{\"resource\":\"limits.cpu\",\"divisor\":\"1\"}}}}}}],\"imagePullPolicy\":\"IfNotPresent\",\"livenessProbe\":{{\"httpGet\":{{\"path\":\"/healthz\",\"port\":8080,\"scheme\":\"HTTP\"}},\"initialDelaySeconds\":10,\"timeoutSeconds\":1,\"periodSeconds\":10,\"successThreshold\":1,\"failureThreshold\":3}},\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"volumeMounts\":[{{\"name\":\"config\",\"mountPath\":\"/etc/app\",\"readOnly\":true}},{{\"name\":\"kube-api-access-{:05x}\",\"readOnly\":true,\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}}]",
+        a * 31 % 0xfffff
+    );
+}
+
+fn write_pod_spec_extras(out: &mut String, app: &App) {
+    let a = app.id;
+    let _ = write!(
+        out,
+        ",\"volumes\":[{{\"name\":\"config\",\"configMap\":{{\"name\":\"app-{a:05}-config\",\"defaultMode\":420}}}},{{\"name\":\"kube-api-access-{:05x}\",\"projected\":{{\"sources\":[{{\"serviceAccountToken\":{{\"expirationSeconds\":3607,\"path\":\"token\"}}}},{{\"configMap\":{{\"name\":\"kube-root-ca.crt\",\"items\":[{{\"key\":\"ca.crt\",\"path\":\"ca.crt\"}}]}}}},{{\"downwardAPI\":{{\"items\":[{{\"path\":\"namespace\",\"fieldRef\":{{\"apiVersion\":\"v1\",\"fieldPath\":\"metadata.namespace\"}}}}]}}}}],\"defaultMode\":420}}}}],\"restartPolicy\":\"Always\",\"terminationGracePeriodSeconds\":30,\"dnsPolicy\":\"ClusterFirst\",\"serviceAccountName\":\"default\",\"serviceAccount\":\"default\",\"securityContext\":{{}},\"schedulerName\":\"default-scheduler\",\"priority\":0,\"enableServiceLinks\":true,\"preemptionPolicy\":\"PreemptLowerPriority\"",
+        a * 31 % 0xfffff
+    );
+}
+
+fn write_pod_status_extras(out: &mut String, app: &App, replica: usize, node: Option<usize>) {
+    let a = app.id;
+    let n = a * 64 + replica;
+    let Some(node) = node else {
+        let _ = write!(
+            out,
+            ",\"conditions\":[{{\"type\":\"PodScheduled\",\"status\":\"False\",\"lastProbeTime\":null,\"lastTransitionTime\":\"{}\",\"reason\":\"Unschedulable\",\"message\":\"0/5000 nodes are available: insufficient cpu.\"}}],\"qosClass\":\"Burstable\"",
+            timestamp(n)
+        );
+        return;
+    };
+    out.push_str(",\"conditions\":[");
+    for (k, kind) in [
+        "PodReadyToStartContainers",
+        "Initialized",
+        "Ready",
+        "ContainersReady",
+        "PodScheduled",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let _ = write!(
+            out,
+            "{}{{\"type\":\"{kind}\",\"status\":\"True\",\"lastProbeTime\":null,\"lastTransitionTime\":\"{}\"}}",
+            if k == 0 { "" } else { "," },
+            timestamp(n + k)
+        );
+    }
+    let ip = format!("10.{}.{}.{}", 100 + n / 65536 % 100, n / 256 % 256, n % 256);
+    let _ = write!(
+        out,
+        "],\"hostIP\":\"10.{}.{}.{}\",\"hostIPs\":[{{\"ip\":\"10.{0}.{1}.{2}\"}}],\"podIP\":\"{ip}\",\"podIPs\":[{{\"ip\":\"{ip}\"}}],\"startTime\":\"{}\",\"containerStatuses\":[{{\"name\":\"main\",\"state\":{{\"running\":{{\"startedAt\":\"{}\"}}}},\"lastState\":{{}},\"ready\":true,\"restartCount\":{},\"image\":\"example.com/app-{a:05}:1.0\",\"imageID\":\"example.com/app-{a:05}@sha256:{:064x}\",\"containerID\":\"containerd://{:064x}\",\"started\":true}}],\"qosClass\":\"Burstable\"",
+        node / 65536,
+        (node / 256) % 256,
+        node % 256,
+        timestamp(n),
+        timestamp(n + 3),
+        n % 3,
+        (a as u128).wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15),
+        (n as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d)
+    );
 }
 
 #[cfg(test)]
@@ -500,6 +749,44 @@ mod tests {
             }),
         ];
         assert_eq!(variety, [86, 131, 86, 150, 85, 6, 1, 4]);
+    }
+
+    /// The realistic state is valid JSON of real objects' shape and decodes to the same nodes
+    /// and pods as the slim one: its extra fields are ones placement skips, except what the
+    /// API server and kubelet add (tolerations, annotations, scheduler name, priority, start
+    /// time) and the node images.
+    #[test]
+    fn realistic_detail_adds_only_fields_placement_skips() {
+        let spec = spec(7, 60, 1_500);
+        let mut bytes = Vec::new();
+        write_cluster_json(&spec, Detail::Realistic, &mut bytes).unwrap();
+        let slim = cluster_json(&spec);
+        assert!(
+            bytes.len() > slim.len() * 5,
+            "{} vs {}",
+            bytes.len(),
+            slim.len()
+        );
+        let mut realistic = ClusterState::from_objects(parse_state("synth.json", &bytes).unwrap());
+        let slim = state(&spec);
+        assert!(realistic.nodes.iter().all(|n| n.status.images.len() == 12));
+        for node in &mut realistic.nodes {
+            node.metadata.annotations.clear();
+            node.status.images.clear();
+            node.status.capacity.clear();
+        }
+        for pod in &mut realistic.pods {
+            pod.metadata.annotations.clear();
+            pod.spec
+                .tolerations
+                .retain(|t| t.toleration_seconds.is_none());
+            pod.spec.scheduler_name.clear();
+            pod.spec.priority = None;
+            pod.spec.preemption_policy = None;
+            pod.status.start_time = None;
+        }
+        assert_eq!(realistic.nodes, slim.nodes);
+        assert_eq!(realistic.pods, slim.pods);
     }
 
     /// The bound pods are a state a scheduler could have produced.

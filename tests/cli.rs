@@ -150,6 +150,20 @@ fn failures_are_one_line_and_exit_2() {
             "error: testdata/bad/malformed.yaml:6:5: while parsing a flow mapping, did not find expected ',' or '}'",
         ),
         (
+            // An endless state is refused at the limit instead of exhausting memory.
+            &[
+                "plan",
+                "-f",
+                "testdata/flows/three-step.yaml",
+                "--state",
+                "/dev/zero",
+                "--max-state-size",
+                "1000000",
+            ],
+            "plan",
+            "error: /dev/zero: the state is larger than 1000000 bytes; raise --max-state-size to read it",
+        ),
+        (
             &["plan", "-f", "testdata/no-such-file.yaml", "--state", state],
             "plan",
             "error: testdata/no-such-file.yaml: no such file or directory",

@@ -28,6 +28,9 @@ pub struct GlobalArgs {
     /// without it the live cluster of the kubeconfig is read
     #[arg(long = "state", global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Vec<String>,
+    /// Refuse a --state file larger than this many bytes (bounds memory on hostile input)
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = recorded::DEFAULT_MAX_STATE_BYTES)]
+    pub max_state_size: u64,
     /// How long to wait for a single request to the API server (e.g. 30s, 1m)
     #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
     pub request_timeout: String,
@@ -164,7 +167,10 @@ impl GlobalArgs {
             return Ok(None);
         }
         let start = std::time::Instant::now();
-        let state = recorded::load_files(&self.state)?;
+        let options = recorded::LoadOptions {
+            max_bytes: self.max_state_size,
+        };
+        let state = recorded::load_files_with(&self.state, options)?;
         self.report_state(&state, &self.state.join(", "), start.elapsed());
         Ok(Some(state))
     }

@@ -1,0 +1,350 @@
+//! State loading benchmark (issue 20): the cost of every command on a realistic recorded state
+//! of 5,000 nodes and 150,000 pods (`kubectl get -o json` as a real cluster prints it, about
+//! 500 MB), next to the floor: reading the same file and skipping every value.
+//!
+//! Every figure is its own process (the release binary, or this bench re-running itself for
+//! the floor and the bare load), timed from spawn to exit, with its peak RSS from `wait4`.
+//! The states are generated into a temporary directory and removed afterwards.
+//!
+//! Run: `cargo bench --bench load` (`--profile profiling` to iterate). `LOAD_BENCH_SCALES`
+//! (default `1,2,4`) picks the state sizes, in multiples of 5,000 nodes / 150,000 pods.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::synth::{Detail, SynthSpec, write_cluster_json};
+use serde_json::Value;
+
+#[path = "common/explain_pod.rs"]
+mod explain_pod;
+#[path = "common/flow.rs"]
+mod flow;
+#[path = "common/lint_files.rs"]
+mod lint_files;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+const FLOOR_FLAG: &str = "--floor";
+const LOAD_FLAG: &str = "--load";
+const GANG_PODS: usize = 1_000;
+
+/// Child mode: read the file into one buffer and skip every value, as cheaply as serde can.
+fn floor(path: &str) {
+    let bytes = std::fs::read(path).expect("read the state");
+    serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).expect("the state is JSON");
+}
+
+/// Child mode: the loader alone, as every command runs it.
+fn load(path: &str) {
+    let state = recorded::load_files(&[path.to_string()]).expect("the state loads");
+    assert!(!state.nodes.is_empty());
+}
+
+/// One measured process: wall time and peak RSS.
+struct Run {
+    seconds: f64,
+    rss_mib: f64,
+}
+
+/// Run `program args` to its end, `runs` times; the fastest run, with the largest peak RSS.
+fn measure(program: &str, args: &[&str], runs: usize) -> Run {
+    let mut best = Run {
+        seconds: f64::MAX,
+        rss_mib: 0.0,
+    };
+    for _ in 0..runs {
+        let log = tempfile::tempfile().expect("temp file");
+        let started = Instant::now();
+        // Reaped by the wait4 below, which also reports the child's own peak RSS.
+        let pid = Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(log.try_clone().expect("dup"))
+            .spawn()
+            .expect("spawn")
+            .id() as i32;
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: waits for the child just spawned; `status` and `usage` outlive the call.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let seconds = started.elapsed().as_secs_f64();
+        assert_eq!(waited, pid, "wait4");
+        let code = libc::WEXITSTATUS(status);
+        if !libc::WIFEXITED(status) || code > 1 {
+            let mut log = log;
+            let mut text = String::new();
+            std::io::Seek::rewind(&mut log).expect("rewind");
+            std::io::Read::read_to_string(&mut log, &mut text).expect("read log");
+            panic!("{program} {args:?} failed ({status}): {text}");
+        }
+        best.seconds = best.seconds.min(seconds);
+        best.rss_mib = best.rss_mib.max(usage.ru_maxrss as f64 / 1024.0);
+    }
+    best
+}
+
+fn spec(scale: usize) -> SynthSpec {
+    let base = SynthSpec::default();
+    SynthSpec {
+        nodes: base.nodes * scale,
+        pods: base.pods * scale,
+        ..base
+    }
+}
+
+fn generate(spec: &SynthSpec, path: &Path) -> u64 {
+    let mut out = BufWriter::new(File::create(path).expect("create state"));
+    write_cluster_json(spec, Detail::Realistic, &mut out).expect("write state");
+    out.flush().expect("flush state");
+    std::fs::metadata(path).expect("state written").len()
+}
+
+/// The same state as `kubectl get -o yaml` prints it. The generator writes one item per line,
+/// so the items are converted one at a time.
+fn json_to_yaml(json: &Path, yaml: &Path) -> u64 {
+    let mut out = BufWriter::new(File::create(yaml).expect("create yaml"));
+    out.write_all(b"apiVersion: v1\nitems:\n").expect("write");
+    let mut text = String::new();
+    for line in BufReader::new(File::open(json).expect("open json")).lines() {
+        let line = line.expect("read json");
+        let item = line.trim_end_matches(',');
+        if !item.starts_with('{') || item.starts_with("{\"apiVersion\":\"v1\",\"kind\":\"List\"") {
+            continue;
+        }
+        let value: Value = serde_json::from_str(item).expect("an item per line");
+        text.clear();
+        text.push('-');
+        block(&value, 2, true, &mut text);
+        out.write_all(text.as_bytes()).expect("write");
+    }
+    out.write_all(b"kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+        .expect("write");
+    out.flush().expect("flush");
+    std::fs::metadata(yaml).expect("yaml written").len()
+}
+
+/// A non-empty map or list in block style at `indent`; `inline` when the first entry goes on
+/// the current line (after a `-`).
+fn block(value: &Value, indent: usize, inline: bool, out: &mut String) {
+    let pad = |out: &mut String, first: bool| {
+        if first && inline {
+            out.push(' ');
+        } else {
+            out.extend(std::iter::repeat_n(' ', indent));
+        }
+    };
+    match value {
+        Value::Object(map) => {
+            for (i, (key, value)) in map.iter().enumerate() {
+                pad(out, i == 0);
+                let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "./_-".contains(c));
+                if plain {
+                    out.push_str(key);
+                } else {
+                    out.push_str(&Value::String(key.clone()).to_string());
+                }
+                out.push(':');
+                nested(value, indent + 2, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, value) in items.iter().enumerate() {
+                pad(out, i == 0);
+                out.push('-');
+                match value {
+                    Value::Object(m) if !m.is_empty() => block(value, indent + 2, true, out),
+                    _ => nested(value, indent + 2, out),
+                }
+            }
+        }
+        scalar => {
+            out.push(' ');
+            out.push_str(&scalar.to_string());
+            out.push('\n');
+        }
+    }
+}
+
+/// A value after `key:` or `-`: scalars and empty collections on the line, others below.
+fn nested(value: &Value, indent: usize, out: &mut String) {
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            block(value, indent, false, out);
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            block(value, indent, false, out);
+        }
+        scalar => {
+            out.push(' ');
+            out.push_str(&scalar.to_string());
+            out.push('\n');
+        }
+    }
+}
+
+/// A Godel PodGroup of 1,000 pods (required bigPod, preferred miniPod then tor), as manifests.
+fn gang_yaml() -> String {
+    let mut text = format!(
+        "apiVersion: scheduling.godel.kubewharf.io/v1alpha1\nkind: PodGroup\nmetadata: {{name: bench, namespace: ns-00}}\nspec:\n  minMember: {GANG_PODS}\n  affinity:\n    podGroupAffinity:\n      required: [{{topologyKey: bigPod}}]\n      preferred: [{{topologyKey: miniPod}}, {{topologyKey: tor}}]\n"
+    );
+    for i in 0..GANG_PODS {
+        text.push_str(&format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: bench-{i}\n  namespace: ns-00\n  labels: {{godel.bytedance.com/pod-group-name: bench}}\nspec:\n  schedulerName: godel-scheduler\n  containers:\n  - name: main\n    image: trainer\n    resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}\n"
+        ));
+    }
+    text
+}
+
+/// One line of the Markdown table: the time, its ratio to `floor` when given, the peak RSS.
+fn row(what: &str, run: &Run, floor: Option<&Run>) {
+    let ratio = floor.map_or(String::from("-"), |f| {
+        format!("{:.2}x", run.seconds / f.seconds)
+    });
+    println!(
+        "| {what} | {:.2} s | {ratio} | {:.0} MiB |",
+        run.seconds, run.rss_mib
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    for (flag, child) in [(FLOOR_FLAG, floor as fn(&str)), (LOAD_FLAG, load)] {
+        if let Some(i) = args.iter().position(|a| a == flag) {
+            child(&args[i + 1]);
+            return;
+        }
+    }
+    let scales: Vec<usize> = std::env::var("LOAD_BENCH_SCALES")
+        .unwrap_or_else(|_| "1,2,4".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("scales are integers"))
+        .collect();
+    let me = std::env::current_exe().expect("bench binary");
+    let me = me.to_str().expect("utf-8 path");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("pod.json"), explain_pod::POD).expect("write pod");
+    std::fs::write(path("gang.yaml"), gang_yaml()).expect("write gang");
+    std::fs::write(path("flow.yaml"), flow::flow()).expect("write flow");
+    std::fs::create_dir(path("lint")).expect("lint dir");
+    for f in 0..lint_files::FILES {
+        std::fs::write(
+            path(&format!("lint/m{f:04}.yaml")),
+            lint_files::file_text(f),
+        )
+        .expect("write manifest");
+    }
+    println!(
+        "machine: {} cores; profile: {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "optimised"
+        }
+    );
+    println!("| what | time | vs floor | peak RSS |\n|---|---|---|---|");
+    // Seconds of the 1x floor, load and explain, to show how cost grows.
+    let mut one_x = None;
+    for &scale in &scales {
+        let spec = spec(scale);
+        let state = path(&format!("state-{scale}x.json"));
+        let started = Instant::now();
+        let bytes = generate(&spec, Path::new(&state));
+        eprintln!(
+            "generated {} nodes / {} pods, {:.0} MB, in {:.1} s",
+            spec.nodes,
+            spec.pods,
+            bytes as f64 / 1e6,
+            started.elapsed().as_secs_f64()
+        );
+        let runs = if scale == 1 { 2 } else { 1 };
+        let size = format!("{scale}x ({:.0} MB)", bytes as f64 / 1e6);
+        let floor = measure(me, &[FLOOR_FLAG, &state], runs);
+        row(
+            &format!("{size} floor: read + skip every value"),
+            &floor,
+            None,
+        );
+        let loaded = measure(me, &[LOAD_FLAG, &state], runs);
+        row(&format!("{size} load"), &loaded, Some(&floor));
+        let pod = path("pod.json");
+        let explain = measure(
+            BIN,
+            &["explain-placement", "-f", &pod, "--state", &state],
+            runs,
+        );
+        row(
+            &format!("{size} explain-placement end to end"),
+            &explain,
+            Some(&floor),
+        );
+        if scale == 1 {
+            let gang = path("gang.yaml");
+            let run = measure(BIN, &["plan", "-f", &gang, "--state", &state], runs);
+            row(
+                &format!("{size} plan a {GANG_PODS}-pod gang"),
+                &run,
+                Some(&floor),
+            );
+            let flow = path("flow.yaml");
+            let run = measure(BIN, &["plan", "-f", &flow, "--state", &state], runs);
+            row(
+                &format!("{size} plan a {}-operation DataFlow", flow::OPERATIONS),
+                &run,
+                Some(&floor),
+            );
+            one_x = Some([floor.seconds, loaded.seconds, explain.seconds]);
+        } else if let Some([floor_1x, load_1x, explain_1x]) = one_x {
+            let growth = format!(
+                "{scale}x growth over 1x: floor {:.2}x, load {:.2}x, explain {:.2}x",
+                floor.seconds / floor_1x,
+                loaded.seconds / load_1x,
+                explain.seconds / explain_1x,
+            );
+            println!("| {growth} | | | |");
+        }
+        std::fs::remove_file(&state).expect("remove state");
+    }
+    let lint = measure(BIN, &["lint", "-f", &path("lint")], 2);
+    row(
+        &format!("lint {} objects", lint_files::FILES * lint_files::PER_FILE),
+        &lint,
+        None,
+    );
+
+    // YAML: a 200 MB state (2,000 nodes / 60,000 pods) against the same state as JSON.
+    let yaml_spec = SynthSpec {
+        nodes: 2_000,
+        pods: 60_000,
+        ..SynthSpec::default()
+    };
+    let json = path("state-yaml-source.json");
+    generate(&yaml_spec, Path::new(&json));
+    let yaml = path("state.yaml");
+    let yaml_bytes = json_to_yaml(Path::new(&json), Path::new(&yaml));
+    let json_load = measure(me, &[LOAD_FLAG, &json], 1);
+    row("same state as JSON: load", &json_load, None);
+    let yaml_load = measure(me, &[LOAD_FLAG, &yaml], 1);
+    row(
+        &format!(
+            "YAML state ({:.0} MB) load, vs the JSON load",
+            yaml_bytes as f64 / 1e6
+        ),
+        &yaml_load,
+        Some(&json_load),
+    );
+    println!(
+        "YAML peak RSS / file size: {:.1}x",
+        yaml_load.rss_mib * 1024.0 * 1024.0 / yaml_bytes as f64
+    );
+}

@@ -531,7 +531,7 @@ metadata: {name: worker-1}
             // Given flags are not offered again, repeatable ones are.
             (
                 &["patch", "--yes", "-R", "-f", "a.yaml", "--"],
-                "--filename\n--write\n--dry-run\n--ungate\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--request-timeout\n--no-color\n--v\n--help\n--version\n:4\n",
+                "--filename\n--lenient\n--write\n--dry-run\n--ungate\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--request-timeout\n--no-color\n--v\n--help\n--version\n:4\n",
             ),
             (&["plan", "--", "-"], ":4\n"),
             (&["--no-such-flag", "sn"], "snapshot\n:4\n"),

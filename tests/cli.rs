@@ -335,3 +335,31 @@ proptest! {
         load_everything(text.as_bytes());
     }
 }
+
+/// A misspelled field would drop the constraint the user meant: plan and explain refuse it
+/// (exit 2, the field, its position and the likely spelling), `--lenient` plans with a warning.
+#[test]
+fn misspelled_fields_are_refused_unless_lenient() {
+    let file = "testdata/bad/misspelled-node-selector.yaml";
+    let state = "testdata/clusters/three-zone.yaml";
+    let problem = "testdata/bad/misspelled-node-selector.yaml:8:3: spec.nodeSelecter: unknown field \"nodeSelecter\"; did you mean \"nodeSelector\"?";
+    for command in ["plan", "explain-placement"] {
+        let out = run(&[command, "-f", file, "--state", state]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(out.stdout.is_empty(), "{command}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "error: {problem}\nerror: 1 problem in the input schema; fix them, or plan anyway with --lenient (the fields are then ignored)\n"
+            ),
+            "{command}"
+        );
+        let out = run(&[command, "-f", file, "--state", state, "--lenient"]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("warning: {problem}\n"),
+            "{command}"
+        );
+    }
+}

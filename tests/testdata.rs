@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::lint;
 use kubectl_dataflow::manifest;
 use kubectl_dataflow::model::OpKind;
 
@@ -66,7 +67,7 @@ const BAD: &[(&str, &[&str], usize)] = &[
     (
         "bad/wrong-type-second-doc.yaml",
         &[
-            "bad/wrong-type-second-doc.yaml:21:19: spec.runAfter.affinityStrategy.prefers[0].weight: invalid type: string \"high\", expected i32",
+            "bad/wrong-type-second-doc.yaml:21:19: spec.runAfter.affinityStrategy.prefers[0].weight: expected an integer, got the string \"high\"",
         ],
         1,
     ),
@@ -84,6 +85,12 @@ fn manifests_load_without_problems() {
     for (file, expected) in MANIFESTS {
         let set = manifest::load(&[path(file)], false).unwrap();
         assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
+        let strict = lint::strict::check_set(&set);
+        assert_eq!(
+            strict,
+            Default::default(),
+            "{file}: schema problems or unchecked kinds"
+        );
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         for m in &set.manifests {
             *kinds.entry(m.object.kind()).or_default() += 1;

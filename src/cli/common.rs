@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum, ValueHint};
 
 use crate::cluster::{ClusterState, live, recorded};
+use crate::lint::strict;
 use crate::manifest::{self, LoadError, ManifestSet};
 
 /// kubectl's global flags, accepted by every command.
@@ -54,6 +55,15 @@ pub struct InputArgs {
     pub recursive: bool,
 }
 
+/// `--lenient`, for the commands that plan from manifests.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Plan input with unknown fields or values of the wrong shape anyway (as warnings); by
+    /// default it is refused, since the misspelled constraint would be silently dropped
+    #[arg(long)]
+    pub lenient: bool,
+}
+
 /// `-o` for commands that print a plan or an explanation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -97,6 +107,8 @@ pub enum CommandError {
     #[error(transparent)]
     Plan(#[from] crate::plan::PlanError),
     #[error(transparent)]
+    Schema(#[from] crate::lint::strict::SchemaErrors),
+    #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
 
@@ -118,10 +130,15 @@ pub fn print_error(error: &CommandError) {
 }
 
 impl InputArgs {
-    /// Load every `-f` input; any problem fails the command (lint loads on its own terms).
-    pub fn load_strict(&self) -> Result<ManifestSet, CommandError> {
+    /// Load every `-f` input; any problem fails the command (lint loads on its own terms),
+    /// and so does a schema problem unless `--lenient` (then it is a warning).
+    pub fn load_strict(&self, schema: &SchemaArgs) -> Result<ManifestSet, CommandError> {
         let set = manifest::load(&self.filenames, self.recursive)?;
-        set.into_result().map_err(CommandError::Load)
+        let set = set.into_result().map_err(CommandError::Load)?;
+        for warning in strict::check_set(&set).enforce(schema.lenient)? {
+            eprintln!("warning: {warning}");
+        }
+        Ok(set)
     }
 }
 

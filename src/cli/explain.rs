@@ -4,6 +4,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::SchemaArgs;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -46,6 +47,8 @@ pub struct ExplainArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
@@ -65,7 +68,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
-    let manifests = args.input.load_strict()?;
+    let manifests = args.input.load_strict(&args.schema)?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),

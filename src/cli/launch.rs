@@ -8,6 +8,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::common::DryRun;
+use super::common::SchemaArgs;
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::desired;
@@ -44,6 +45,8 @@ pub struct LaunchArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Create without asking for confirmation (required without a terminal)
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -61,7 +64,7 @@ pub struct LaunchArgs {
 pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandError> {
     let timeout = parse_timeout(&args.timeout)
         .map_err(|e| anyhow!(e.replace("--request-timeout", "--timeout")))?;
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema)?;
     let ops: Vec<(&Manifest, &FluidOp)> = set
         .manifests
         .iter()

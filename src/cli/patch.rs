@@ -4,6 +4,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::DryRun;
+use super::common::SchemaArgs;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::change::{self, LiveChange};
 use crate::apply::desired::{self, DesiredError};
@@ -39,6 +40,8 @@ pub struct PatchArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Rewrite the -f files in place (without it, -f only shows the diff)
     #[arg(long)]
     pub write: bool,
@@ -86,7 +89,7 @@ fn same_kind(kind: &str, wanted: &str) -> bool {
 /// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
 /// pinned to the node the engine selects.
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema)?;
     let state = global.cluster_state()?;
     let plan = plan::plan(&set.manifests, &state, Profile::default())?;
     let wanted = args.target.as_deref().map(split_target);

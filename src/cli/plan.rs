@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::common::ReportFormat;
+use super::common::SchemaArgs;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -36,6 +37,8 @@ Examples:
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
@@ -59,7 +62,7 @@ pub struct PlanArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema)?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),

@@ -9,6 +9,7 @@ mod godel;
 mod podspec;
 pub mod rules;
 mod schema;
+pub mod strict;
 mod volcano;
 
 use std::collections::{BTreeSet, HashMap};
@@ -211,6 +212,7 @@ pub fn lint(
         out: Vec::new(),
     };
     load_diagnostics(set, &mut ctx);
+    strict::lint(&mut ctx, &set.manifests);
     let fluid_index = fluid::Index::new(&set.manifests, state);
     let godel_index = godel::Index::new(&set.manifests, state);
     for m in &set.manifests {

@@ -311,8 +311,53 @@ fn decode_problem(file: &str, root: &Node, prefix: &str, e: DecodeError) -> Load
         file: file.to_string(),
         pos,
         path,
-        message: e.message,
+        message: in_kubernetes_terms(&e.message),
     }
+}
+
+/// serde's wording (`invalid type: string "3", expected i32`, `expected struct OpSpec`)
+/// said as the Kubernetes API reference says it: `expected an integer, got the string "3"`.
+fn in_kubernetes_terms(message: &str) -> String {
+    let shape = |rust: &str| -> String {
+        let rust = rust.trim();
+        match rust {
+            "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+                "an integer".into()
+            }
+            "f32" | "f64" => "a number".into(),
+            "a string" | "a borrowed string" | "string" => "a string".into(),
+            "a boolean" | "bool" => "true or false".into(),
+            "a sequence" | "sequence" => "a list".into(),
+            "a map" => "an object (field: value)".into(),
+            "map" => "an object".into(),
+            "unit value" | "null" => "null".into(),
+            _ if rust.starts_with("struct ") || rust.starts_with("enum ") => {
+                "an object (field: value)".into()
+            }
+            _ => {
+                let value = rust
+                    .replace("integer `", "the number `")
+                    .replace("floating point `", "the number `")
+                    .replace("boolean `", "the boolean `")
+                    .replace("string ", "the string ");
+                value.replace('`', "")
+            }
+        }
+    };
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((got, expected)) = rest.rsplit_once(", expected ")
+        {
+            return format!("expected {}, got {}", shape(expected), shape(got));
+        }
+    }
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        return format!("missing required field {field:?}");
+    }
+    message.replace('`', "\"")
 }
 
 /// Decode one document tree into a typed object.
@@ -393,7 +438,11 @@ mod tests {
             ),
             (
                 "apiVersion: v1\nkind: Pod\nspec:\n  nodeSelector: [a]\n",
-                "m.yaml:4:17: spec.nodeSelector: invalid type: sequence, expected a map",
+                "m.yaml:4:17: spec.nodeSelector: expected an object (field: value), got a list",
+            ),
+            (
+                "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: \"3\"\n",
+                "m.yaml:4:13: spec.replicas: expected an integer, got the string \"3\"",
             ),
         ];
         for (text, expected) in cases {

@@ -76,6 +76,8 @@ const BAD: &[(&str, &[&str], usize)] = &[
         &["bad/binary.yaml:3:1: binary content (NUL byte); expected YAML or JSON text"],
         0,
     ),
+    // Loads: the misspelled field is the strict check's (tests/cli.rs), not the decoder's.
+    ("bad/misspelled-node-selector.yaml", &[], 1),
     // An empty file is not a load error; commands say "no objects" themselves.
     ("bad/empty.yaml", &[], 0),
 ];

@@ -363,3 +363,115 @@ fn misspelled_fields_are_refused_unless_lenient() {
         );
     }
 }
+
+/// The batch pods of `plan -o json`: `namespace/name -> node`, with `KUBECONFIG` set to
+/// `kubeconfig` when given.
+fn planned_pods_with(args: &[&str], kubeconfig: Option<&std::ffi::OsStr>) -> Vec<(String, String)> {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(list) = kubeconfig {
+        command.env("KUBECONFIG", list);
+    }
+    let out = command.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        text(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    plan["batch"]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pod| {
+            (
+                format!(
+                    "{}/{}",
+                    pod["namespace"].as_str().unwrap(),
+                    pod["name"].as_str().unwrap()
+                ),
+                pod["node"].as_str().unwrap_or("<pending>").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn planned_pods(args: &[&str]) -> Vec<(String, String)> {
+    planned_pods_with(args, None)
+}
+
+/// `-n` chooses what is planned, never what the scheduler sees: the pods of each namespace
+/// land where `-A` puts them, though each depends on pods of other namespaces.
+#[test]
+fn a_namespace_plans_its_part_of_the_whole_cluster() {
+    let base = [
+        "plan",
+        "-f",
+        "testdata/pods/namespaces.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ];
+    let all = planned_pods(&[&base[..], &["-A"]].concat());
+    assert_eq!(
+        all,
+        [
+            ("ml/cache-reader", "node-b1"),
+            ("ml/dns-shy", "node-c3"),
+            ("web/frontend-probe", "node-b3"),
+        ]
+        .map(|(pod, node)| (pod.to_string(), node.to_string()))
+    );
+    for namespace in ["ml", "web"] {
+        let part: Vec<_> = all
+            .iter()
+            .filter(|(pod, _)| pod.starts_with(&format!("{namespace}/")))
+            .cloned()
+            .collect();
+        assert_eq!(
+            planned_pods(&[&base[..], &["-n", namespace]].concat()),
+            part,
+            "{namespace}"
+        );
+    }
+}
+
+/// A manifest without a namespace goes to `-n`'s namespace, else to the kubeconfig context's
+/// (`KUBECONFIG` is a path list; missing files are skipped, as kubectl does), else `default`.
+#[test]
+fn manifests_without_a_namespace_take_the_flag_or_context_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: dev, context: {cluster: c, user: u, namespace: web}}]\n",
+    )
+    .unwrap();
+    let with_context = std::env::join_paths([dir.path().join("missing"), config]).unwrap();
+    let without = std::env::join_paths([dir.path().join("missing")]).unwrap();
+    let file = dir.path().join("pod.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: loose}\nspec:\n  containers: [{name: c, image: i}]\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let state = "testdata/clusters/three-zone.yaml";
+    let cases = [
+        (&["-n", "ml"][..], &with_context, "ml/loose"),
+        (&[][..], &with_context, "web/loose"),
+        (&[][..], &without, "default/loose"),
+    ];
+    for (flags, kubeconfig, expected) in cases {
+        let args = [
+            &["plan", "-f", &file, "--state", state, "-o", "json"][..],
+            flags,
+        ]
+        .concat();
+        let pods = planned_pods_with(&args, Some(kubeconfig));
+        assert_eq!(pods.len(), 1, "{flags:?}");
+        assert_eq!(pods[0].0, expected, "{flags:?} {kubeconfig:?}");
+    }
+}

@@ -38,6 +38,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/self-affinity.yaml", &[("Pod", 1)]),
     ("pods/topology-spread.yaml", &[("Pod", 1)]),
     ("pods/tolerations.yaml", &[("Pod", 3)]),
+    ("pods/namespaces.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     (

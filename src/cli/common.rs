@@ -132,9 +132,15 @@ pub fn print_error(error: &CommandError) {
 impl InputArgs {
     /// Load every `-f` input; any problem fails the command (lint loads on its own terms),
     /// and so does a schema problem unless `--lenient` (then it is a warning).
-    pub fn load_strict(&self, schema: &SchemaArgs) -> Result<ManifestSet, CommandError> {
+    /// Objects that name no namespace go to `namespace` (see [`GlobalArgs::namespace`]).
+    pub fn load_strict(
+        &self,
+        schema: &SchemaArgs,
+        namespace: &str,
+    ) -> Result<ManifestSet, CommandError> {
         let set = manifest::load(&self.filenames, self.recursive)?;
-        let set = set.into_result().map_err(CommandError::Load)?;
+        let mut set = set.into_result().map_err(CommandError::Load)?;
+        set.default_namespace(namespace);
         for warning in strict::check_set(&set).enforce(schema.lenient)? {
             eprintln!("warning: {warning}");
         }
@@ -143,15 +149,50 @@ impl InputArgs {
 }
 
 impl GlobalArgs {
-    /// The cluster state: recorded files when given, else the live cluster. What the input
-    /// held that placement ignores is said on stderr; `-v 1` also says what was read and how
-    /// long it took.
+    /// The namespace of objects that name none: `-n`, else the kubeconfig context's, else
+    /// `default` (kubectl's order).
+    pub fn namespace(&self) -> String {
+        self.namespace
+            .clone()
+            .or_else(|| {
+                let options = self.connect_options().ok()?;
+                live::context_namespace(&options)
+            })
+            .unwrap_or_else(|| "default".to_string())
+    }
+
+    /// The namespace whose objects are planned, explained or patched: `-n` unless `-A`;
+    /// `None` is every namespace.
+    pub fn planned_namespace(&self) -> Option<String> {
+        self.namespace.clone().filter(|_| !self.all_namespaces)
+    }
+
+    /// The cluster state placement sees: recorded files when given, else the whole live
+    /// cluster (`-n` only names the namespace to fall back to where RBAC forbids listing
+    /// cluster-wide). What the input held that placement ignores is said on stderr; `-v 1`
+    /// also says what was read and how long it took.
     pub fn cluster_state(&self) -> Result<ClusterState, CommandError> {
+        self.state_in(live::Scope::Placement(self.planned_namespace()))
+    }
+
+    /// The state `snapshot` records: as `kubectl get`, `-n` narrows the namespaced lists.
+    pub fn snapshot_state(&self) -> Result<ClusterState, CommandError> {
+        let scope = match &self.namespace {
+            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
+            _ => live::Scope::All,
+        };
+        self.state_in(scope)
+    }
+
+    fn state_in(&self, scope: live::Scope) -> Result<ClusterState, CommandError> {
         match self.recorded_state()? {
             Some(state) => Ok(state),
             None => {
                 let start = std::time::Instant::now();
-                let state = self.live_state()?;
+                let options = self.connect_options()?;
+                let mut progress = live::StderrProgress::default();
+                let state = live::load(&options, &scope, &mut progress)
+                    .map_err(|e| CommandError::Other(anyhow::Error::from(e)))?;
                 self.report_state(&state, "the live cluster", start.elapsed());
                 Ok(state)
             }
@@ -194,18 +235,6 @@ impl GlobalArgs {
             context: self.context.clone(),
             request_timeout,
         })
-    }
-
-    /// Pods of every namespace count on their nodes, so only an explicit `-n` narrows the read.
-    fn live_state(&self) -> Result<ClusterState, CommandError> {
-        let options = self.connect_options()?;
-        let scope = match &self.namespace {
-            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
-            _ => live::Scope::All,
-        };
-        let mut progress = live::StderrProgress::default();
-        live::load(&options, &scope, &mut progress)
-            .map_err(|e| CommandError::Other(anyhow::Error::from(e)))
     }
 
     pub fn color(&self) -> bool {

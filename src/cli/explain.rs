@@ -68,7 +68,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
-    let manifests = args.input.load_strict(&args.schema)?;
+    let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),
@@ -85,12 +85,12 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let explanation = match in_plan {
         Some(explanation) => explanation,
         None => {
-            let namespace = global.namespace.as_deref().unwrap_or("default");
+            let namespace = global.namespace();
             let target = explain::resolve_target(
                 explain::candidates(&manifests),
                 &state,
                 args.target.as_deref(),
-                namespace,
+                &namespace,
             )
             .map_err(|e| anyhow!(e))?;
             explain::explain(&state, profile, &target, args.node.as_deref())

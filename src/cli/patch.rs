@@ -89,7 +89,7 @@ fn same_kind(kind: &str, wanted: &str) -> bool {
 /// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
 /// pinned to the node the engine selects.
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict(&args.schema)?;
+    let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
     let plan = plan::plan(&set.manifests, &state, Profile::default())?;
     let wanted = args.target.as_deref().map(split_target);

@@ -62,7 +62,7 @@ pub struct PlanArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict(&args.schema)?;
+    let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),
@@ -73,6 +73,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         replicas: args.replicas,
         compare: args.compare,
         solver: args.solver,
+        namespace: global.planned_namespace(),
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let text = match args.output {

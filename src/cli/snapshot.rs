@@ -44,7 +44,7 @@ pub enum SnapshotFormat {
 }
 
 pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandError> {
-    let state = global.cluster_state()?;
+    let state = global.snapshot_state()?;
     let format = match args.output {
         SnapshotFormat::Yaml => Format::Yaml,
         SnapshotFormat::Json => Format::Json,

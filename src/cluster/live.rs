@@ -37,6 +37,11 @@ pub struct ConnectOptions {
 pub enum Scope {
     All,
     Namespace(String),
+    /// What placement needs: every namespace, since pods of all namespaces take node resources
+    /// and count for affinity and spread. Kinds that RBAC does not let the user list
+    /// cluster-wide are read from this namespace instead (the context's when `None`), and one
+    /// note says what the answer may be missing.
+    Placement(Option<String>),
 }
 
 /// One kind the tool reads, and where the API serves it.
@@ -175,11 +180,7 @@ pub struct Session {
 
 impl Session {
     pub async fn connect(options: &ConnectOptions) -> Result<Session, LiveError> {
-        let kubeconfig = match &options.kubeconfig {
-            Some(path) => Kubeconfig::read_from(path),
-            None => Kubeconfig::read(),
-        }
-        .map_err(|e| LiveError::Kubeconfig(error_chain(&e)))?;
+        let kubeconfig = read_kubeconfig(options)?;
         let kube_options = KubeConfigOptions {
             context: options.context.clone(),
             ..Default::default()
@@ -408,6 +409,15 @@ pub async fn read_objects(
 ) -> Result<Vec<Object>, LiveError> {
     let mut objects = Vec::new();
     let mut installed: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    let mut narrowed: Vec<String> = Vec::new();
+    let fallback = match scope {
+        Scope::Placement(namespace) => Some(
+            namespace
+                .clone()
+                .unwrap_or_else(|| session.default_namespace.clone()),
+        ),
+        Scope::All | Scope::Namespace(_) => None,
+    };
     for resource in RESOURCES {
         if !resource.group.is_empty() {
             let group_path = resource.group_path();
@@ -429,7 +439,16 @@ pub async fn read_objects(
                 continue;
             }
         }
-        match list(session, resource, scope, &mut objects, progress).await {
+        let mut result = list(session, resource, scope, &mut objects, progress).await;
+        if let (Err(RequestError::Failed(LiveError::Forbidden { .. })), Some(namespace)) =
+            (&result, &fallback)
+            && resource.namespaced
+        {
+            narrowed.push(resource.display());
+            let narrow = Scope::Namespace(namespace.clone());
+            result = list(session, resource, &narrow, &mut objects, progress).await;
+        }
+        match result {
             Ok(()) => {}
             Err(RequestError::NotFound) if !resource.group.is_empty() => progress.note(&format!(
                 "{} ({}) is not served by the cluster; skipping {} objects",
@@ -444,6 +463,14 @@ pub async fn read_objects(
         }
     }
     progress.done();
+    if let (false, Some(namespace)) = (narrowed.is_empty(), &fallback) {
+        progress.note(&format!(
+            "not allowed to list {} in all namespaces; read namespace {namespace:?} only: \
+             pods of other namespaces (their resource use, affinity and spread) and their \
+             objects are missing from this answer",
+            narrowed.join(", ")
+        ));
+    }
     Ok(objects)
 }
 
@@ -541,6 +568,57 @@ fn percent_encode(text: &str) -> String {
         }
     }
     out
+}
+
+/// The kubeconfig as kubectl reads it: `--kubeconfig`; else every file of the `KUBECONFIG`
+/// path list that exists, merged (the first file to set a value wins; missing files are
+/// skipped, as kubectl does); else `~/.kube/config`.
+fn read_kubeconfig(options: &ConnectOptions) -> Result<Kubeconfig, LiveError> {
+    let error = |e: kube::config::KubeconfigError| LiveError::Kubeconfig(error_chain(&e));
+    if let Some(path) = &options.kubeconfig {
+        return Kubeconfig::read_from(path).map_err(error);
+    }
+    let listed: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+        .map(|value| {
+            std::env::split_paths(&value)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if listed.is_empty() {
+        return Kubeconfig::read().map_err(error);
+    }
+    let existing: Vec<&PathBuf> = listed.iter().filter(|p| p.exists()).collect();
+    if existing.is_empty() {
+        let names: Vec<String> = listed.iter().map(|p| p.display().to_string()).collect();
+        return Err(LiveError::Kubeconfig(format!(
+            "none of the KUBECONFIG files exist: {}",
+            names.join(", ")
+        )));
+    }
+    existing
+        .into_iter()
+        .try_fold(Kubeconfig::default(), |merged, path| {
+            Kubeconfig::read_from(path).and_then(|next| merged.merge(next))
+        })
+        .map_err(error)
+}
+
+/// The namespace of the kubeconfig context (`--context` or the current one), read without
+/// contacting the cluster; `None` when the context sets none or there is no kubeconfig.
+pub fn context_namespace(options: &ConnectOptions) -> Option<String> {
+    let kubeconfig = read_kubeconfig(options).ok()?;
+    let name = options
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())?;
+    kubeconfig
+        .contexts
+        .into_iter()
+        .find(|c| c.name == name)?
+        .context?
+        .namespace
+        .filter(|ns| !ns.is_empty())
 }
 
 /// Read the live cluster into a `ClusterState`, blocking: the CLI is synchronous and this is

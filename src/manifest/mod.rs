@@ -103,6 +103,22 @@ impl ManifestSet {
         self.sources.iter().find(|s| &*s.name == name)
     }
 
+    /// Put the objects whose manifest names no namespace into `namespace` (kubectl's `-n`, or
+    /// the kubeconfig context's namespace), as `kubectl apply -f` does.
+    pub fn default_namespace(&mut self, namespace: &str) {
+        for m in &mut self.manifests {
+            let written = m
+                .root
+                .get("metadata")
+                .and_then(|meta| meta.get("namespace"))
+                .and_then(Node::as_str)
+                .is_some_and(|ns| !ns.is_empty());
+            if m.object.is_namespaced() && !written {
+                m.object.metadata_mut().namespace = namespace.to_string();
+            }
+        }
+    }
+
     /// Fail on the first problem: commands other than lint cannot plan around a broken input.
     pub fn into_result(self) -> Result<ManifestSet, Vec<LoadError>> {
         if self.problems.is_empty() {

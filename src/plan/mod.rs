@@ -6,6 +6,7 @@ pub mod batch;
 pub mod explain;
 pub mod flow;
 pub mod graph;
+mod namespace;
 pub mod what_if;
 
 use serde::Serialize;
@@ -63,6 +64,8 @@ pub struct PlanOptions {
     /// `--compare`: gangs against the default scheduler, the batch greedy against flow.
     pub compare: bool,
     pub solver: Solver,
+    /// `-n`: plan only the objects of this namespace (the state stays the whole cluster).
+    pub namespace: Option<String>,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -177,12 +180,15 @@ pub fn plan_all(
         compare: opts.compare,
     };
     let groups = gang::plan_gangs(manifests, state, &profile, &gang_opts)?;
-    let members = batch::members(manifests);
+    let namespace = opts.namespace.as_deref();
+    let members = namespace::batch_members(batch::members(manifests), namespace);
     let batch = (!members.is_empty())
         .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
-    Ok(Plan {
+    let mut plan = Plan {
         groups,
         batch,
         ..plan(&manifests.manifests, state, profile)?
-    })
+    };
+    plan.retain_namespace(namespace);
+    Ok(plan)
 }

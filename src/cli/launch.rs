@@ -16,7 +16,7 @@ use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, affinity_path, set_path, unified_diff};
 use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::{FluidOp, NodeAffinity, Object};
 use crate::plan::{self, OpStatus};
@@ -88,13 +88,9 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
             .into());
         }
         (Some(target), _) => {
-            let (kind, name) = target.split_once('/').ok_or_else(|| {
-                anyhow!("name the operation as KIND/NAME, e.g. DataLoad/{target}")
-            })?;
+            let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
             ops.iter()
-                .find(|(_, op)| {
-                    op.kind.as_str().eq_ignore_ascii_case(kind) && op.metadata.name == name
-                })
+                .find(|(_, op)| wanted.is_kind(op.kind.as_str()) && op.metadata.name == wanted.name)
                 .copied()
                 .ok_or_else(|| anyhow!("{target} is not an operation of the -f inputs"))?
         }

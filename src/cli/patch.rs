@@ -11,7 +11,7 @@ use crate::apply::desired::{self, DesiredError};
 use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::model::{Affinity, Object};
 use crate::plan::{self, OperationPlan};
 use crate::sched::Profile;
@@ -75,31 +75,25 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
     files_mode(global, args)
 }
 
-/// `KIND/NAME` split; a bare name is a pod, as kubectl reads it.
-fn split_target(target: &str) -> (&str, &str) {
-    target.split_once('/').unwrap_or(("pod", target))
-}
-
-fn same_kind(kind: &str, wanted: &str) -> bool {
-    let wanted = wanted.to_ascii_lowercase();
-    let kind = kind.to_ascii_lowercase();
-    wanted == kind || wanted == format!("{kind}s") || (kind == "pod" && wanted == "po")
-}
-
 /// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
 /// pinned to the node the engine selects.
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
     let plan = plan::plan(&set.manifests, &state, Profile::default())?;
-    let wanted = args.target.as_deref().map(split_target);
+    let wanted = args
+        .target
+        .as_deref()
+        .map(manifest::ObjectRef::parse)
+        .transpose()
+        .map_err(anyhow::Error::new)?;
     let mut targets: Vec<(&Manifest, Affinity)> = Vec::new();
     let mut found = false;
     for manifest in &set.manifests {
         let meta = manifest.object.metadata();
-        let named = wanted.is_some_and(|(kind, name)| {
-            same_kind(manifest.object.kind(), kind) && meta.name == name
-        });
+        let named = wanted
+            .as_ref()
+            .is_some_and(|w| w.is_kind(manifest.object.kind()) && meta.name == w.name);
         if wanted.is_some() && !named {
             continue;
         }
@@ -199,7 +193,8 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
         )
         .into());
     };
-    let (kind, name) = split_target(target);
+    let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
+    let (kind, name) = (wanted.kind, wanted.name.as_str());
     let options = global.connect_options()?;
     let api = Api::connect(&options).map_err(anyhow::Error::from)?;
     let namespace = global

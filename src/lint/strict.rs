@@ -319,6 +319,11 @@ fn unchecked_message(api_version: &str, kind: &str, count: usize) -> String {
     message
 }
 
+/// The kind a mistyped `KIND` in `KIND/NAME` probably meant.
+pub(crate) fn closest_kind(word: &str) -> Option<&'static str> {
+    schema::closest(word, crate::manifest::kind_words())
+}
+
 /// The strict check of the Kubernetes type `T` on the subtree `node` at `path`.
 pub(crate) fn kube<'n, T: DeserializeOwned>(node: &'n Node, path: &str, out: &mut Vec<Issue<'n>>) {
     let found = RefCell::new(Vec::new());

@@ -43,7 +43,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "l
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "version" -d 'Print the version, the git commit and the Kubernetes semantics simulated'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "text\t'file:line:col with the source line and a caret'
 json\t'The JSON contract (diagnostics and summary)'
 sarif\t'SARIF 2.1.0 for code scanning'
@@ -63,11 +63,12 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup' -r
@@ -86,14 +87,15 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s n -l namespace -d 'The namespace scope for this request' -r
@@ -122,7 +124,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapsh
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l dry-run -d 'Only show the change (client) or have the API server validate it (server)' -r -f -a "none\t'Change the objects'
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
@@ -141,7 +143,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l dry-run -d 'Only show the object (client) or have the API server validate it (server)' -r -f -a "none\t'Change the objects'
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
@@ -173,7 +175,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand comple
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s o -l output -d 'Output format (table prints plain text)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

@@ -475,3 +475,70 @@ fn manifests_without_a_namespace_take_the_flag_or_context_namespace() {
         assert_eq!(pods[0].0, expected, "{flags:?} {kubeconfig:?}");
     }
 }
+
+/// kubectl's output habits and the one-line notes: `-o name`, comma-separated `-f`, an empty
+/// plan exits 1 with its reason, a state without nodes and `lint` without `--state` warn,
+/// flags that do nothing in a mode say so, counts are in the singular when there is one.
+#[test]
+fn kubectl_output_habits_and_notes() {
+    let state = "testdata/clusters/three-zone.yaml";
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "apiVersion: v1\nkind: List\nitems: []\n").unwrap();
+    let empty = empty.display().to_string();
+    let no_nodes =
+        format!("warning: {empty} has no nodes: every pod is unschedulable against it\n");
+    // (arguments, exit code, stdout, stderr)
+    let cases: Vec<(Vec<&str>, i32, String, String)> = vec![
+        (
+            vec!["plan", "-f", "testdata/flows/three-step.yaml,testdata/pods/namespaces.yaml", "--state", state, "-o", "name"],
+            0,
+            "dataload/load-imagenet\ndataprocess/preprocess-imagenet\ndatamigrate/export-imagenet\npod/cache-reader\npod/dns-shy\npod/frontend-probe\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["explain-placement", "-f", "testdata/pods/affinity.yaml", "--state", state, "-o", "name", "--top", "3"],
+            0,
+            "node/node-b3\n".into(),
+            "warning: --top only shortens the table; -o json, yaml and name list every node\n".into(),
+        ),
+        (
+            vec!["plan", "--state", state, "-n", "nothing"],
+            1,
+            String::new(),
+            "nothing to plan in namespace \"nothing\": no DataFlow operations, gangs or pods (-A plans every namespace)\n".into(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", &empty, "-o", "name"],
+            1,
+            "pod/frontend-probe\n".into(),
+            no_nodes.clone(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state],
+            0,
+            "Batch (1 pod, solver greedy): 1/1 pods placed\n POD                 FROM                NODE     METHOD  NOTE\n web/frontend-probe  Pod/frontend-probe  node-b3  greedy  -\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["lint", "-f", "testdata/lint/df005-pass.yaml,testdata/lint/df006-pass.yaml"],
+            0,
+            "no problems found in 2 files\n".into(),
+            "warning: no --state given: skipped the checks against a cluster (DF204, DF205, DF206, DF207, DF409); pass --state FILE to run them\n".into(),
+        ),
+        (
+            vec!["lint", "-f", "testdata/lint/df005-pass.yaml", "--state", state, "--disable", "DF4"],
+            0,
+            "no problems found in 1 file\n".into(),
+            String::new(),
+        ),
+    ];
+    for (args, code, stdout, stderr) in cases {
+        let out = run(&args);
+        assert_eq!(
+            (out.status.code(), text(&out.stdout), text(&out.stderr)),
+            (Some(code), stdout, stderr),
+            "{args:?}"
+        );
+    }
+}

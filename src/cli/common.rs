@@ -47,8 +47,15 @@ pub struct GlobalArgs {
 /// Inputs given with `-f`.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable
-    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath)]
+    /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma
+    /// separated (a.yaml,b.yaml)
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
+        value_delimiter = ','
+    )]
     pub filenames: Vec<String>,
     /// Process the directories given with -f recursively
     #[arg(short = 'R', long)]
@@ -75,6 +82,8 @@ pub enum ReportFormat {
     Json,
     /// The same contract as YAML
     Yaml,
+    /// KIND/NAME of each planned object (plan) or the selected node (explain-placement)
+    Name,
 }
 
 /// `--dry-run` of the commands that change objects, as kubectl's.
@@ -213,6 +222,9 @@ impl GlobalArgs {
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {
         for warning in &state.warnings {
             eprintln!("warning: {warning}");
+        }
+        if state.nodes.is_empty() {
+            eprintln!("warning: {source} has no nodes: every pod is unschedulable against it");
         }
         if self.verbosity >= 1 {
             eprintln!(

@@ -52,9 +52,9 @@ pub struct ExplainArgs {
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
-    /// How many feasible nodes the table shows
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub top: usize,
+    /// How many feasible nodes the table shows [default: 10]
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
     /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<String>,
@@ -68,6 +68,10 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
+    let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
+    if args.top.is_some() && !tables {
+        eprintln!("warning: --top only shortens the table; -o json, yaml and name list every node");
+    }
     let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
@@ -97,11 +101,13 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
                 .map_err(|e| anyhow!(e))?
         }
     };
+    let top = args.top.unwrap_or(10);
     let text = match args.output {
         ReportFormat::Json => report::to_json(&explanation),
         ReportFormat::Yaml => report::to_yaml(&explanation),
-        ReportFormat::Table => report::explain::render(&explanation, args.top, false),
-        ReportFormat::Wide => report::explain::render(&explanation, args.top, true),
+        ReportFormat::Table => report::explain::render(&explanation, top, false),
+        ReportFormat::Wide => report::explain::render(&explanation, top, true),
+        ReportFormat::Name => report::explain::selected_name(&explanation),
     };
     print!("{text}");
     Ok(if explanation.placed() {

@@ -79,9 +79,21 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         disable: args.disable.clone(),
         enable: args.enable.clone(),
     };
-    options.enabled_codes().map_err(anyhow::Error::new)?;
+    let enabled = options.enabled_codes().map_err(anyhow::Error::new)?;
     let set = manifest::load(&args.input.filenames, args.input.recursive)?;
     let state = global.recorded_state()?;
+    if state.is_none() {
+        let skipped: Vec<&str> = rules::needing_state()
+            .filter(|rule| enabled.contains(rule.code))
+            .map(|rule| rule.code)
+            .collect();
+        if !skipped.is_empty() {
+            eprintln!(
+                "warning: no --state given: skipped the checks against a cluster ({}); pass --state FILE to run them",
+                skipped.join(", ")
+            );
+        }
+    }
     let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {

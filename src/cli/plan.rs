@@ -81,8 +81,13 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Wide => report::plan::table(&plan, true),
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
+        ReportFormat::Name => report::plan::names(&plan),
     };
     print!("{text}");
+    if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {
+        eprintln!("{reason}");
+        return Ok(Outcome::Findings);
+    }
     Ok(if plan.has_findings() {
         Outcome::Findings
     } else {

@@ -417,6 +417,11 @@ pub fn find(code: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code))
 }
 
+/// The rules that need a cluster state (`--state`) to run.
+pub fn needing_state() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().filter(|rule| rule.needs_state)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,20 @@ pub(crate) fn batch_members(members: Vec<Member>, namespace: Option<&str>) -> Ve
 }
 
 impl Plan {
+    /// Why there is nothing to plan, when there is nothing (exit 1, as kubectl's "No resources
+    /// found" is a finding for scripts that expected some).
+    pub fn empty_reason(&self, namespace: Option<&str>) -> Option<String> {
+        let empty = self.operations.is_empty()
+            && self.groups.is_empty()
+            && self.batch.as_ref().is_none_or(|b| b.pods.is_empty());
+        empty.then(|| match namespace {
+            Some(ns) => format!(
+                "nothing to plan in namespace {ns:?}: no DataFlow operations, gangs or pods (-A plans every namespace)"
+            ),
+            None => "nothing to plan: no DataFlow operations, gangs or pods in the inputs or pending in the cluster state".to_string(),
+        })
+    }
+
     /// Keep the operations and gangs of `namespace`. Flows are planned whole (an operation
     /// may run after one of another namespace) and gangs each against the state alone, so
     /// keeping part of the result is the same as planning only that part.

@@ -25,6 +25,16 @@ fn short_name(plugin: &str) -> &str {
 /// How many node names to list per rejection reason before summarising.
 const NAMES_PER_REASON: usize = 5;
 
+/// `-o name`: `node/NAME` of the selected node; nothing when the pod stays pending.
+pub fn selected_name(explanation: &Explanation) -> String {
+    explanation
+        .decision
+        .selected
+        .as_ref()
+        .map(|node| format!("node/{node}\n"))
+        .unwrap_or_default()
+}
+
 pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
     let mut out = explanation
         .context

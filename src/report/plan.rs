@@ -20,14 +20,28 @@ pub fn table(plan: &Plan, wide: bool) -> String {
     }
     sections.extend(plan.groups.iter().map(group_section));
     sections.extend(plan.batch.iter().map(batch_section));
-    if sections.is_empty() {
-        return "Nothing to plan: no DataFlow operations, gangs or pods found.\n".to_string();
-    }
     sections.join("\n")
 }
 
+/// `-o name`: one `kind/name` per planned object (operations, gangs, batch pods), the form
+/// `explain-placement KIND/NAME` takes.
+pub fn names(plan: &Plan) -> String {
+    let operations = plan.operations.iter().map(|o| (o.kind.as_str(), &o.name));
+    let groups = plan.groups.iter().map(|g| (g.kind, &g.name));
+    let pods = plan
+        .batch
+        .iter()
+        .flat_map(|b| &b.pods)
+        .map(|p| ("Pod", &p.name));
+    operations
+        .chain(groups)
+        .chain(pods)
+        .map(|(kind, name)| format!("{}/{name}\n", kind.to_ascii_lowercase()))
+        .collect()
+}
+
 fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {
-    let mut out = format!("Flow {flow} ({} operations)\n", ops.len());
+    let mut out = format!("Flow {flow} ({})\n", super::plural(ops.len(), "operation"));
     out.push_str(&super::render_table(&flow_table(ops, wide)));
     let notes: Vec<String> = ops
         .iter()
@@ -152,8 +166,8 @@ fn batch_section(batch: &BatchPlan) -> String {
         Solver::Flow => "flow",
     };
     let mut out = format!(
-        "Batch ({} pods, solver {solver}): {}/{} pods placed",
-        batch.pods.len(),
+        "Batch ({}, solver {solver}): {}/{} pods placed",
+        super::plural(batch.pods.len(), "pod"),
         batch.placed,
         batch.pods.len()
     );

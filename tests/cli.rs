@@ -33,7 +33,7 @@ fn help_of_the_tool_and_of_every_command() {
             &[
                 "Usage: kubectl dataflow [OPTIONS] <COMMAND>",
                 "Examples:",
-                "kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml",
+                "kubectl dataflow plan -f testdata/flows/three-step.yaml \\\n      --state testdata/clusters/three-zone.yaml",
             ],
         ),
         (
@@ -117,6 +117,32 @@ fn help_of_the_tool_and_of_every_command() {
                 "{args:?}: example names a missing file {word}"
             );
         }
+    }
+}
+
+/// Help examples are copied into terminals: each line fits 80 columns.
+#[test]
+fn help_examples_fit_80_columns() {
+    let commands: &[&[&str]] = &[
+        &[],
+        &["lint"],
+        &["plan"],
+        &["explain-placement"],
+        &["snapshot"],
+        &["patch"],
+        &["launch"],
+        &["completion"],
+        &["version"],
+    ];
+    for command in commands {
+        let out = run(&[*command, &["--help"][..]].concat());
+        let help = text(&out.stdout);
+        let examples = help.split_once("Examples:").map_or("", |(_, e)| e);
+        let long: Vec<&str> = examples
+            .lines()
+            .filter(|l| l.chars().count() > 80)
+            .collect();
+        assert_eq!(long, Vec::<&str>::new(), "{command:?}");
     }
 }
 

@@ -14,28 +14,31 @@ use crate::sched::Profile;
 const EXAMPLES: &str = "\
 Examples:
   # Why would this pod land where it lands?
-  kubectl dataflow explain-placement -f testdata/pods/affinity.yaml --state testdata/clusters/three-zone.yaml
+  kubectl dataflow explain-placement -f testdata/pods/affinity.yaml \\
+      --state testdata/clusters/three-zone.yaml
 
-  # One object among several in the inputs
-  kubectl dataflow explain-placement -f manifests/ Deployment/web --state cluster.json
+  # One object among several in the inputs (short names work too: deploy/web)
+  kubectl dataflow explain-placement -f manifests/ Deployment/web \\
+      --state cluster.json
 
   # A pod already in the recorded state, as if it were pending again
   kubectl dataflow explain-placement pod/web-0 -n shop --state cluster.json
 
-  # One operation of a flow, with the earlier steps placed and where each inherited term came from
-  kubectl dataflow explain-placement -f testdata/flows/three-step.yaml DataProcess/preprocess-imagenet \
-      --state testdata/clusters/three-zone.yaml
+  # One operation of a flow: earlier steps placed, each inherited term's origin
+  kubectl dataflow explain-placement -f testdata/flows/three-step.yaml \\
+      DataProcess/preprocess-imagenet --state testdata/clusters/three-zone.yaml
 
   # One pod of a gang, inside its group's plan
-  kubectl dataflow explain-placement -f testdata/gangs/godel-podgroup.yaml pod/bert-large-3 \
-      --state testdata/clusters/gang.yaml
+  kubectl dataflow explain-placement -f testdata/gangs/godel-podgroup.yaml \\
+      pod/bert-large-3 --state testdata/clusters/gang.yaml
 
-  # One pod of a batch: the min-cost-flow placement next to the greedy decision
-  kubectl dataflow explain-placement -f testdata/pods/batch.yaml pod/gpu-eval --solver flow \
-      --state testdata/clusters/three-zone.yaml
+  # One pod of a batch: the min-cost-flow placement next to the greedy one
+  kubectl dataflow explain-placement -f testdata/pods/batch.yaml \\
+      pod/gpu-eval --solver flow --state testdata/clusters/three-zone.yaml
 
   # Everything about one node: each filter's verdict and each score's inputs
-  kubectl dataflow explain-placement -f pod.yaml --state cluster.json --node worker-3";
+  kubectl dataflow explain-placement -f pod.yaml --state cluster.json \\
+      --node worker-3";
 
 /// Explain why a pod or operation lands on a node, and why not on the others
 #[derive(Debug, Args)]

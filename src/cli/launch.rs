@@ -27,10 +27,11 @@ const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 const EXAMPLES: &str = "\
 Examples:
-  # Create an operation with the affinity it inherits, after a diff and a confirmation
-  kubectl dataflow launch -f testdata/flows/three-step.yaml DataProcess/preprocess-imagenet
+  # Create an operation with the affinity it inherits, after a confirmation
+  kubectl dataflow launch -f testdata/flows/three-step.yaml \\
+      DataProcess/preprocess-imagenet
 
-  # Follow it until it is Complete or Failed, then tell where it ran and whether the plan was right
+  # Follow it until Complete or Failed: where it ran, and was the plan right?
   kubectl dataflow launch -f op.yaml --wait
 
   # Only show what would be created

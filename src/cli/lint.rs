@@ -24,8 +24,9 @@ Examples:
   # What does a rule check?
   kubectl dataflow lint --explain DF101
 
-Suppress a finding with `# kubectl-dataflow: ignore DF101` on its line or on the object's
-first line. Exit status: 0 clean, 1 errors (or warnings with --strict), 2 the tool could not run.";
+Suppress a finding with `# kubectl-dataflow: ignore DF101` on its line or on
+the object's first line. Exit status: 0 clean, 1 errors (or warnings with
+--strict), 2 the tool could not run.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LintFormat {

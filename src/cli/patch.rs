@@ -19,7 +19,8 @@ use crate::sched::Profile;
 const EXAMPLES: &str = "\
 Examples:
   # Show the affinity each operation of a flow inherits, as a diff of the file
-  kubectl dataflow patch -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml --dry-run=client
+  kubectl dataflow patch -f testdata/flows/three-step.yaml \\
+      --state testdata/clusters/three-zone.yaml --dry-run=client
 
   # Write it into the file (only the changed documents are rewritten)
   kubectl dataflow patch -f flow.yaml --state cluster.json --write

@@ -12,23 +12,27 @@ use crate::sched::Profile;
 const EXAMPLES: &str = "\
 Examples:
   # Preview a DataFlow against a recorded cluster
-  kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml
+  kubectl dataflow plan -f testdata/flows/three-step.yaml \\
+      --state testdata/clusters/three-zone.yaml
 
   # The same as JSON for scripts
   kubectl dataflow plan -f flow.yaml --state cluster.json -o json
 
-  # A Godel PodGroup and its pods, or a Volcano Job: where the gang lands, per topology level
-  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml
+  # A Godel PodGroup or a Volcano Job: where the gang lands, per topology level
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml \\
+      --state testdata/clusters/gang.yaml
 
-  # What the job-level affinity buys: the same gang placed by the plain default scheduler
-  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml --compare
+  # What job-level affinity buys: the same gang by the plain default scheduler
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml \\
+      --state testdata/clusters/gang.yaml --compare
 
   # A batch of pods placed by min-cost flow, against the greedy scheduler
-  kubectl dataflow plan -f testdata/pods/batch.yaml --state testdata/clusters/three-zone.yaml \
-      --solver flow --compare
+  kubectl dataflow plan -f testdata/pods/batch.yaml \\
+      --state testdata/clusters/three-zone.yaml --solver flow --compare
 
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
-  kubectl dataflow plan -f flow.yaml --state cluster.json --what-if drain=worker-1 \\
+  kubectl dataflow plan -f flow.yaml --state cluster.json \\
+      --what-if drain=worker-1 \\
       --what-if label=worker-2:topology.kubernetes.io/zone=zone-c";
 
 /// Preview where every operation of a DataFlow and every pod of a gang lands

@@ -74,7 +74,7 @@ fn three_step_flow_is_the_json_contract() {
                     ("topology.kubernetes.io/zone", "us-east-1b"),
                 ]),
                 "warnings": [], "flow": 1, "step": 1, "status": "Planned",
-                "score": 497, "zone": "us-east-1b",
+                "dependOn": null, "score": 497, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:9:9"
             },
             {
@@ -85,7 +85,7 @@ fn three_step_flow_is_the_json_contract() {
                 "affinity": {"nodeAffinity": host_b3},
                 "node": "node-b3", "recordedNodeAffinity": null,
                 "warnings": [], "flow": 1, "step": 2, "status": "Planned",
-                "score": 491, "zone": "us-east-1b",
+                "dependOn": null, "score": 491, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:29:9"
             },
             {
@@ -102,11 +102,12 @@ fn three_step_flow_is_the_json_contract() {
                 ]),
                 "warnings": [], "flow": 1, "step": 3, "status": "Planned",
                 "dependOn": {"kind": "DataLoad", "namespace": "data", "name": "load-imagenet"},
-                "score": 688, "zone": "us-east-1b",
+                "score": 688, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:57:9"
             }
         ],
-        "groups": []
+        "groups": [],
+        "batch": null
     });
     assert_eq!(plan, expected);
 }
@@ -439,7 +440,7 @@ fn volcano_job_fills_groups_next_to_a_flow() {
         "6/6 pods placed; nodes: gpu-node-04 x3, gpu-node-05 x3"
     );
     assert_eq!(plan["groups"].as_array().unwrap().len(), 1);
-    assert!(plan.get("batch").is_none());
+    assert!(plan["batch"].is_null());
 }
 
 /// 40 copies (`--replicas`) of an 8-GPU pod, all required in one bigPod of 16 nodes: no group

@@ -48,14 +48,12 @@ pub struct Explanation {
     pub pod: PodRef,
     #[serde(flatten)]
     pub decision: Decision,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_detail: Option<NodeDetail>,
     /// Nodes considered (the `N` of `0/N nodes are available`).
     pub total_nodes: usize,
     /// The score weights the totals were computed with.
     pub weights: BTreeMap<String, i64>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
 }
 

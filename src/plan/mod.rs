@@ -40,7 +40,6 @@ pub struct Plan {
     /// Gang placements (PodGroups, Volcano Jobs).
     pub groups: Vec<GroupPlan>,
     /// Plain pods and workload replicas of the inputs, when there are any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchPlan>,
 }
 
@@ -133,18 +132,13 @@ pub struct OperationPlan {
     pub step: usize,
     pub status: OpStatus,
     /// Where the inherited affinity comes from when `dependOn` overrides `runAfter`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub depend_on: Option<OpRef>,
     /// Weighted score of the chosen node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     /// Other nodes with the same top score (we pick the smallest name; upstream picks one).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tied: Vec<String>,
     /// `0/N nodes are available: ...` when unschedulable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,

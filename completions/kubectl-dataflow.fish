@@ -82,6 +82,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l compare -d 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
@@ -106,6 +107,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s h -l help -d 'Print help (see more with \'--help\')'

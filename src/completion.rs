@@ -569,7 +569,7 @@ metadata: {name: worker-1}
             ),
             (
                 &["plan", "--no-"],
-                "--no-color\tDisable colored output (also honoured: the NO_COLOR environment variable)\n:4\n".to_string(),
+                "--no-headers\tLeave out the column headers of tables (as kubectl's --no-headers)\n--no-color\tDisable colored output (also honoured: the NO_COLOR environment variable)\n:4\n".to_string(),
             ),
             (
                 &["explain-placement", "-f", &ops, "DataLoad/"],

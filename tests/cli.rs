@@ -502,7 +502,7 @@ fn manifests_without_a_namespace_take_the_flag_or_context_namespace() {
     }
 }
 
-/// kubectl's output habits and the one-line notes: `-o name`, comma-separated `-f`, an empty
+/// kubectl's output habits and the one-line notes: `-o name`, `--no-headers`, comma-separated `-f`, an empty
 /// plan exits 1 with its reason, a state without nodes and `lint` without `--state` warn,
 /// flags that do nothing in a mode say so, counts are in the singular when there is one.
 #[test]
@@ -545,6 +545,18 @@ fn kubectl_output_habits_and_notes() {
             0,
             "Batch (1 pod, solver greedy): 1/1 pods placed\n POD                 FROM                NODE     METHOD  NOTE\n web/frontend-probe  Pod/frontend-probe  node-b3  greedy  -\n".into(),
             String::new(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state, "--no-headers"],
+            0,
+            "Batch (1 pod, solver greedy): 1/1 pods placed\n web/frontend-probe  Pod/frontend-probe  node-b3  greedy  -\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state, "--no-headers", "-o", "name"],
+            0,
+            "pod/frontend-probe\n".into(),
+            "warning: --no-headers only applies to -o table and wide\n".into(),
         ),
         (
             vec!["lint", "-f", "testdata/lint/df005-pass.yaml,testdata/lint/df006-pass.yaml"],

@@ -86,6 +86,25 @@ pub enum ReportFormat {
     Name,
 }
 
+/// `--no-headers`, for the commands that print tables.
+#[derive(Debug, Clone, Args)]
+pub struct TableArgs {
+    /// Leave out the column headers of tables (as kubectl's --no-headers)
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+impl TableArgs {
+    /// Whether tables get their header rows; `--no-headers` outside a table says it does nothing.
+    pub fn headers(&self, format: ReportFormat) -> bool {
+        let tables = matches!(format, ReportFormat::Table | ReportFormat::Wide);
+        if self.no_headers && !tables {
+            eprintln!("warning: --no-headers only applies to -o table and wide");
+        }
+        !self.no_headers
+    }
+}
+
 /// `--dry-run` of the commands that change objects, as kubectl's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DryRun {

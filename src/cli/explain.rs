@@ -3,8 +3,7 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::ReportFormat;
-use super::common::SchemaArgs;
+use super::common::{ReportFormat, SchemaArgs, TableArgs};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -64,6 +63,8 @@ pub struct ExplainArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// With flow, a pod of the -f batch is shown with its min-cost-flow placement next to
     /// the greedy decision
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
@@ -105,11 +106,12 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         }
     };
     let top = args.top.unwrap_or(10);
+    let headers = args.table.headers(args.output);
     let text = match args.output {
         ReportFormat::Json => report::to_json(&explanation),
         ReportFormat::Yaml => report::to_yaml(&explanation),
-        ReportFormat::Table => report::explain::render(&explanation, top, false),
-        ReportFormat::Wide => report::explain::render(&explanation, top, true),
+        ReportFormat::Table => report::explain::render(&explanation, top, false, headers),
+        ReportFormat::Wide => report::explain::render(&explanation, top, true, headers),
         ReportFormat::Name => report::explain::selected_name(&explanation),
     };
     print!("{text}");

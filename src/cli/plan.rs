@@ -2,8 +2,7 @@
 
 use clap::Args;
 
-use super::common::ReportFormat;
-use super::common::SchemaArgs;
+use super::common::{ReportFormat, SchemaArgs, TableArgs};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -46,6 +45,8 @@ pub struct PlanArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict
     /// its pods) or label=NODE:key=value; repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
@@ -80,9 +81,10 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         namespace: global.planned_namespace(),
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
+    let headers = args.table.headers(args.output);
     let text = match args.output {
-        ReportFormat::Table => report::plan::table(&plan, false),
-        ReportFormat::Wide => report::plan::table(&plan, true),
+        ReportFormat::Table => report::plan::table(&plan, false, headers),
+        ReportFormat::Wide => report::plan::table(&plan, true, headers),
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
         ReportFormat::Name => report::plan::names(&plan),

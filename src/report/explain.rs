@@ -35,11 +35,12 @@ pub fn selected_name(explanation: &Explanation) -> String {
         .unwrap_or_default()
 }
 
-pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
+/// `headers: false` is `--no-headers`: the column header rows are left out.
+pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) -> String {
     let mut out = explanation
         .context
         .as_ref()
-        .map(render_context)
+        .map(|c| render_context(c, headers))
         .unwrap_or_default();
     let decision = &explanation.decision;
     let pod = &explanation.pod;
@@ -113,7 +114,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
             t.add_row(row);
         }
         out.push('\n');
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
         if shown < ranked.len() {
             let _ = writeln!(
                 out,
@@ -141,21 +142,21 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
             t.add_row(vec![nodes.len().to_string(), reason.to_string(), names]);
         }
         out.push('\n');
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
     }
     if let Some(summary) = &decision.summary {
         let _ = writeln!(out, "\n{summary}");
     }
     if let Some(detail) = &explanation.node_detail {
         out.push('\n');
-        out.push_str(&render_node(detail, explanation));
+        out.push_str(&render_node(detail, explanation, headers));
     }
     out
 }
 
 /// The plan around the pod: what it is part of, what was placed before it, where its
 /// inherited terms come from, and what the solvers say.
-fn render_context(context: &Context) -> String {
+fn render_context(context: &Context, headers: bool) -> String {
     let mut out = format!("Within {}\n", context.within);
     if let Some(restricted) = &context.restricted_to {
         let _ = writeln!(out, "Decided within {restricted}");
@@ -180,7 +181,7 @@ fn render_context(context: &Context) -> String {
                 term.recorded.clone(),
             ]);
         }
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
     }
     if let Some(solvers) = &context.solvers {
         let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".to_string());
@@ -242,7 +243,7 @@ fn why_line(
     })
 }
 
-fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
+fn render_node(detail: &NodeDetail, explanation: &Explanation, headers: bool) -> String {
     let mut out = String::new();
     let verdict = if detail.feasible {
         "feasible"
@@ -268,7 +269,7 @@ fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
         };
         t.add_row(vec![f.plugin.to_string(), result, f.detail.clone()]);
     }
-    out.push_str(&render_table(&t));
+    out.push_str(&render_table(&t, headers));
     out.push('\n');
     let mut t = table(&["SCORE", "RAW", "NORMALIZED", "WEIGHT", "WEIGHTED", "DETAIL"]);
     for s in &detail.scores {
@@ -281,6 +282,6 @@ fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
             s.detail.clone(),
         ]);
     }
-    out.push_str(&render_table(&t));
+    out.push_str(&render_table(&t, headers));
     out
 }

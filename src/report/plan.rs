@@ -11,15 +11,16 @@ use crate::systems::gang::GroupPlan;
 
 /// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
 /// then the gangs, then the batch, each with its notes under it.
-pub fn table(plan: &Plan, wide: bool) -> String {
+/// `headers: false` is `--no-headers`: the column header rows are left out.
+pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
     for flow in 1..=flows {
         let ops: Vec<&OperationPlan> = plan.operations.iter().filter(|o| o.flow == flow).collect();
-        sections.push(flow_section(flow, &ops, wide));
+        sections.push(flow_section(flow, &ops, wide, headers));
     }
-    sections.extend(plan.groups.iter().map(group_section));
-    sections.extend(plan.batch.iter().map(batch_section));
+    sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
+    sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
     sections.join("\n")
 }
 
@@ -40,9 +41,9 @@ pub fn names(plan: &Plan) -> String {
         .collect()
 }
 
-fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {
+fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) -> String {
     let mut out = format!("Flow {flow} ({})\n", super::plural(ops.len(), "operation"));
-    out.push_str(&super::render_table(&flow_table(ops, wide)));
+    out.push_str(&super::render_table(&flow_table(ops, wide), headers));
     let notes: Vec<String> = ops
         .iter()
         .flat_map(|o| {
@@ -65,7 +66,7 @@ const NAMES_PER_REASON: usize = 5;
 
 /// One gang: the summary line, a row per pod with its domain at each level, then why pods
 /// stay pending and why node groups were turned down.
-fn group_section(group: &GroupPlan) -> String {
+fn group_section(group: &GroupPlan, headers: bool) -> String {
     let mut out = format!(
         "{} {}/{} (minMember {}): {}\n",
         group.kind, group.namespace, group.name, group.min_member, group.summary
@@ -101,7 +102,7 @@ fn group_section(group: &GroupPlan) -> String {
         }));
         t.add_row(row);
     }
-    out.push_str(&super::render_table(&t));
+    out.push_str(&super::render_table(&t, headers));
     if let Some(node_group) = &group.node_group {
         out.push_str(&format!("Node group: {node_group}\n"));
     }
@@ -155,12 +156,12 @@ fn group_section(group: &GroupPlan) -> String {
                 level.default.to_string(),
             ]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
     }
     out
 }
 
-fn batch_section(batch: &BatchPlan) -> String {
+fn batch_section(batch: &BatchPlan, headers: bool) -> String {
     let solver = match batch.solver {
         Solver::Greedy => "greedy",
         Solver::Flow => "flow",
@@ -189,7 +190,7 @@ fn batch_section(batch: &BatchPlan) -> String {
             },
         ]);
     }
-    out.push_str(&super::render_table(&t));
+    out.push_str(&super::render_table(&t, headers));
     if let Some(c) = &batch.comparison {
         out.push_str("Greedy against flow:\n");
         let mut t = super::table(&["METRIC", "GREEDY", "FLOW"]);
@@ -208,7 +209,7 @@ fn batch_section(batch: &BatchPlan) -> String {
         for (name, value) in rows {
             t.add_row(vec![name.to_string(), value(&c.greedy), value(&c.flow)]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
         let mut t = super::table(&["POD", "GREEDY", "FLOW"]);
         let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".into());
         for pod in &c.pods {
@@ -218,7 +219,7 @@ fn batch_section(batch: &BatchPlan) -> String {
             }
             t.add_row(vec![name, node(&pod.greedy), node(&pod.flow)]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
     }
     out
 }

@@ -133,7 +133,7 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
         "{text}"
     );
     assert!(
-        text.ends_with("\n0/9 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 3 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector.\n"),
+        text.ends_with("\n0/9 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 3 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are available: 9 Preemption is not helpful for scheduling..\n"),
         "{text}"
     );
 }
@@ -388,5 +388,134 @@ fn targets_take_kubectl_short_names() {
             .starts_with("error: unknown kind \"deplyment\" in \"deplyment/checkout\" (did you mean \"Deployment\"?)"),
         "{}",
         String::from_utf8_lossy(&typo.stderr)
+    );
+}
+
+#[test]
+fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
+    let args = |pod: &'static str, output: &'static str| {
+        [
+            "explain-placement",
+            "-f",
+            "testdata/pods/preemption.yaml",
+            pod,
+            "--state",
+            "testdata/clusters/priority.yaml",
+            "-o",
+            output,
+        ]
+    };
+    let out = run(&args("pod/critical", "table"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the pod runs once the victims are gone"
+    );
+    assert_eq!(
+        stdout(&out),
+        "\
+Pod prod/critical fits no node as it is; it would preempt 1 pods on node node-1 and be nominated there.
+
+ REJECTED  REASON            NODES
+ 3         Insufficient cpu  node-1, node-2, node-3
+
+0/3 nodes are available: 3 Insufficient cpu.
+
+Preemption (pod priority 100000): 3 candidate node(s)
+ CANDIDATE  VICTIMS                                 PDB-VIOLATIONS  OUTCOME
+ node-1     prod/batch-a (100)                      0               nominated
+ node-2     prod/batch-b (100), prod/batch-c (100)  0               lost on a lower sum of victim priorities (each + 2^31): 4294967496 against 2147483748
+ node-3     prod/api-1 (1000)                       1               lost on fewer PodDisruptionBudget violations: 1 against 0
+"
+    );
+    let out = run(&args("pod/critical", "json"));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["preemption"]["node"], "node-1");
+    assert_eq!(
+        json["preemption"]["victims"],
+        serde_json::json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+    assert_eq!(json["selected"], Value::Null);
+    // (pod, preemption.node, summary)
+    let cases = [
+        (
+            "pod/research",
+            Value::Null,
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..",
+        ),
+        (
+            "pod/huge",
+            Value::Null,
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Insufficient cpu..",
+        ),
+    ];
+    for (pod, node, summary) in cases {
+        let out = run(&args(pod, "json"));
+        assert_eq!(out.status.code(), Some(1), "{pod}");
+        let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(json["preemption"]["node"], node, "{pod}");
+        assert_eq!(
+            json["preemption"]["victims"],
+            serde_json::json!([]),
+            "{pod}"
+        );
+        assert_eq!(json["summary"], summary, "{pod}");
+    }
+    // A pod that fits has no preemption part.
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/affinity.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(json.get("preemption").is_none());
+}
+
+#[test]
+fn a_pod_that_names_its_node_is_admitted_by_the_kubelet_not_scheduled() {
+    // (pod, exit code, text)
+    let cases = [
+        (
+            "pod/pinned-db-probe",
+            0,
+            "Pod db/pinned-db-probe names node node-b2 in spec.nodeName, so it is not scheduled; the kubelet admits it.\n",
+        ),
+        (
+            "pod/pinned-missing",
+            1,
+            "Pod db/pinned-missing names node node-z9 in spec.nodeName, so it is not scheduled; the kubelet would not admit it: node \"node-z9\" does not exist.\n",
+        ),
+    ];
+    for (pod, code, text) in cases {
+        let out = run(&[
+            "explain-placement",
+            "-f",
+            "testdata/pods/workloads.yaml",
+            pod,
+            "--state",
+            "testdata/clusters/three-zone.yaml",
+        ]);
+        assert_eq!(out.status.code(), Some(code), "{pod}");
+        assert_eq!(stdout(&out), text, "{pod}");
+    }
+    let out = run(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/workloads.yaml",
+        "pod/pinned-db-probe",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["selected"], "node-b2");
+    assert_eq!(
+        json["admission"],
+        serde_json::json!({"node": "node-b2", "admitted": true, "reasons": []})
     );
 }

@@ -10,8 +10,8 @@ use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, 
 use kubectl_dataflow::cluster::{ClusterState, recorded};
 use serde_json::json;
 use support::apiserver::{
-    ApiServer, Behaviour, DATALOADS, DATAPROCESSES, NAMESPACES, NODES, PODS, VOLCANO_JOBS,
-    kubeconfig_text,
+    ApiServer, Behaviour, DATALOADS, DATAPROCESSES, NAMESPACES, NODES, PDBS, PODS,
+    PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -22,11 +22,23 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             NODES,
             NAMESPACES,
             PODS,
+            PRIORITY_CLASSES,
+            PDBS,
             DATALOADS,
             DATAPROCESSES,
             VOLCANO_JOBS,
         ],
         behaviour,
+    );
+    server.add(
+        &PRIORITY_CLASSES,
+        json!({"metadata": {"name": "critical"}, "value": 100000, "preemptionPolicy": "PreemptLowerPriority"}),
+    );
+    server.add(
+        &PDBS,
+        json!({"metadata": {"name": "loader", "namespace": "team"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "loader"}}},
+        "status": {"disruptionsAllowed": 0, "currentHealthy": 1}}),
     );
     server.add(
         &NODES,
@@ -224,6 +236,23 @@ items:
             operator: In
             values:
             - node-a
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata:
+    name: critical
+  value: 100000
+  preemptionPolicy: PreemptLowerPriority
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata:
+    name: loader
+    namespace: team
+  spec:
+    selector:
+      matchLabels:
+        app: loader
+  status:
+    disruptionsAllowed: 0
 metadata: {}
 ";
 
@@ -249,7 +278,11 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=108+off/2&limit=500",
+            "GET /api/v1/pods?continue=rv=110+off/2&limit=500",
+            "GET /apis/scheduling.k8s.io/v1",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1",
+            "GET /apis/policy/v1/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1",
             "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
@@ -264,14 +297,16 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
 /// Decoded objects of a state, for comparing two states field by field.
 fn objects(state: &ClusterState) -> String {
     format!(
-        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
+        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
         state.nodes,
         state.namespaces,
         state.pods,
         state.fluid_ops,
         state.godel_pod_groups,
         state.volcano_jobs,
-        state.volcano_pod_groups
+        state.volcano_pod_groups,
+        state.priority_classes,
+        state.pod_disruption_budgets
     )
 }
 
@@ -301,6 +336,8 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
     assert_eq!(live.fluid_ops.len(), 1);
+    assert_eq!(live.priority_classes.len(), 1);
+    assert_eq!(live.pod_disruption_budgets.len(), 1);
     for format in ["json", "yaml"] {
         let file = dir.path().join(format!("snap.{format}"));
         let out = run(
@@ -371,6 +408,8 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /api/v1/nodes?limit=500",
             "GET /api/v1/namespaces?limit=500",
             "GET /api/v1/namespaces/team/pods?limit=500",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",

@@ -776,3 +776,97 @@ fn explain_a_batch_pod_with_the_flow_solver() {
         .unwrap();
     assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
 }
+
+const PRIORITY: &str = "testdata/clusters/priority.yaml";
+
+#[test]
+fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
+    let run = plan(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
+    assert_eq!(run.code, 1, "two pods stay pending");
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (3 pods, solver greedy): 1/3 pods placed
+ POD            FROM          NODE       METHOD  NOTE
+ prod/critical  Pod/critical  node-1     greedy  would preempt 1 pods on node-1
+ prod/research  Pod/research  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..
+ prod/huge      Pod/huge      <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..
+prod/critical would preempt on node-1: prod/batch-a
+"
+    );
+    let (code, json) = plan_json(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
+    assert_eq!(code, 1);
+    let pods = &json["batch"]["pods"];
+    assert_eq!(pods[0]["node"], "node-1");
+    assert_eq!(
+        pods[0]["preempts"],
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+    assert_eq!(pods[1]["node"], Value::Null);
+    assert!(pods[1].get("preempts").is_none());
+}
+
+#[test]
+fn every_workload_kind_is_planned_as_what_its_controller_creates() {
+    let run = plan(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
+    assert_eq!(
+        run.code, 1,
+        "the pod bound to a missing node is not admitted"
+    );
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (16 pods, solver greedy): 15/16 pods placed
+ POD                                FROM                     NODE       METHOD   NOTE
+ kube-system/node-exporter-node-a1  DaemonSet/node-exporter  node-a1    greedy   -
+ kube-system/node-exporter-node-a2  DaemonSet/node-exporter  node-a2    greedy   -
+ kube-system/node-exporter-node-a3  DaemonSet/node-exporter  node-a3    greedy   -
+ kube-system/node-exporter-node-b1  DaemonSet/node-exporter  node-b1    greedy   -
+ kube-system/node-exporter-node-b3  DaemonSet/node-exporter  node-b3    greedy   -
+ kube-system/node-exporter-node-c1  DaemonSet/node-exporter  node-c1    greedy   -
+ kube-system/node-exporter-node-c2  DaemonSet/node-exporter  node-c2    greedy   -
+ kube-system/node-exporter-node-c3  DaemonSet/node-exporter  node-c3    greedy   -
+ data/kafka-0                       StatefulSet/kafka        node-b3    greedy   -
+ data/kafka-1                       StatefulSet/kafka        node-b3    greedy   -
+ data/reindex-0                     Job/reindex              node-b3    greedy   -
+ data/reindex-1                     Job/reindex              node-b3    greedy   -
+ data/nightly-report-0              CronJob/nightly-report   node-c3    greedy   -
+ data/nightly-report-1              CronJob/nightly-report   node-b3    greedy   -
+ db/pinned-db-probe                 Pod/pinned-db-probe      node-b2    kubelet  spec.nodeName: admitted by the kubelet, not scheduled
+ db/pinned-missing                  Pod/pinned-missing       <pending>  kubelet  spec.nodeName node-z9: not admitted: node \"node-z9\" does not exist
+"
+    );
+    let (_, json) = plan_json(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
+    let admitted = &json["batch"]["pods"][14];
+    assert_eq!(admitted["name"], "pinned-db-probe");
+    assert_eq!(admitted["method"], "kubelet");
+    assert_eq!(
+        admitted["node"], "node-b2",
+        "the kubelet ignores NoSchedule taints"
+    );
+}
+
+#[test]
+fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spread.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: critical-spread, namespace: prod, labels: {app: critical}}\nspec:\n  priorityClassName: critical\n  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: critical}}\n        topologyKey: kubernetes.io/hostname\n  containers: [{name: main, resources: {requests: {cpu: \"2\"}}}]\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let (code, json) = plan_json(&["-f", file, "--state", PRIORITY, "--solver", "flow"]);
+    assert_eq!(code, 0);
+    let pod = &json["batch"]["pods"][0];
+    assert_eq!(pod["method"], "greedy");
+    assert_eq!(pod["node"], "node-1");
+    assert_eq!(
+        pod["note"],
+        "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; would preempt 1 pods on node-1"
+    );
+    assert_eq!(
+        pod["preempts"],
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+}

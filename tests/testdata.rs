@@ -41,6 +41,27 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/namespaces.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
+    ("pods/preemption.yaml", &[("Pod", 3)]),
+    (
+        "pods/workloads.yaml",
+        &[
+            ("CronJob", 1),
+            ("DaemonSet", 1),
+            ("Job", 1),
+            ("Pod", 2),
+            ("StatefulSet", 1),
+        ],
+    ),
+    (
+        "clusters/priority.yaml",
+        &[
+            ("Namespace", 1),
+            ("Node", 3),
+            ("Pod", 7),
+            ("PodDisruptionBudget", 1),
+            ("PriorityClass", 4),
+        ],
+    ),
     (
         "clusters/three-zone.yaml",
         &[("DataLoad", 1), ("Namespace", 6), ("Node", 9), ("Pod", 12)],
@@ -161,6 +182,7 @@ fn recorded_clusters_load_as_state() {
     let cases = [
         ("clusters/three-zone.yaml", 9, 12, 10, 6, 1, 0),
         ("clusters/gang.yaml", 32, 9, 9, 4, 0, 1),
+        ("clusters/priority.yaml", 3, 7, 7, 1, 0, 0),
     ];
     for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
         let state = recorded::load_files(&[path(file)]).unwrap();

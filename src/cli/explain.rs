@@ -95,7 +95,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         None => {
             let namespace = global.namespace();
             let target = explain::resolve_target(
-                explain::candidates(&manifests),
+                explain::candidates(&manifests, &state),
                 &state,
                 args.target.as_deref(),
                 &namespace,

@@ -65,6 +65,24 @@ impl Resource {
         }
     }
 
+    /// A kind of a built-in API group other than core (served by every API server, discovered
+    /// like the rest).
+    const fn builtin(
+        group: &'static str,
+        version: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+        namespaced: bool,
+    ) -> Resource {
+        Resource {
+            group,
+            version,
+            kind,
+            plural,
+            namespaced,
+        }
+    }
+
     const fn custom(
         group: &'static str,
         version: &'static str,
@@ -121,6 +139,20 @@ pub const RESOURCES: &[Resource] = &[
     Resource::core("Node", "nodes", false),
     Resource::core("Namespace", "namespaces", false),
     Resource::core("Pod", "pods", true),
+    Resource::builtin(
+        "scheduling.k8s.io",
+        "v1",
+        "PriorityClass",
+        "priorityclasses",
+        false,
+    ),
+    Resource::builtin(
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+    ),
     Resource::custom("data.fluid.io", "v1alpha1", "DataLoad", "dataloads"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataMigrate", "datamigrates"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataProcess", "dataprocesses"),
@@ -736,6 +768,18 @@ mod tests {
             ),
             (
                 &RESOURCES[3],
+                &team,
+                "/apis/scheduling.k8s.io/v1/priorityclasses",
+                "list priorityclasses.scheduling.k8s.io",
+            ),
+            (
+                &RESOURCES[4],
+                &team,
+                "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
+                "list poddisruptionbudgets.policy in namespace \"team\"",
+            ),
+            (
+                &RESOURCES[5],
                 &team,
                 "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads",
                 "list dataloads.data.fluid.io in namespace \"team\"",

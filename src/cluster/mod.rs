@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::model::policy::{self, PodPriority};
 use crate::model::resources::{self, Resources};
 use crate::model::{
-    FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, VolcanoJob,
-    VolcanoPodGroup,
+    FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, PodDisruptionBudget,
+    PriorityClass, VolcanoJob, VolcanoPodGroup,
 };
 
 #[derive(Debug, Default, Clone)]
@@ -26,6 +27,10 @@ pub struct ClusterState {
     pub godel_pod_groups: Vec<GodelPodGroup>,
     pub volcano_jobs: Vec<VolcanoJob>,
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
+    /// Priorities of pods, for preemption.
+    pub priority_classes: Vec<PriorityClass>,
+    /// Budgets preemption tries not to violate, with their recorded status.
+    pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
@@ -55,6 +60,8 @@ impl ClusterState {
                 Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
                 Object::VolcanoJob(o) => state.volcano_jobs.push(o),
                 Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),
+                Object::PriorityClass(o) => state.priority_classes.push(o),
+                Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
                     *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
                 }
@@ -75,6 +82,10 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.volcano_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.pod_disruption_budgets, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         for (kind, count) in unknown_kinds {
@@ -208,6 +219,11 @@ impl ClusterState {
         names
     }
 
+    /// A pod's priority and preemption policy, resolved against the state's PriorityClasses.
+    pub fn pod_priority(&self, pod: &Pod) -> PodPriority {
+        policy::pod_priority(&pod.spec, &self.priority_classes)
+    }
+
     pub fn fluid_op(&self, kind: OpKind, namespace: &str, name: &str) -> Option<&FluidOp> {
         self.fluid_ops.iter().find(|op| {
             op.kind == kind && op.metadata.namespace == namespace && op.metadata.name == name
@@ -257,6 +273,7 @@ mod tests {
             },
             status: crate::model::PodStatus {
                 phase: phase.into(),
+                ..Default::default()
             },
         })
     }

@@ -97,6 +97,12 @@ impl Serialize for Items<'_> {
         for o in &state.volcano_pod_groups {
             seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
         }
+        for o in &state.priority_classes {
+            seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
+        }
+        for o in &state.pod_disruption_budgets {
+            seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
+        }
         seq.end()
     }
 }
@@ -144,6 +150,10 @@ fn sort_state(state: &mut ClusterState) {
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state.priority_classes.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_disruption_budgets
+        .sort_by_key(|o| key(&o.metadata));
     state.rebuild_indexes();
 }
 
@@ -327,6 +337,18 @@ fn redact_state(state: &mut ClusterState) {
     for group in &mut state.volcano_pod_groups {
         redact_meta(&mut group.metadata);
         group.spec.queue = redact(&group.spec.queue);
+    }
+    for budget in &mut state.pod_disruption_budgets {
+        redact_meta(&mut budget.metadata);
+        budget
+            .spec
+            .selector
+            .iter_mut()
+            .for_each(redact_label_selector);
+        budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
+            .into_iter()
+            .map(|(pod, time)| (redact(&pod), time))
+            .collect();
     }
 }
 

@@ -93,7 +93,7 @@ pub struct ContainerPort {
     pub container_port: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "hostIP", skip_serializing_if = "String::is_empty")]
     pub host_ip: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub protocol: String,
@@ -350,6 +350,10 @@ pub struct PodSpec {
         deserialize_with = "null_as_default"
     )]
     pub overhead: ResourceList,
+    /// Pod-level requests and limits (`spec.resources`, PodLevelResources, on by default
+    /// since v1.34).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
@@ -365,6 +369,17 @@ pub struct PodSpec {
         deserialize_with = "null_as_default"
     )]
     pub scheduling_gates: Vec<SchedulingGate>,
+    /// Set by the Priority admission plugin from `priorityClassName` (or the global default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub priority_class_name: String,
+    /// `Never` keeps a pod from preempting others; unset means `PreemptLowerPriority`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -375,6 +390,9 @@ pub struct PodStatus {
         deserialize_with = "null_as_default"
     )]
     pub phase: String,
+    /// RFC 3339; among victims of equal priority the one started earlier is more important.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 pub mod core;
 pub mod fluid;
 pub mod gang;
+pub mod policy;
 pub mod quantity;
 pub mod resources;
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 pub use self::core::*;
 pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, VolcanoJob, VolcanoPodGroup};
+pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 
 /// `apiVersion` and `kind`, read first to decide how to decode the rest.
@@ -36,8 +38,36 @@ impl TypeMeta {
 pub struct Workload {
     pub kind: String,
     pub metadata: ObjectMeta,
+    /// The pods its controller creates now: `spec.replicas` (default 1), or for a Job or
+    /// CronJob the Job controller's active count ([`JobCounts::active`]). A DaemonSet's count
+    /// depends on the nodes, so `plan::workload` computes it.
     pub replicas: i32,
     pub template: PodTemplateSpec,
+}
+
+/// A Job's (or a CronJob's job template's) counts, as the Job controller reads them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    pub parallelism: Option<i32>,
+    pub completions: Option<i32>,
+    pub succeeded: i32,
+    pub suspend: bool,
+}
+
+impl JobCounts {
+    /// The Job controller's `wantActive`: parallelism (default 1), capped by the remaining
+    /// completions when completions are set; none while suspended.
+    pub fn active(&self) -> i32 {
+        if self.suspend {
+            return 0;
+        }
+        let parallelism = self.parallelism.unwrap_or(1).max(0);
+        match self.completions {
+            Some(completions) => (completions - self.succeeded).clamp(0, parallelism),
+            None if self.succeeded > 0 => 0,
+            None => parallelism,
+        }
+    }
 }
 
 // Objects are decoded once and moved straight into typed lists; boxing the large variants
@@ -53,6 +83,8 @@ pub enum Object {
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
     VolcanoPodGroup(VolcanoPodGroup),
+    PriorityClass(PriorityClass),
+    PodDisruptionBudget(PodDisruptionBudget),
     /// Kept so callers can report it, never silently dropped.
     Unknown {
         type_meta: TypeMeta,
@@ -86,6 +118,8 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
     ("batch.volcano.sh", "v1alpha1", "Job"),
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+    ("scheduling.k8s.io", "v1", "PriorityClass"),
+    ("policy", "v1", "PodDisruptionBudget"),
 ];
 
 #[derive(Deserialize, Default)]
@@ -93,6 +127,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
 struct WorkloadBody {
     metadata: ObjectMeta,
     spec: WorkloadSpec,
+    status: WorkloadStatus,
 }
 
 #[derive(Deserialize, Default)]
@@ -100,8 +135,16 @@ struct WorkloadBody {
 struct WorkloadSpec {
     replicas: Option<i32>,
     parallelism: Option<i32>,
+    completions: Option<i32>,
+    suspend: Option<bool>,
     template: PodTemplateSpec,
     job_template: Option<JobTemplate>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WorkloadStatus {
+    succeeded: i32,
 }
 
 #[derive(Deserialize, Default)]
@@ -190,14 +233,31 @@ impl Object {
             }
             ("batch.volcano.sh", _) => Object::VolcanoJob(read(deserializer).get()?),
             ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(read(deserializer).get()?),
+            ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
+            ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
             _ => {
                 let body: WorkloadBody = read(deserializer).get()?;
-                let (replicas, template) = match body.spec.job_template {
-                    Some(job) => (job.spec.parallelism.unwrap_or(1), job.spec.template),
-                    None => (
-                        body.spec.replicas.or(body.spec.parallelism).unwrap_or(1),
-                        body.spec.template,
-                    ),
+                let suspended = body.spec.suspend.unwrap_or(false);
+                let (replicas, template) = match (kind, body.spec.job_template) {
+                    ("CronJob", Some(job)) => {
+                        let counts = JobCounts {
+                            parallelism: job.spec.parallelism,
+                            completions: job.spec.completions,
+                            succeeded: 0,
+                            suspend: suspended || job.spec.suspend.unwrap_or(false),
+                        };
+                        (counts.active(), job.spec.template)
+                    }
+                    ("Job", _) => {
+                        let counts = JobCounts {
+                            parallelism: body.spec.parallelism,
+                            completions: body.spec.completions,
+                            succeeded: body.status.succeeded,
+                            suspend: suspended,
+                        };
+                        (counts.active(), body.spec.template)
+                    }
+                    _ => (body.spec.replicas.unwrap_or(1), body.spec.template),
                 };
                 Object::Workload(Workload {
                     kind: kind.to_string(),
@@ -219,6 +279,8 @@ impl Object {
             Object::GodelPodGroup(o) => &o.metadata,
             Object::VolcanoJob(o) => &o.metadata,
             Object::VolcanoPodGroup(o) => &o.metadata,
+            Object::PriorityClass(o) => &o.metadata,
+            Object::PodDisruptionBudget(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -233,6 +295,8 @@ impl Object {
             Object::GodelPodGroup(o) => &mut o.metadata,
             Object::VolcanoJob(o) => &mut o.metadata,
             Object::VolcanoPodGroup(o) => &mut o.metadata,
+            Object::PriorityClass(o) => &mut o.metadata,
+            Object::PodDisruptionBudget(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -247,13 +311,18 @@ impl Object {
             Object::FluidOp(op) => op.kind.as_str(),
             Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) => "PodGroup",
             Object::VolcanoJob(_) => "Job",
+            Object::PriorityClass(_) => "PriorityClass",
+            Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
         }
     }
 
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
-        !matches!(self, Object::Node(_) | Object::Namespace(_))
+        !matches!(
+            self,
+            Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
+        )
     }
 }
 

@@ -144,10 +144,42 @@ type View = fn(&(Resources, bool, bool)) -> Resources;
 
 const VIEWS: [View; 2] = [|(r, _, _)| r.clone(), with_defaults];
 
+/// Resources a pod may set at pod level (upstream `IsSupportedPodLevelResource`).
+fn is_pod_level_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory") || name.starts_with("hugepages-")
+}
+
+/// The pod-level requests that replace the containers' sum, per resource: as written, or, as
+/// the API server defaults them, the pod-level limit when no container asks for that resource.
+fn pod_level_requests(spec: &PodSpec) -> Option<ResourceList> {
+    let pod_level = spec.resources.as_ref()?;
+    let container_sets = |name: &str| {
+        spec.containers
+            .iter()
+            .chain(&spec.init_containers)
+            .any(|c| {
+                c.resources.requests.contains_key(name) || c.resources.limits.contains_key(name)
+            })
+    };
+    let mut requests: ResourceList = pod_level
+        .requests
+        .iter()
+        .filter(|(name, _)| is_pod_level_resource(name))
+        .map(|(name, quantity)| (name.clone(), *quantity))
+        .collect();
+    for (name, quantity) in &pod_level.limits {
+        if is_pod_level_resource(name) && !requests.contains_key(name) && !container_sets(name) {
+            requests.insert(name.clone(), *quantity);
+        }
+    }
+    (!requests.is_empty()).then_some(requests)
+}
+
 /// What a pod asks of a node, in each of `views`: the sum of its containers, or the largest
 /// init container if larger (sidecar init containers with `restartPolicy: Always` run alongside
-/// and add up), plus overhead. Each container is read once, whatever the number of views.
-fn aggregate<const N: usize>(spec: &PodSpec, views: [View; N]) -> [Resources; N] {
+/// and add up); then, with `pod_level`, the pod-level requests in place of that sum for the
+/// resources they set; plus overhead. Each container is read once, whatever the number of views.
+fn aggregate<const N: usize>(spec: &PodSpec, views: [View; N], pod_level: bool) -> [Resources; N] {
     let mut total: [Resources; N] = std::array::from_fn(|_| Resources::default());
     for c in &spec.containers {
         let container = container_requests(c);
@@ -171,24 +203,42 @@ fn aggregate<const N: usize>(spec: &PodSpec, views: [View; N]) -> [Resources; N]
             init_peak[v].max_with(&r);
         }
     }
+    let pod_level = if pod_level {
+        pod_level_requests(spec)
+    } else {
+        None
+    };
     let overhead = Resources::from_list(&spec.overhead);
     for v in 0..N {
         total[v].max_with(&init_peak[v]);
+        if let Some(requests) = &pod_level {
+            for (name, quantity) in requests {
+                total[v].set(name, *quantity);
+            }
+        }
         total[v].add(&overhead);
     }
     total
 }
 
-/// What a pod asks of a node; with `non_zero`, as the scorers count it (unset CPU and memory
-/// take the defaults).
+/// What a pod asks of a node, pod-level requests included; with `non_zero`, as the scorers
+/// count it (unset CPU and memory take the defaults).
 pub fn pod_requests(spec: &PodSpec, non_zero: bool) -> Resources {
-    let [requests] = aggregate(spec, [VIEWS[usize::from(non_zero)]]);
+    let [requests] = aggregate(spec, [VIEWS[usize::from(non_zero)]], true);
+    requests
+}
+
+/// A pod's requests from its containers alone, pod-level requests ignored: upstream builds
+/// NodeResourcesFit's scorer without the PodLevelResources feature, so that score (and only
+/// it) sizes the incoming pod this way.
+pub fn container_level_requests(spec: &PodSpec, non_zero: bool) -> Resources {
+    let [requests] = aggregate(spec, [VIEWS[usize::from(non_zero)]], false);
     requests
 }
 
 /// Both views at once, reading each container once (done for every pod when a state loads).
 pub fn pod_requests_and_non_zero(spec: &PodSpec) -> (Resources, Resources) {
-    let [requests, non_zero] = aggregate(spec, VIEWS);
+    let [requests, non_zero] = aggregate(spec, VIEWS, true);
     (requests, non_zero)
 }
 
@@ -295,6 +345,38 @@ mod tests {
         for (spec, milli) in cases {
             assert_eq!(pod_requests(&spec, false).milli_cpu, milli, "{spec:?}");
         }
+    }
+
+    #[test]
+    fn pod_level_requests_replace_the_containers_sum_for_cpu_memory_and_hugepages() {
+        let list = |pairs: &[(&str, &str)]| -> ResourceList {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+                .collect()
+        };
+        let spec = PodSpec {
+            containers: vec![container(&[("cpu", "1"), ("nvidia.com/gpu", "1")], None)],
+            init_containers: vec![container(&[("memory", "1Gi")], Some("Always"))],
+            overhead: list(&[("cpu", "100m")]),
+            resources: Some(ResourceRequirements {
+                requests: list(&[("cpu", "2"), ("nvidia.com/gpu", "8")]),
+                limits: list(&[("memory", "4Gi"), ("hugepages-2Mi", "64Mi")]),
+            }),
+            ..Default::default()
+        };
+        let with_pod_level = pod_requests(&spec, false);
+        // cpu: pod level 2 + overhead; gpu is not a pod-level resource: the container's 1;
+        // memory: the sidecar sets it, so its 1Gi stands; hugepages: the pod-level limit.
+        assert_eq!(with_pod_level.milli_cpu, 2100);
+        assert_eq!(with_pod_level.scalar("nvidia.com/gpu"), 1);
+        assert_eq!(with_pod_level.memory, 1 << 30);
+        assert_eq!(with_pod_level.scalar("hugepages-2Mi"), 64 << 20);
+        // Containers only, with the scorers' defaults: 1 + the sidecar's default 100m + overhead.
+        let containers_only = container_level_requests(&spec, true);
+        assert_eq!(containers_only.milli_cpu, 1200);
+        assert_eq!(containers_only.scalar("hugepages-2Mi"), 0);
+        assert_eq!(pod_requests_and_non_zero(&spec).1.milli_cpu, 2100);
     }
 
     #[test]

@@ -4,10 +4,12 @@
 
 use serde::Serialize;
 
+use super::workload;
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::gang::GODEL_POD_GROUP_LABEL;
-use crate::model::{Object, ObjectMeta, Pod, PodStatus, Workload};
+use crate::model::{Object, Pod};
+use crate::sched::preemption::Victim;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::flow::{self, Method, Metrics};
 
@@ -30,24 +32,10 @@ pub struct Member {
     pub pod: Pod,
 }
 
-/// Replica `index` of a workload, named `<name>-<index>` (the names users see are hashed; these
-/// are stable).
-pub fn replica(w: &Workload, index: usize) -> Pod {
-    Pod {
-        metadata: ObjectMeta {
-            name: format!("{}-{index}", w.metadata.name),
-            namespace: w.metadata.namespace.clone(),
-            labels: w.template.metadata.labels.clone(),
-            annotations: w.template.metadata.annotations.clone(),
-        },
-        spec: w.template.spec.clone(),
-        status: PodStatus::default(),
-    }
-}
-
-/// The batch of the inputs, in input order: pods as they are, workloads as their replicas.
-/// Pods that join a Godel PodGroup belong to their gang, not to the batch.
-pub fn members(manifests: &ManifestSet) -> Vec<Member> {
+/// The batch of the inputs, in input order: pods as they are, workloads as the pods their
+/// controllers create against `state`. Pods that join a Godel PodGroup belong to their gang,
+/// not to the batch.
+pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
     let in_gang = |labels: &std::collections::BTreeMap<String, String>| {
         labels.contains_key(GODEL_POD_GROUP_LABEL)
     };
@@ -59,10 +47,9 @@ pub fn members(manifests: &ManifestSet) -> Vec<Member> {
                 pod: pod.clone(),
             }),
             Object::Workload(w) if !in_gang(&w.template.metadata.labels) => {
-                let replicas = usize::try_from(w.replicas).unwrap_or(0);
-                members.extend((0..replicas).map(|i| Member {
+                members.extend(workload::pods(w, state).into_iter().map(|pod| Member {
                     from: format!("{}/{}", w.kind, w.metadata.name),
-                    pod: replica(w, i),
+                    pod,
                 }));
             }
             _ => {}
@@ -84,6 +71,9 @@ pub struct BatchPod {
     pub method: Method,
     /// How it was placed, or why it stays pending.
     pub note: String,
+    /// The pods it would evict: set when no node fits and preemption nominates `node`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempts: Vec<Victim>,
 }
 
 /// `batch` in `plan -o json`.
@@ -121,23 +111,92 @@ impl BatchPlan {
     }
 }
 
-/// Each pod's node and note as the greedy solver leaves them.
-fn greedy(state: &ClusterState, profile: &Profile, pods: &[&Pod]) -> Vec<(Option<String>, String)> {
+/// Each pod's node, note and victims as the greedy solver leaves them.
+fn greedy(
+    state: &ClusterState,
+    profile: &Profile,
+    pods: &[&Pod],
+) -> Vec<(Option<String>, String, Vec<Victim>)> {
     let mut sched = Scheduler::new(state, profile.clone());
     flow::place_greedily(&mut sched, pods)
         .into_iter()
-        .map(|(node, summary)| {
-            let note = match (&node, summary) {
+        .map(|outcome| {
+            let note = match (&outcome.node, outcome.summary) {
+                (Some(node), _) if !outcome.preempts.is_empty() => {
+                    format!("would preempt {} pods on {node}", outcome.preempts.len())
+                }
                 (None, Some(summary)) => format!("pending: {summary}"),
                 _ => String::new(),
             };
-            (node, note)
+            (outcome.node, note, outcome.preempts)
         })
         .collect()
 }
 
-/// Place the batch with `solver` (and with both solvers when `compare`).
+/// Place the batch with `solver` (and with both solvers when `compare`). Pods that already name
+/// their node are not scheduled: the kubelet admits them first, in input order, and the
+/// solvers place the rest around the admitted ones. Rows keep the input order.
 pub fn plan_batch(
+    state: &ClusterState,
+    profile: &Profile,
+    members: &[Member],
+    solver: Solver,
+    compare: bool,
+) -> BatchPlan {
+    let (bound, scheduled): (Vec<&Member>, Vec<&Member>) = members
+        .iter()
+        .partition(|m| !m.pod.spec.node_name.is_empty());
+    if bound.is_empty() {
+        return plan_scheduled(state, profile, members, solver, compare);
+    }
+    let mut kubelet = Scheduler::new(state, profile.clone());
+    let mut with_admitted = state.clone();
+    let mut bound_rows = Vec::new();
+    for member in bound {
+        let pod = &member.pod;
+        let node = pod.spec.node_name.clone();
+        let (placed, note) = match kubelet.admit(pod) {
+            Ok(()) => {
+                kubelet.assume(pod.clone(), &node);
+                with_admitted.pods.push(pod.clone());
+                (
+                    Some(node),
+                    "spec.nodeName: admitted by the kubelet, not scheduled".to_string(),
+                )
+            }
+            Err(reasons) => (
+                None,
+                format!("spec.nodeName {node}: not admitted: {}", reasons.join(", ")),
+            ),
+        };
+        bound_rows.push(BatchPod {
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            from: member.from.clone(),
+            node: placed,
+            method: Method::Kubelet,
+            note,
+            preempts: Vec::new(),
+        });
+    }
+    with_admitted.rebuild_indexes();
+    let scheduled: Vec<Member> = scheduled.into_iter().cloned().collect();
+    let mut plan = plan_scheduled(&with_admitted, profile, &scheduled, solver, compare);
+    let mut bound_rows = bound_rows.into_iter();
+    let mut scheduled_rows = std::mem::take(&mut plan.pods).into_iter();
+    plan.pods = members
+        .iter()
+        .filter_map(|m| match m.pod.spec.node_name.is_empty() {
+            true => scheduled_rows.next(),
+            false => bound_rows.next(),
+        })
+        .collect();
+    plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();
+    plan
+}
+
+/// Place pods that go through the scheduler with `solver` (and with both when `compare`).
+fn plan_scheduled(
     state: &ClusterState,
     profile: &Profile,
     members: &[Member],
@@ -153,13 +212,17 @@ pub fn plan_batch(
         node,
         method,
         note,
+        preempts: Vec::new(),
     };
     let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (
             members
                 .iter()
                 .zip(greedy(state, profile, &refs))
-                .map(|(m, (node, note))| row(m, node, Method::Greedy, note))
+                .map(|(m, (node, note, preempts))| BatchPod {
+                    preempts,
+                    ..row(m, node, Method::Greedy, note)
+                })
                 .collect(),
             None,
         ),
@@ -168,7 +231,10 @@ pub fn plan_batch(
             let rows = members
                 .iter()
                 .zip(plan.placements)
-                .map(|(m, p)| row(m, p.node, p.method, p.note))
+                .map(|(m, p)| BatchPod {
+                    preempts: p.preempts,
+                    ..row(m, p.node, p.method, p.note)
+                })
                 .collect();
             (rows, Some(plan.total_cost))
         }
@@ -180,7 +246,7 @@ pub fn plan_batch(
             Solver::Flow => (
                 greedy(state, profile, &refs)
                     .into_iter()
-                    .map(|(node, _)| node)
+                    .map(|(node, _, _)| node)
                     .collect(),
                 chosen,
             ),

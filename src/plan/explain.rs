@@ -8,10 +8,12 @@ use serde::Serialize;
 use crate::manifest::{ObjectRef, ObjectRefError};
 
 use super::batch::{self, Solver};
+use super::workload;
 use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, OpKind, Pod};
+use crate::sched::preemption::Preemption;
 use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
 use crate::systems::flow::{self as flow_solver, Method};
 use crate::systems::fluid;
@@ -53,8 +55,25 @@ pub struct Explanation {
     pub total_nodes: usize,
     /// The score weights the totals were computed with.
     pub weights: BTreeMap<String, i64>,
+    /// DefaultPreemption's preview, whenever no node fits: the node it would nominate (or
+    /// `null`) and the pods it would evict. Gang pods are left to their gang scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<Preemption>,
+    /// For a pod that names its node (`spec.nodeName`): the kubelet's verdict, instead of a
+    /// scheduling decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admission: Option<Admission>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
     pub context: Option<Context>,
+}
+
+/// The kubelet's admission of a pod bound by `spec.nodeName`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Admission {
+    pub node: String,
+    pub admitted: bool,
+    /// Why the kubelet would reject it (or that the node does not exist).
+    pub reasons: Vec<String>,
 }
 
 /// A pod that an object in the inputs would create, with a name users recognise.
@@ -64,8 +83,9 @@ pub struct Candidate {
     pub pod: Pod,
 }
 
-/// The pods the `-f` inputs would create: pods as they are, workloads from their templates.
-pub fn candidates(manifests: &ManifestSet) -> Vec<Candidate> {
+/// The pods the `-f` inputs would create: pods as they are, a workload as the first pod its
+/// controller creates against `state`.
+pub fn candidates(manifests: &ManifestSet, state: &ClusterState) -> Vec<Candidate> {
     manifests
         .manifests
         .iter()
@@ -76,7 +96,7 @@ pub fn candidates(manifests: &ManifestSet) -> Vec<Candidate> {
             }),
             Object::Workload(w) => Some(Candidate {
                 label: format!("{}/{}", w.kind, w.metadata.name),
-                pod: batch::replica(w, 0),
+                pod: workload::pods(w, state).into_iter().next()?,
             }),
             _ => None,
         })
@@ -161,28 +181,66 @@ pub fn explain(
         scheduler.forget(&pending.metadata.namespace, &pending.metadata.name);
         pending.spec.node_name.clear();
     }
-    decide_in(&scheduler, &pending, None, node)
+    if !pending.spec.node_name.is_empty() {
+        return Ok(admitted(&scheduler, &pending));
+    }
+    decide_in(&mut scheduler, &pending, None, node)
+}
+
+/// A pod that names its node in `spec.nodeName` is never scheduled: the explanation is the
+/// kubelet's admission verdict, with the node as `selected` when it admits the pod.
+fn admitted(scheduler: &Scheduler, pod: &Pod) -> Explanation {
+    let node = pod.spec.node_name.clone();
+    let reasons = scheduler.admit(pod).err().unwrap_or_default();
+    let admitted = reasons.is_empty();
+    Explanation {
+        pod: PodRef {
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+        },
+        decision: Decision {
+            nodes: Vec::new(),
+            selected: admitted.then(|| node.clone()),
+            tied: Vec::new(),
+            summary: None,
+            problems: Vec::new(),
+        },
+        node_detail: None,
+        total_nodes: 0,
+        weights: scheduler.profile().score_weights.clone(),
+        preemption: None,
+        admission: Some(Admission {
+            node,
+            admitted,
+            reasons,
+        }),
+        context: None,
+    }
 }
 
 /// The explanation of one decision of `scheduler` (with whatever it has assumed), over all
-/// nodes or over `within` (state node indexes).
+/// nodes, with preemption when none fits, or over a gang's `within` (state node indexes).
 fn decide_in(
-    scheduler: &Scheduler,
+    scheduler: &mut Scheduler,
     pod: &Pod,
     within: Option<&[usize]>,
     node: Option<&str>,
 ) -> Result<Explanation, TargetError> {
-    let decision = match within {
-        Some(nodes) => scheduler.decide_within(pod, nodes),
-        None => scheduler.decide(pod),
+    let (mut decision, node_detail) = match (node, within) {
+        (Some(name), _) => {
+            let (decision, detail) = scheduler
+                .decide_explained(pod, within, name)
+                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?;
+            (decision, Some(detail))
+        }
+        (None, Some(nodes)) => (scheduler.decide_within(pod, nodes), None),
+        (None, None) => (scheduler.decide(pod), None),
     };
-    let node_detail = match node {
-        Some(name) => Some(
-            scheduler
-                .explain_node(pod, name, &decision)
-                .ok_or_else(|| TargetError::UnknownNode(name.to_string()))?,
-        ),
-        None => None,
+    // DefaultPreemption runs for pods the default scheduler places; gang pods (`within`) are
+    // left to their gang scheduler.
+    let preemption = match within {
+        None => scheduler.preempt(pod, &mut decision),
+        Some(_) => None,
     };
     Ok(Explanation {
         pod: PodRef {
@@ -192,17 +250,23 @@ fn decide_in(
         total_nodes: decision.nodes.len(),
         decision,
         node_detail,
+        preemption,
+        admission: None,
         weights: scheduler.profile().score_weights.clone(),
         context: None,
     })
 }
 
 impl Explanation {
-    /// Whether the pod gets a node: under the flow solver, the flow's answer.
+    /// Whether the pod gets a node: under the flow solver, the flow's answer; else the
+    /// selected node or the one preemption nominates (the pod runs once the victims are gone).
     pub fn placed(&self) -> bool {
         match self.context.as_ref().and_then(|c| c.solvers.as_ref()) {
             Some(solvers) => solvers.flow.is_some(),
-            None => self.decision.selected.is_some(),
+            None => {
+                self.decision.selected.is_some()
+                    || self.preemption.as_ref().is_some_and(|p| p.node.is_some())
+            }
         }
     }
 }
@@ -282,7 +346,7 @@ fn explain_operation(
         .clone()
         .or_else(|| fluid::own_affinity(op).cloned());
     let pod = fluid::pod_for(op, affinity);
-    let mut explanation = decide_in(&scheduler, &pod, None, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pod, None, node)?;
     let mut notes: Vec<String> = op_plan.warnings.clone();
     match op_plan.status {
         OpStatus::Complete => notes.insert(
@@ -405,7 +469,7 @@ fn explain_gang_pod(
         ));
     }
     let within = (!plan.group_nodes.is_empty()).then_some(plan.group_nodes.as_slice());
-    let mut explanation = decide_in(&scheduler, &pod, within, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pod, within, node)?;
     let planned = row.and_then(|r| r.node.as_ref());
     if let (Some(planned), Some(alone)) = (planned, &explanation.decision.selected)
         && planned != alone
@@ -441,7 +505,7 @@ fn explain_batch_pod(
     is_target: impl Fn(&batch::Member) -> bool,
     node: Option<&str>,
 ) -> Result<Option<Explanation>, PlanError> {
-    let members = batch::members(scope.manifests);
+    let members = batch::members(scope.manifests, scope.state);
     let Some(index) = members
         .iter()
         .position(|m| is_target(m) && in_namespace(scope, &m.pod.metadata.namespace))
@@ -456,14 +520,14 @@ fn explain_batch_pod(
     let assumed = earlier
         .iter()
         .zip(placed)
-        .filter_map(|(pod, (node, _))| {
+        .filter_map(|(pod, outcome)| {
             Some(Assumed {
                 pod: format!("{}/{}", pod.metadata.namespace, pod.metadata.name),
-                node: node?,
+                node: outcome.node?,
             })
         })
         .collect();
-    let mut explanation = decide_in(&scheduler, &pods[index], None, node)?;
+    let mut explanation = decide_in(&mut scheduler, &pods[index], None, node)?;
     let placement = &flow_plan.placements[index];
     explanation.context = Some(Context {
         within: format!("a batch of {} pods ({})", pods.len(), members[index].from),

@@ -8,6 +8,7 @@ pub mod flow;
 pub mod graph;
 mod namespace;
 pub mod what_if;
+pub mod workload;
 
 use serde::Serialize;
 
@@ -175,7 +176,7 @@ pub fn plan_all(
     };
     let groups = gang::plan_gangs(manifests, state, &profile, &gang_opts)?;
     let namespace = opts.namespace.as_deref();
-    let members = namespace::batch_members(batch::members(manifests), namespace);
+    let members = namespace::batch_members(batch::members(manifests, state), namespace);
     let batch = (!members.is_empty())
         .then(|| batch::plan_batch(state, &profile, &members, opts.solver, opts.compare));
     let mut plan = Plan {

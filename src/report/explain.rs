@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::{render_table, table};
 use crate::plan::explain::{Context, Explanation};
+use crate::sched::preemption::Preemption;
 use crate::sched::profile::DEFAULT_SCORE_WEIGHTS;
 use crate::sched::{NodeDetail, NodeVerdict};
 
@@ -44,6 +45,22 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
         .unwrap_or_default();
     let decision = &explanation.decision;
     let pod = &explanation.pod;
+    if let Some(admission) = &explanation.admission {
+        let verdict = if admission.admitted {
+            "the kubelet admits it".to_string()
+        } else {
+            format!(
+                "the kubelet would not admit it: {}",
+                admission.reasons.join(", ")
+            )
+        };
+        let _ = writeln!(
+            out,
+            "Pod {}/{} names node {} in spec.nodeName, so it is not scheduled; {verdict}.",
+            pod.namespace, pod.name, admission.node
+        );
+        return out;
+    }
     let feasible: Vec<&NodeVerdict> = decision.nodes.iter().filter(|v| v.feasible).collect();
     match decision.selected_verdict() {
         Some(selected) => {
@@ -78,13 +95,28 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 let _ = writeln!(out, "{why}");
             }
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "Pod {}/{} would stay Pending.",
-                pod.namespace, pod.name
-            );
-        }
+        None => match explanation
+            .preemption
+            .as_ref()
+            .and_then(|p| Some((p, p.node.as_ref()?)))
+        {
+            Some((preemption, node)) => {
+                let _ = writeln!(
+                    out,
+                    "Pod {}/{} fits no node as it is; it would preempt {} pods on node {node} and be nominated there.",
+                    pod.namespace,
+                    pod.name,
+                    preemption.victims.len()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "Pod {}/{} would stay Pending.",
+                    pod.namespace, pod.name
+                );
+            }
+        },
     }
     if !decision.problems.is_empty() {
         out.push_str("\nProblems in the pod spec (the terms involved match nothing):\n");
@@ -147,10 +179,49 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
     if let Some(summary) = &decision.summary {
         let _ = writeln!(out, "\n{summary}");
     }
+    if let Some(preemption) = &explanation.preemption {
+        out.push_str(&render_preemption(preemption, headers));
+    }
     if let Some(detail) = &explanation.node_detail {
         out.push('\n');
         out.push_str(&render_node(detail, explanation, headers));
     }
+    out
+}
+
+/// The candidates preemption weighed: victims, budget violations, and the rule each lost on.
+fn render_preemption(preemption: &Preemption, headers: bool) -> String {
+    let mut out = String::new();
+    for note in &preemption.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    if preemption.candidates.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\nPreemption (pod priority {}): {} candidate node(s)",
+        preemption.priority,
+        preemption.candidates.len()
+    );
+    let mut t = table(&["CANDIDATE", "VICTIMS", "PDB-VIOLATIONS", "OUTCOME"]);
+    for candidate in &preemption.candidates {
+        let victims: Vec<String> = candidate
+            .victims
+            .iter()
+            .map(|v| format!("{}/{} ({})", v.namespace, v.name, v.priority))
+            .collect();
+        t.add_row(vec![
+            candidate.node.clone(),
+            victims.join(", "),
+            candidate.budget_violations.to_string(),
+            match &candidate.lost {
+                Some(lost) => format!("lost on {lost}"),
+                None => "nominated".to_string(),
+            },
+        ]);
+    }
+    out.push_str(&render_table(&t, headers));
     out
 }
 

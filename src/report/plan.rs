@@ -191,6 +191,20 @@ fn batch_section(batch: &BatchPlan, headers: bool) -> String {
         ]);
     }
     out.push_str(&super::render_table(&t, headers));
+    for pod in batch.pods.iter().filter(|p| !p.preempts.is_empty()) {
+        let victims: Vec<String> = pod
+            .preempts
+            .iter()
+            .map(|v| format!("{}/{}", v.namespace, v.name))
+            .collect();
+        out.push_str(&format!(
+            "{}/{} would preempt on {}: {}\n",
+            pod.namespace,
+            pod.name,
+            pod.node.as_deref().unwrap_or("-"),
+            victims.join(", ")
+        ));
+    }
     if let Some(c) = &batch.comparison {
         out.push_str("Greedy against flow:\n");
         let mut t = super::table(&["METRIC", "GREEDY", "FLOW"]);
@@ -228,6 +242,7 @@ fn method_name(method: Method) -> &'static str {
     match method {
         Method::Flow => "flow",
         Method::Greedy => "greedy",
+        Method::Kubelet => "kubelet",
     }
 }
 

@@ -2,7 +2,11 @@
 //! [`ClusterState`]. Pure and synchronous; `plan`, `lint` and `explain-placement` all decide
 //! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
 
+mod admission;
 mod cycle;
+pub mod framework;
+pub mod plugins;
+pub mod preemption;
 pub mod profile;
 pub mod selector;
 mod terms;
@@ -17,6 +21,7 @@ use crate::cluster::ClusterState;
 pub use crate::model::resources::{self, Resources, pod_requests};
 use crate::model::{Labels, Pod};
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
+pub use framework::Code;
 pub use profile::Profile;
 use terms::{PodTerms, Term, TermKind};
 
@@ -44,6 +49,9 @@ pub struct NodeVerdict {
     pub reasons: Vec<String>,
     /// The plugin that rejected the node.
     pub failed_plugin: Option<&'static str>,
+    /// That plugin's status code (UnschedulableAndUnresolvable: preemption cannot help).
+    #[serde(skip)]
+    pub code: Option<Code>,
     /// Normalised 0..100 scores by plugin (feasible nodes only).
     pub scores: BTreeMap<&'static str, i64>,
     /// Weighted total of `scores`.
@@ -352,6 +360,16 @@ impl<'a> Scheduler<'a> {
         else {
             return false;
         };
+        self.take_off(index);
+        if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
+            list.retain(|&p| p != index);
+        }
+        true
+    }
+
+    /// Take placed pod `index` off its node: its resources, ports and affinity terms stop
+    /// counting. Preemption uses it (with [`put_back`](Self::put_back)) to try victims.
+    fn take_off(&mut self, index: usize) {
         let placed = &mut self.placed[index];
         placed.removed = true;
         let info = &mut self.nodes[placed.node];
@@ -373,10 +391,23 @@ impl<'a> Scheduler<'a> {
                 }
             }
         }
-        if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
-            list.retain(|&p| p != index);
+    }
+
+    /// Undo [`take_off`](Self::take_off): the pod counts on its node again.
+    fn put_back(&mut self, index: usize) {
+        let placed = &mut self.placed[index];
+        placed.removed = false;
+        let info = &mut self.nodes[placed.node];
+        info.requested.add(&placed.requests.0);
+        info.non_zero_requested.add(&placed.requests.1);
+        // Pods stay in placement order: victims of equal importance are tried in that order.
+        let at = info.pods.partition_point(|&p| p < index);
+        info.pods.insert(at, index);
+        info.used_ports.extend(host_ports(&placed.pod));
+        let node = placed.node;
+        for &group in placed.term_groups.iter() {
+            *self.term_groups[group].nodes.entry(node).or_default() += 1;
         }
-        true
     }
 
     /// Schedule `pod` against every node.
@@ -388,15 +419,46 @@ impl<'a> Scheduler<'a> {
     /// Schedule `pod` against a subset of nodes (indexes into the state's nodes), as gang
     /// planners do when they restrict a unit to one topology domain.
     pub fn decide_within(&self, pod: &Pod, candidates: &[usize]) -> Decision {
-        cycle::Cycle::new(self, pod).decide(candidates)
+        cycle::Cycle::new(self, pod).run(candidates, None).0
     }
 
-    /// Every filter's verdict (without stopping at the first failure) and every score with
-    /// its inputs, for one node, with scores normalised over the nodes `decision` found
-    /// feasible (the decision this detail explains).
-    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
+    /// Decide among `candidates` (all nodes when `None`) and explain `node` from the same
+    /// plugin calls: every filter's verdict (without stopping at the first failure) and, when
+    /// it is feasible, every score with its inputs. `None` when `node` is not in the state.
+    pub fn decide_explained(
+        &self,
+        pod: &Pod,
+        candidates: Option<&[usize]>,
+        node: &str,
+    ) -> Option<(Decision, NodeDetail)> {
         let index = self.state.node_index(node)?;
-        Some(cycle::Cycle::new(self, pod).explain_node(index, decision))
+        let all: Vec<usize>;
+        let candidates = match candidates {
+            Some(candidates) => candidates,
+            None => {
+                all = (0..self.nodes.len()).collect();
+                &all
+            }
+        };
+        let mut candidates = candidates.to_vec();
+        let outside = !candidates.contains(&index);
+        if outside {
+            candidates.push(index);
+        }
+        let (mut decision, detail) = cycle::Cycle::new(self, pod).run(&candidates, Some(index));
+        if outside {
+            // Explained only: the decision is over the candidates asked for.
+            decision = self.decide_within(pod, &candidates[..candidates.len() - 1]);
+        }
+        Some((decision, detail?))
+    }
+
+    /// [`decide_explained`](Self::decide_explained) for a decision already made over
+    /// `decision`'s nodes: the same cycle, run again over the same candidates.
+    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
+        let candidates: Vec<usize> = decision.nodes.iter().map(|v| v.index).collect();
+        self.decide_explained(pod, Some(&candidates), node)
+            .map(|(_, detail)| detail)
     }
 
     /// A node's room for new pods: allocatable minus the requests of the pods on it (from the
@@ -461,12 +523,15 @@ impl<'a> Scheduler<'a> {
     }
 }
 
-/// Host ports a pod claims, with defaults filled in (TCP, all addresses).
+/// Host ports a pod claims, with defaults filled in (TCP, all addresses): its containers' and
+/// its sidecars' (init containers with `restartPolicy: Always`, which run for the pod's whole
+/// life); a plain init container has exited before they bind (upstream `GetHostPorts`).
 fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
     pod.spec
-        .containers
+        .init_containers
         .iter()
-        .chain(&pod.spec.init_containers)
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
+        .chain(&pod.spec.containers)
         .flat_map(|c| &c.ports)
         .filter_map(|p| {
             let port = p.host_port.filter(|&h| h > 0)?;
@@ -515,5 +580,7 @@ pub fn unschedulable_summary(total_nodes: usize, verdicts: &[NodeVerdict]) -> St
     }
 }
 
+#[cfg(test)]
+mod fidelity;
 #[cfg(test)]
 mod tests;

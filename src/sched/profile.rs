@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::plugins;
 use crate::manifest::{self, LoadError};
 use crate::model::null_as_default;
 
@@ -75,10 +76,68 @@ struct ProfileConfig {
     plugin_config: Vec<PluginConfig>,
 }
 
+/// The extension points a profile's `plugins` may configure (upstream `Plugins`).
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 struct Plugins {
+    pre_enqueue: PluginSet,
+    queue_sort: PluginSet,
+    pre_filter: PluginSet,
+    filter: PluginSet,
+    post_filter: PluginSet,
+    pre_score: PluginSet,
     score: PluginSet,
+    reserve: PluginSet,
+    permit: PluginSet,
+    pre_bind: PluginSet,
+    bind: PluginSet,
+    post_bind: PluginSet,
+    multi_point: PluginSet,
+}
+
+impl Plugins {
+    fn sets(&self) -> [(&'static str, &PluginSet); 13] {
+        [
+            ("preEnqueue", &self.pre_enqueue),
+            ("queueSort", &self.queue_sort),
+            ("preFilter", &self.pre_filter),
+            ("filter", &self.filter),
+            ("postFilter", &self.post_filter),
+            ("preScore", &self.pre_score),
+            ("score", &self.score),
+            ("reserve", &self.reserve),
+            ("permit", &self.permit),
+            ("preBind", &self.pre_bind),
+            ("bind", &self.bind),
+            ("postBind", &self.post_bind),
+            ("multiPoint", &self.multi_point),
+        ]
+    }
+}
+
+/// Why a profile's plugin entry cannot be honoured, if it cannot: an unknown name, or a filter
+/// the engine always runs being disabled (it would silently keep running).
+fn plugin_entry_problem(point: &str, name: &str, disabled: bool) -> Option<String> {
+    if disabled && name == "*" {
+        return matches!(point, "preFilter" | "filter" | "multiPoint").then(|| {
+            format!("disabling every {point} plugin is not supported: the engine always runs the default filters")
+        });
+    }
+    match plugins::registration(name) {
+        Some(r)
+            if disabled && r.filter && matches!(point, "preFilter" | "filter" | "multiPoint") =>
+        {
+            Some(format!(
+                "{name} is a filter the profile requires: the engine always runs it, so it cannot be disabled"
+            ))
+        }
+        Some(r) if !disabled && point == "score" && !r.score => {
+            Some(format!("{name} has no score extension point"))
+        }
+        Some(_) => None,
+        None if plugins::UNMODELLED.contains(&name) => None,
+        None => Some(format!("unknown plugin {name:?}")),
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -158,27 +217,50 @@ impl Profile {
         };
         let mut profile = Profile::default();
         if let Some(plugins) = chosen.plugins {
-            for disabled in plugins.score.disabled {
-                if disabled.name == "*" {
-                    profile.score_weights.clear();
-                } else {
-                    profile.score_weights.remove(&disabled.name);
+            for (point, set) in plugins.sets() {
+                for (list, entries, disabled) in [
+                    ("enabled", &set.enabled, false),
+                    ("disabled", &set.disabled, true),
+                ] {
+                    for (i, entry) in entries.iter().enumerate() {
+                        if let Some(problem) = plugin_entry_problem(point, &entry.name, disabled) {
+                            return Err(decode_error(
+                                format!("{prefix}plugins.{point}.{list}[{i}].name"),
+                                problem,
+                            ));
+                        }
+                    }
                 }
             }
-            for (i, enabled) in plugins.score.enabled.into_iter().enumerate() {
-                let weight = enabled.weight.unwrap_or(1);
-                if !DEFAULT_SCORE_WEIGHTS
-                    .iter()
-                    .any(|(n, _)| *n == enabled.name)
-                {
-                    return Err(decode_error(
-                        format!("{prefix}plugins.score.enabled[{i}].name"),
-                        format!("unknown score plugin {:?}", enabled.name),
-                    ));
+            // multiPoint configures every extension point a plugin has, score included.
+            for set in [&plugins.multi_point, &plugins.score] {
+                for disabled in &set.disabled {
+                    if disabled.name == "*" {
+                        profile.score_weights.clear();
+                    } else {
+                        profile.score_weights.remove(&disabled.name);
+                    }
                 }
+            }
+            let multi_point_scores = plugins
+                .multi_point
+                .enabled
+                .into_iter()
+                .enumerate()
+                .filter(|(_, e)| plugins::registration(&e.name).is_some_and(|r| r.score))
+                .map(|(i, e)| ("multiPoint", i, e));
+            let score_enabled = plugins
+                .score
+                .enabled
+                .into_iter()
+                .enumerate()
+                .filter(|(_, e)| plugins::registration(&e.name).is_some())
+                .map(|(i, e)| ("score", i, e));
+            for (point, i, enabled) in multi_point_scores.chain(score_enabled) {
+                let weight = enabled.weight.unwrap_or(1);
                 if !(1..=100).contains(&weight) {
                     return Err(decode_error(
-                        format!("{prefix}plugins.score.enabled[{i}].weight"),
+                        format!("{prefix}plugins.{point}.enabled[{i}].weight"),
                         format!("weight must be in 1..100, got {weight}"),
                     ));
                 }
@@ -186,6 +268,12 @@ impl Profile {
             }
         }
         for (i, config) in chosen.plugin_config.into_iter().enumerate() {
+            if let Some(problem) = plugin_entry_problem("pluginConfig", &config.name, false) {
+                return Err(decode_error(
+                    format!("{prefix}pluginConfig[{i}].name"),
+                    problem,
+                ));
+            }
             if config.name != NODE_RESOURCES_FIT {
                 continue;
             }
@@ -240,6 +328,48 @@ mod tests {
             profile.fit_resources,
             vec![("cpu".to_string(), 3), ("nvidia.com/gpu".to_string(), 5)]
         );
+    }
+
+    #[test]
+    fn unknown_or_required_plugins_are_positioned_errors() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: NodeAfinity\n",
+                ":5:15: profiles[0].plugins.filter.enabled[0].name: unknown plugin \"NodeAfinity\"",
+            ),
+            (
+                "plugins:\n  filter:\n    disabled:\n    - name: NodePorts\n",
+                ":4:13: plugins.filter.disabled[0].name: NodePorts is a filter the profile requires: the engine always runs it, so it cannot be disabled",
+            ),
+            (
+                "plugins:\n  multiPoint:\n    disabled:\n    - name: \"*\"\n",
+                ":4:13: plugins.multiPoint.disabled[0].name: disabling every multiPoint plugin is not supported: the engine always runs the default filters",
+            ),
+            (
+                "plugins:\n  score:\n    enabled:\n    - name: NodePorts\n",
+                ":4:13: plugins.score.enabled[0].name: NodePorts has no score extension point",
+            ),
+            (
+                "pluginConfig:\n- name: NodeResourcesFitt\n  args: {}\n",
+                ":2:9: pluginConfig[0].name: unknown plugin \"NodeResourcesFitt\"",
+            ),
+        ];
+        for (text, want) in cases {
+            let file = write(text);
+            let err = Profile::from_file(file.path().to_str().unwrap()).unwrap_err();
+            assert!(err.to_string().ends_with(want), "{err}\nwant …{want}");
+        }
+    }
+
+    #[test]
+    fn multi_point_weights_and_unmodelled_plugins() {
+        let file = write(
+            "plugins:\n  multiPoint:\n    enabled:\n    - name: VolumeBinding\n    - name: ImageLocality\n      weight: 7\n    disabled:\n    - name: NodeResourcesBalancedAllocation\n  score:\n    disabled:\n    - name: VolumeBinding\n",
+        );
+        let profile = Profile::from_file(file.path().to_str().unwrap()).unwrap();
+        assert_eq!(profile.weight(IMAGE_LOCALITY), Some(7));
+        assert_eq!(profile.weight(BALANCED_ALLOCATION), None);
+        assert_eq!(profile.weight(TAINT_TOLERATION), Some(3));
     }
 
     #[test]

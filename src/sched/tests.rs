@@ -1,4 +1,5 @@
-//! Conformance tables: the behaviour of upstream's plugin tests, in our own cases and data.
+//! Scheduler-level conformance tables (summary, ties, assume/forget, filter order), and the
+//! helpers every plugin's table tests build their clusters and pods with.
 
 use std::sync::Arc;
 
@@ -6,17 +7,17 @@ use super::*;
 use crate::manifest;
 use crate::model::Object;
 
-fn objects(yaml: &str) -> Vec<Object> {
+pub(super) fn objects(yaml: &str) -> Vec<Object> {
     let (manifests, problems) = manifest::parse_text(&Arc::from("t.yaml"), yaml);
     assert!(problems.is_empty(), "{problems:?}");
     manifests.into_iter().map(|m| m.object).collect()
 }
 
-fn state(yaml: &str) -> ClusterState {
+pub(super) fn state(yaml: &str) -> ClusterState {
     ClusterState::from_objects(objects(yaml))
 }
 
-fn pod(yaml: &str) -> Pod {
+pub(super) fn pod(yaml: &str) -> Pod {
     let text = format!(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: incoming\n  namespace: default\n{yaml}"
     );
@@ -27,7 +28,7 @@ fn pod(yaml: &str) -> Pod {
 }
 
 /// Nodes named n1..nN with the given label lines, 4 CPUs, 8Gi, 110 pods.
-fn nodes(labels: &[&str]) -> String {
+pub(super) fn nodes(labels: &[&str]) -> String {
     labels
         .iter()
         .enumerate()
@@ -42,7 +43,7 @@ fn nodes(labels: &[&str]) -> String {
 }
 
 /// A running pod on `node`; `extra` adds spec lines (a default container unless it has some).
-fn running(name: &str, node: &str, labels: &str, extra: &str) -> String {
+pub(super) fn running(name: &str, node: &str, labels: &str, extra: &str) -> String {
     let containers = if extra.contains("containers:") {
         ""
     } else {
@@ -54,7 +55,7 @@ fn running(name: &str, node: &str, labels: &str, extra: &str) -> String {
 }
 
 /// `node: reason` for infeasible nodes, `node` for feasible ones.
-fn verdicts(decision: &Decision) -> Vec<String> {
+pub(super) fn verdicts(decision: &Decision) -> Vec<String> {
     decision
         .nodes
         .iter()
@@ -68,82 +69,18 @@ fn verdicts(decision: &Decision) -> Vec<String> {
         .collect()
 }
 
-fn decide(state_yaml: &str, pod_yaml: &str) -> Decision {
+pub(super) fn decide(state_yaml: &str, pod_yaml: &str) -> Decision {
     let state = state(state_yaml);
     Scheduler::new(&state, Profile::default()).decide(&pod(pod_yaml))
 }
 
-fn scores(decision: &Decision, plugin: &str) -> Vec<i64> {
+pub(super) fn scores(decision: &Decision, plugin: &str) -> Vec<i64> {
     decision
         .nodes
         .iter()
         .filter(|v| v.feasible)
         .map(|v| v.scores[plugin])
         .collect()
-}
-
-#[test]
-fn node_affinity_filter() {
-    let cluster = nodes(&["zone: a, gpus: \"2\"", "zone: b, gpus: \"8\"", "zone: c"]);
-    let miss = "node(s) didn't match Pod's node affinity/selector";
-    let cases: &[(&str, &str, Vec<String>)] = &[
-        (
-            "no constraints",
-            "spec: {}\n",
-            vec!["n1".into(), "n2".into(), "n3".into()],
-        ),
-        (
-            "nodeSelector",
-            "spec:\n  nodeSelector: {zone: b}\n",
-            vec![format!("n1: {miss}"), "n2".into(), format!("n3: {miss}")],
-        ),
-        (
-            "In",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: zone, operator: In, values: [a, c]}]\n",
-            vec!["n1".into(), format!("n2: {miss}"), "n3".into()],
-        ),
-        (
-            "NotIn is true on absent keys",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: gpus, operator: NotIn, values: [\"2\"]}]\n",
-            vec![format!("n1: {miss}"), "n2".into(), "n3".into()],
-        ),
-        (
-            "Gt",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: gpus, operator: Gt, values: [\"4\"]}]\n",
-            vec![format!("n1: {miss}"), "n2".into(), format!("n3: {miss}")],
-        ),
-        (
-            "DoesNotExist",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: gpus, operator: DoesNotExist}]\n",
-            vec![format!("n1: {miss}"), format!("n2: {miss}"), "n3".into()],
-        ),
-        (
-            "terms are ORed",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: zone, operator: In, values: [a]}]\n        - matchFields: [{key: metadata.name, operator: In, values: [n3]}]\n",
-            vec!["n1".into(), format!("n2: {miss}"), "n3".into()],
-        ),
-        (
-            "an empty term matches nothing",
-            "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - {}\n",
-            vec![
-                format!("n1: {miss}"),
-                format!("n2: {miss}"),
-                format!("n3: {miss}"),
-            ],
-        ),
-        (
-            "nodeSelector and affinity must both hold",
-            "spec:\n  nodeSelector: {zone: a}\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: zone, operator: In, values: [b]}]\n",
-            vec![
-                format!("n1: {miss}"),
-                format!("n2: {miss}"),
-                format!("n3: {miss}"),
-            ],
-        ),
-    ];
-    for (name, spec, want) in cases {
-        assert_eq!(&verdicts(&decide(&cluster, spec)), want, "{name}");
-    }
 }
 
 #[test]
@@ -160,364 +97,6 @@ fn invalid_selectors_are_explained_not_crashed_on() {
             "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: must be in 1..100, got 101",
         ]
     );
-}
-
-#[test]
-fn node_affinity_score_normalises_by_the_best_node() {
-    let cluster = nodes(&["zone: a, disk: ssd", "zone: a", "zone: b"]);
-    let decision = decide(
-        &cluster,
-        "spec:\n  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 2\n        preference:\n          matchExpressions: [{key: zone, operator: In, values: [a]}]\n      - weight: 3\n        preference:\n          matchExpressions: [{key: disk, operator: Exists}]\n",
-    );
-    assert_eq!(scores(&decision, "NodeAffinity"), [100, 40, 0]);
-    assert_eq!(decision.selected.as_deref(), Some("n1"));
-    // No preferred terms: every node scores 0.
-    assert_eq!(
-        scores(&decide(&cluster, "spec: {}\n"), "NodeAffinity"),
-        [0, 0, 0]
-    );
-}
-
-#[test]
-fn taint_toleration_filter_and_score() {
-    let cluster = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n2}, spec: {taints: [{key: a, effect: PreferNoSchedule}, {key: b, effect: PreferNoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n3}, spec: {taints: [{key: a, effect: PreferNoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n4}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
-    let untolerated = "node(s) had untolerated taint(s)";
-    let cases: &[(&str, &str, &str)] = &[
-        ("no tolerations", "spec: {}\n", untolerated),
-        (
-            "Equal with the right value",
-            "spec:\n  tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}]\n",
-            "",
-        ),
-        (
-            "Equal with another value",
-            "spec:\n  tolerations: [{key: dedicated, value: cpu}]\n",
-            untolerated,
-        ),
-        (
-            "Exists on the key",
-            "spec:\n  tolerations: [{key: dedicated, operator: Exists}]\n",
-            "",
-        ),
-        (
-            "Exists without a key tolerates everything",
-            "spec:\n  tolerations: [{operator: Exists}]\n",
-            "",
-        ),
-        (
-            "wrong effect",
-            "spec:\n  tolerations: [{key: dedicated, operator: Exists, effect: NoExecute}]\n",
-            untolerated,
-        ),
-    ];
-    for (name, spec, want) in cases {
-        let decision = decide(cluster, spec);
-        assert_eq!(decision.nodes[0].reasons.join(""), *want, "{name}");
-        assert!(
-            decision.nodes[1..].iter().all(|v| v.feasible),
-            "{name}: PreferNoSchedule never filters"
-        );
-    }
-    // Two, one and zero untolerated PreferNoSchedule taints, reversed: 0, 50, 100.
-    assert_eq!(
-        scores(&decide(cluster, "spec: {}\n"), "TaintToleration"),
-        [0, 50, 100]
-    );
-    let tolerate_a = decide(
-        cluster,
-        "spec:\n  tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule}]\n",
-    );
-    assert_eq!(scores(&tolerate_a, "TaintToleration"), [0, 100, 100]);
-}
-
-#[test]
-fn resources_fit_filter_reasons() {
-    let cluster = format!(
-        "{}{}{}",
-        "apiVersion: v1\nkind: Node\nmetadata: {name: small}\nstatus: {allocatable: {cpu: \"1\", memory: 1Gi, pods: \"2\"}}\n---\n",
-        "apiVersion: v1\nkind: Node\nmetadata: {name: gpu}\nstatus: {allocatable: {cpu: \"8\", memory: 32Gi, pods: \"110\", nvidia.com/gpu: \"4\"}}\n---\n",
-        running("existing", "small", "app: x", "")
-            + &running(
-                "existing2",
-                "gpu",
-                "app: x",
-                "  overhead: {nvidia.com/gpu: \"3\"}\n"
-            )
-    );
-    let cases: &[(&str, &str, [&str; 2])] = &[
-        (
-            "fits",
-            "spec:\n  containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n",
-            ["", ""],
-        ),
-        (
-            "cpu and memory both short",
-            "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"2\", memory: 2Gi}}}]\n",
-            ["Insufficient cpu; Insufficient memory", ""],
-        ),
-        (
-            "init container is the peak",
-            "spec:\n  initContainers: [{name: i, resources: {requests: {cpu: \"3\"}}}]\n  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n",
-            ["Insufficient cpu", ""],
-        ),
-        (
-            "extended resources",
-            "spec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"2\"}}}]\n",
-            ["Insufficient nvidia.com/gpu", "Insufficient nvidia.com/gpu"],
-        ),
-    ];
-    for (name, spec, want) in cases {
-        let decision = decide(&cluster, spec);
-        let got: Vec<String> = decision
-            .nodes
-            .iter()
-            .map(|v| v.reasons.join("; "))
-            .collect();
-        assert_eq!(got, want, "{name}");
-    }
-    let full = format!("{cluster}{}", running("third", "small", "app: y", ""));
-    assert_eq!(
-        decide(&full, "spec: {}\n").nodes[0].reasons,
-        ["Too many pods"]
-    );
-}
-
-#[test]
-fn resource_scores_least_allocated_and_balanced() {
-    let cluster = nodes(&["zone: a", "zone: b"])
-        + &running(
-            "busy",
-            "n2",
-            "app: x",
-            "  containers: [{name: c, resources: {requests: {cpu: \"2\", memory: 1Gi}}}]\n",
-        );
-    let decision = decide(
-        &cluster,
-        "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"1\", memory: 2Gi}}}]\n",
-    );
-    // n1: cpu (4-1)/4 = 75, memory (8-2)/8 = 75 -> 75; balanced: |0.25 - 0.25| -> 100.
-    // n2: cpu (4-3)/4 = 25, memory (8-3)/8 = 62 -> 43; balanced: |0.75 - 0.375|/2 -> 81.
-    assert_eq!(scores(&decision, "NodeResourcesFit"), [75, 43]);
-    assert_eq!(
-        scores(&decision, "NodeResourcesBalancedAllocation"),
-        [100, 81]
-    );
-    // Best-effort pods: non-zero defaults for the fit score, no balanced score at all.
-    let best_effort = decide(&cluster, "spec:\n  containers: [{name: c}]\n");
-    assert_eq!(
-        scores(&best_effort, "NodeResourcesBalancedAllocation"),
-        [0, 0]
-    );
-    // n1: cpu (4000-100)/4000 = 97, memory (8192-200)/8192 = 97.
-    // n2: cpu (4000-2100)/4000 = 47, memory (8192-1224)/8192 = 85 -> 66.
-    assert_eq!(scores(&best_effort, "NodeResourcesFit"), [97, 66]);
-}
-
-#[test]
-fn most_allocated_profile_packs() {
-    let state = state(
-        &(nodes(&["zone: a", "zone: b"])
-            + &running(
-                "busy",
-                "n2",
-                "app: x",
-                "  containers: [{name: c, resources: {requests: {cpu: \"2\", memory: 4Gi}}}]\n",
-            )),
-    );
-    let profile = Profile {
-        strategy: profile::ScoringStrategyType::MostAllocated,
-        ..Profile::default()
-    };
-    let decision = Scheduler::new(&state, profile).decide(&pod(
-        "spec:\n  containers: [{name: c, resources: {requests: {cpu: \"1\", memory: 2Gi}}}]\n",
-    ));
-    assert_eq!(scores(&decision, "NodeResourcesFit"), [25, 75]);
-    assert_eq!(decision.selected.as_deref(), Some("n2"));
-}
-
-#[test]
-fn inter_pod_affinity_filter() {
-    let cluster = nodes(&["zone: a", "zone: a", "zone: b", "team: x"])
-        + &running("db", "n1", "app: db", "")
-        + &running(
-            "lonely",
-            "n3",
-            "app: lonely",
-            "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: web}}\n        topologyKey: zone\n",
-        );
-    let affinity = "node(s) didn't match pod affinity rules";
-    let anti = "node(s) didn't match pod anti-affinity rules";
-    let existing = "node(s) didn't satisfy existing pods anti-affinity rules";
-    let cases: &[(&str, &str, [&str; 4])] = &[
-        (
-            "affinity to the zone of app=db",
-            "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        topologyKey: zone\n",
-            ["", "", affinity, affinity],
-        ),
-        (
-            "anti-affinity per host",
-            "  labels: {app: api}\nspec:\n  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        topologyKey: kubernetes.io/hostname\n",
-            [anti, "", "", ""],
-        ),
-        (
-            "existing pods' anti-affinity is symmetric",
-            "  labels: {app: web}\nspec: {}\n",
-            ["", "", existing, ""],
-        ),
-        (
-            "first pod of a self-affine group goes anywhere with the key",
-            "  labels: {app: cache}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: cache}}\n        topologyKey: zone\n",
-            ["", "", "", affinity],
-        ),
-        (
-            "no exception when the pod does not match its own term",
-            "  labels: {app: other}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: cache}}\n        topologyKey: zone\n",
-            [affinity, affinity, affinity, affinity],
-        ),
-        (
-            "a term in another namespace sees no db pod",
-            "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        namespaces: [other]\n        topologyKey: zone\n",
-            [affinity, affinity, affinity, affinity],
-        ),
-        (
-            "an empty namespaceSelector selects every namespace",
-            "  labels: {app: api}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: db}}\n        namespaces: [other]\n        namespaceSelector: {}\n        topologyKey: zone\n",
-            ["", "", affinity, affinity],
-        ),
-    ];
-    for (name, spec, want) in cases {
-        let decision = decide(&cluster, spec);
-        let got: Vec<String> = decision
-            .nodes
-            .iter()
-            .map(|v| v.reasons.join("; "))
-            .collect();
-        assert_eq!(got, want, "{name}");
-    }
-}
-
-#[test]
-fn namespace_selector_uses_namespace_labels() {
-    let cluster = nodes(&["zone: a", "zone: b"])
-        + "apiVersion: v1\nkind: Namespace\nmetadata: {name: data, labels: {tier: storage}}\n---\n"
-        + "apiVersion: v1\nkind: Pod\nmetadata: {name: db, namespace: data, labels: {app: db}}\nspec: {nodeName: n2, containers: [{name: c}]}\nstatus: {phase: Running}\n";
-    let spec = |selector: &str| {
-        format!(
-            "spec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {{matchLabels: {{app: db}}}}\n        namespaceSelector: {selector}\n        topologyKey: zone\n"
-        )
-    };
-    let feasible = |d: &Decision| {
-        d.nodes
-            .iter()
-            .filter(|v| v.feasible)
-            .map(|v| v.name.clone())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        feasible(&decide(&cluster, &spec("{matchLabels: {tier: storage}}"))),
-        ["n2"]
-    );
-    assert_eq!(
-        feasible(&decide(
-            &cluster,
-            &spec("{matchLabels: {kubernetes.io/metadata.name: data}}")
-        )),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        feasible(&decide(&cluster, &spec("{matchLabels: {tier: web}}"))),
-        Vec::<String>::new()
-    );
-}
-
-#[test]
-fn inter_pod_affinity_score() {
-    let cluster = nodes(&["zone: a", "zone: b", "zone: c"])
-        + &running("web1", "n1", "app: web", "")
-        + &running("web2", "n1", "app: web", "")
-        + &running("web3", "n2", "app: web", "");
-    let decision = decide(
-        &cluster,
-        "spec:\n  affinity:\n    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 10\n        podAffinityTerm:\n          labelSelector: {matchLabels: {app: web}}\n          topologyKey: zone\n",
-    );
-    // Raw 20, 10, 0 -> min-max normalised.
-    assert_eq!(scores(&decision, "InterPodAffinity"), [100, 50, 0]);
-    let anti = decide(
-        &cluster,
-        "spec:\n  affinity:\n    podAntiAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 10\n        podAffinityTerm:\n          labelSelector: {matchLabels: {app: web}}\n          topologyKey: zone\n",
-    );
-    assert_eq!(scores(&anti, "InterPodAffinity"), [0, 50, 100]);
-    // All equal: 0 everywhere.
-    assert_eq!(
-        scores(
-            &decide(&nodes(&["zone: a", "zone: b"]), "spec: {}\n"),
-            "InterPodAffinity"
-        ),
-        [0, 0]
-    );
-}
-
-#[test]
-fn topology_spread_filter() {
-    let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c", "rack: r1"])
-        + &running("w1", "n1", "app: web", "")
-        + &running("w2", "n2", "app: web", "")
-        + &running("w3", "n3", "app: web", "");
-    let constraint = |skew: i32, extra: &str| {
-        format!(
-            "  labels: {{app: web}}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: {skew}\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {{matchLabels: {{app: web}}}}\n{extra}"
-        )
-    };
-    let skew = "node(s) didn't match pod topology spread constraints";
-    let label = "node(s) didn't match pod topology spread constraints (missing required label)";
-    let cases: Vec<(&str, String, [&str; 5])> = vec![
-        // zone a has 2, b 1, c 0: only c keeps the skew at 1.
-        (
-            "maxSkew 1",
-            constraint(1, ""),
-            [skew, skew, skew, "", label],
-        ),
-        ("maxSkew 2", constraint(2, ""), [skew, skew, "", "", label]),
-        // Fewer domains than minDomains: the minimum counts as 0.
-        (
-            "minDomains above the domain count",
-            constraint(2, "    minDomains: 4\n"),
-            [skew, skew, "", "", label],
-        ),
-    ];
-    for (name, spec, want) in cases {
-        let decision = decide(&cluster, &spec);
-        let got: Vec<String> = decision
-            .nodes
-            .iter()
-            .map(|v| v.reasons.join("; "))
-            .collect();
-        assert_eq!(got, want, "{name}");
-    }
-    // Nodes the pod's nodeSelector excludes are no domain (nodeAffinityPolicy Honor): zone a
-    // is then the only domain, its count is the minimum, and the skew stays within 1.
-    let honor = decide(
-        &cluster,
-        &constraint(1, "").replace("spec:\n", "spec:\n  nodeSelector: {zone: a}\n"),
-    );
-    let miss = "node(s) didn't match Pod's node affinity/selector";
-    let got: Vec<String> = honor.nodes.iter().map(|v| v.reasons.join("; ")).collect();
-    assert_eq!(got, ["", "", miss, miss, miss]);
-}
-
-#[test]
-fn topology_spread_score() {
-    let cluster = nodes(&["zone: a", "zone: b", "zone: c", "rack: r1"])
-        + &running("w1", "n1", "app: web", "")
-        + &running("w2", "n1", "app: web", "");
-    let decision = decide(
-        &cluster,
-        "  labels: {app: web}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector: {matchLabels: {app: web}}\n",
-    );
-    // Raw: a = 2 * ln(3 + 2) = 3.2 -> 3, b = c = 0; the keyless node scores 0.
-    assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
-    assert_eq!(decision.selected.as_deref(), Some("n2"));
-    assert_eq!(decision.tied, ["n2", "n3"]);
 }
 
 #[test]
@@ -570,33 +149,6 @@ fn assumed_pods_count_for_later_decisions_and_can_be_forgotten() {
         Some("n1")
     );
     assert!(!scheduler.forget("default", "nope"));
-}
-
-#[test]
-fn host_ports_conflict() {
-    let cluster = nodes(&["zone: a", "zone: b"])
-        + &running(
-            "proxy",
-            "n1",
-            "app: p",
-            "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]\n",
-        );
-    let decision = decide(
-        &cluster,
-        "spec:\n  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080, hostIP: 10.0.0.1}]}]\n",
-    );
-    assert_eq!(
-        verdicts(&decision),
-        [
-            "n1: node(s) didn't have free ports for the requested pod ports",
-            "n2"
-        ]
-    );
-    let udp = decide(
-        &cluster,
-        "spec:\n  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080, protocol: UDP}]}]\n",
-    );
-    assert_eq!(verdicts(&udp), ["n1", "n2"]);
 }
 
 #[test]

@@ -46,6 +46,7 @@ use serde::Serialize;
 
 use crate::cluster::ClusterState;
 use crate::model::Pod;
+use crate::sched::preemption::Victim;
 use crate::sched::profile::ScoringStrategyType;
 use crate::sched::{Profile, Resources, Scheduler, pod_requests, selector};
 use mcmf::{ArcId, Network};
@@ -61,6 +62,9 @@ const SINK: usize = 1;
 pub enum Method {
     Flow,
     Greedy,
+    /// Not scheduled: the pod names its node (`spec.nodeName`) and that node's kubelet admits
+    /// or rejects it.
+    Kubelet,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -74,6 +78,9 @@ pub struct PodPlacement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<usize>,
     pub note: String,
+    /// Pods a greedy fall-back pod would preempt on `node`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempts: Vec<Victim>,
 }
 
 /// A task equivalence class, as reported.
@@ -157,6 +164,7 @@ pub fn solve_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Flo
             method: Method::Flow,
             class: None,
             note: String::new(),
+            preempts: Vec::new(),
         })
         .collect();
     let mut fallback = Vec::new();
@@ -288,15 +296,20 @@ pub fn solve_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Flo
         }
         let order: Vec<&Pod> = fallback.iter().map(|&(i, _)| &pods[i]).collect();
         let outcomes = place_greedily(&mut sched, &order);
-        for ((i, reason), (node, summary)) in fallback.into_iter().zip(outcomes) {
+        for ((i, reason), outcome) in fallback.into_iter().zip(outcomes) {
             let placement = &mut placements[i];
             placement.method = Method::Greedy;
-            placement.note = match (&node, summary) {
+            placement.note = match (&outcome.node, outcome.summary) {
+                (Some(node), _) if !outcome.preempts.is_empty() => format!(
+                    "greedy fall-back: {reason}; would preempt {} pods on {node}",
+                    outcome.preempts.len()
+                ),
                 (Some(_), _) => format!("greedy fall-back: {reason}"),
                 (None, Some(summary)) => format!("greedy fall-back: {reason}; pending: {summary}"),
                 (None, None) => format!("greedy fall-back: {reason}; pending"),
             };
-            placement.node = node;
+            placement.node = outcome.node;
+            placement.preempts = outcome.preempts;
         }
     }
     FlowPlan {
@@ -584,19 +597,29 @@ fn solve_round(
     }
 }
 
+/// One pod as the greedy solver leaves it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GreedyOutcome {
+    /// The selected node, or the node preemption would nominate.
+    pub node: Option<String>,
+    /// Why no node fits (with upstream's `preemption: ...` part when preemption cannot help).
+    pub summary: Option<String>,
+    /// The pods evicted to make room, when the pod preempts.
+    pub preempts: Vec<Victim>,
+}
+
 /// Place pods one at a time, as kube-scheduler does: each decision sees the pods placed
-/// before it. Returns each pod's node, or why none fits.
-pub fn place_greedily(
-    sched: &mut Scheduler,
-    pods: &[&Pod],
-) -> Vec<(Option<String>, Option<String>)> {
+/// before it, and a pod that fits nowhere preempts lower-priority pods when that helps.
+pub fn place_greedily(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<GreedyOutcome> {
     pods.iter()
         .map(|pod| {
-            let decision = sched.decide(pod);
-            if let Some(node) = &decision.selected {
-                sched.assume((*pod).clone(), node);
+            let (decision, preemption) = sched.schedule_and_assume(pod);
+            let (nominated, preempts) = preemption.map(|p| (p.node, p.victims)).unwrap_or_default();
+            GreedyOutcome {
+                node: decision.selected.or(nominated),
+                summary: decision.summary,
+                preempts,
             }
-            (decision.selected, decision.summary)
         })
         .collect()
 }
@@ -607,7 +630,7 @@ pub fn greedy_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Ve
     let order: Vec<&Pod> = pods.iter().collect();
     place_greedily(&mut sched, &order)
         .into_iter()
-        .map(|(node, _)| node)
+        .map(|outcome| outcome.node)
         .collect()
 }
 

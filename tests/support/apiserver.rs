@@ -28,6 +28,13 @@ pub const PODS: Served = core("pods", "Pod", true);
 pub const DATALOADS: Served = custom("data.fluid.io/v1alpha1", "dataloads", "DataLoad");
 pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesses", "DataProcess");
 pub const VOLCANO_JOBS: Served = custom("batch.volcano.sh/v1alpha1", "jobs", "Job");
+pub const PRIORITY_CLASSES: Served = Served {
+    group_version: "scheduling.k8s.io/v1",
+    plural: "priorityclasses",
+    kind: "PriorityClass",
+    namespaced: false,
+};
+pub const PDBS: Served = custom("policy/v1", "poddisruptionbudgets", "PodDisruptionBudget");
 
 const fn core(plural: &'static str, kind: &'static str, namespaced: bool) -> Served {
     Served {

@@ -104,6 +104,36 @@ const BAD: &[(&str, &[&str], usize)] = &[
     ("bad/empty.yaml", &[], 0),
 ];
 
+/// Real-world shapes written after upstream examples (Kubernetes docs, Volcano, Kueue,
+/// scheduler-plugins, Fluid, Godel): each loads, passes the strict schema check, and only
+/// the kinds this tool does not model are reported as unchecked.
+const CORPUS: &[(&str, &[&str])] = &[
+    ("corpus/coscheduling-podgroup.yaml", &[]),
+    ("corpus/fluid-dataload.yaml", &[]),
+    ("corpus/godel-podgroup.yaml", &[]),
+    ("corpus/k8s-docs-node-affinity.yaml", &[]),
+    ("corpus/k8s-docs-topology-spread.yaml", &[]),
+    (
+        "corpus/kueue-job.yaml",
+        &[
+            "1 object of kueue.x-k8s.io/v1beta1 ResourceFlavor not checked (no schema for this kind)",
+        ],
+    ),
+    ("corpus/volcano-job.yaml", &[]),
+];
+
+#[test]
+fn upstream_example_corpus_parses_and_passes_the_strict_check() {
+    for (file, unchecked) in CORPUS {
+        let set = manifest::load(&[path(file)], false).unwrap();
+        assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
+        assert!(!set.manifests.is_empty(), "{file}");
+        let strict = lint::strict::check_set(&set);
+        assert_eq!(strict.problems, vec![], "{file}");
+        assert_eq!(strict.unchecked_lines(), *unchecked, "{file}");
+    }
+}
+
 #[test]
 fn manifests_load_without_problems() {
     for (file, expected) in MANIFESTS {
@@ -170,6 +200,7 @@ fn every_testdata_file_is_covered() {
         .iter()
         .map(|(f, _)| *f)
         .chain(BAD.iter().map(|(f, _, _)| *f))
+        .chain(CORPUS.iter().map(|(f, _)| *f))
         .chain(["README.md", "clusters/openb.json"])
         .collect();
     listed.sort();

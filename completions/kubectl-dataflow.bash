@@ -191,7 +191,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,10 @@ _kubectl__dataflow() {
                     ;;
                 --solver)
                     COMPREPLY=($(compgen -W "greedy flow" -- "${cur}"))
+                    return 0
+                    ;;
+                --assume-cached)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -651,7 +655,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --assume-cached --scheduler-config --replicas --compare --solver --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -674,6 +678,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --what-if)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-cached)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -70,6 +70,7 @@ json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l solver -d 'How the batch of plain pods and workload replicas in the inputs is placed' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
@@ -99,6 +100,7 @@ yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l assume-cached -d 'Explain as if a Fluid dataset were already cached on these nodes (as `plan --assume-cached`); repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

@@ -85,7 +85,7 @@ fn three_step_flow_is_the_json_contract() {
                 "affinity": {"nodeAffinity": host_b3},
                 "node": "node-b3", "recordedNodeAffinity": null,
                 "warnings": [], "flow": 1, "step": 2, "status": "Planned",
-                "dependOn": null, "score": 491, "zone": "us-east-1b", "tied": [], "summary": null,
+                "dependOn": null, "score": 492, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:29:9"
             },
             {
@@ -102,7 +102,7 @@ fn three_step_flow_is_the_json_contract() {
                 ]),
                 "warnings": [], "flow": 1, "step": 3, "status": "Planned",
                 "dependOn": {"kind": "DataLoad", "namespace": "data", "name": "load-imagenet"},
-                "score": 688, "zone": "us-east-1b", "tied": [], "summary": null,
+                "score": 695, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:57:9"
             }
         ],
@@ -174,7 +174,7 @@ fn fan_out_flow_places_twelve_steps_and_flags_the_rejected_pod() {
             "6 load-features node-b3 Planned",
             "7 train-shard-0 node-b3 Planned",
             "8 train-shard-1 node-b3 Planned",
-            "9 evaluate node-b1 Planned",
+            "9 evaluate node-b3 Planned",
             "10 export-model node-c3 Planned",
             "11 backup-features node-b3 Planned",
             "12 reload-raw - Blocked",
@@ -306,12 +306,12 @@ spec:
         .find(|e| e["key"] == "tor")
         .map(|e| e["values"][0].clone())
         .unwrap();
-    // The 8-CPU step does not fit beside the loader; it stays within the loader's tor.
+    // The 8-CPU step starts once the loader is Complete, so it fits on the loader's own node.
     assert_eq!(tor, json!("tor-041"));
     assert_eq!(ops[1]["inheritedAffinity"], required(&[("tor", "tor-041")]));
     assert_eq!(
         (warm["node"].clone(), ops[1]["node"].clone()),
-        (json!("openb-node-1328"), json!("openb-node-1329"))
+        (json!("openb-node-1328"), json!("openb-node-1328"))
     );
 }
 
@@ -634,19 +634,19 @@ fn explain_an_operation_at_its_step_with_the_source_of_each_inherited_term() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = "\
 Within DataMigrate/data/export-imagenet: step 3 of flow 1
-Placed earlier in the plan (assumed):
-  DataLoad/data/load-imagenet on node-b3
-  DataProcess/data/preprocess-imagenet on node-b3
 Inherited terms:
  TERM           EXPRESSION                                   FROM                         RECORDED
  preferred(80)  topology.kubernetes.io/zone In [us-east-1b]  DataLoad/data/load-imagenet  topology.kubernetes.io/zone=us-east-1b
+Notes:
+  DataLoad/data/load-imagenet is Complete before this step starts: its pod no longer holds node-b3
+  DataProcess/data/preprocess-imagenet is Complete before this step starts: its pod no longer holds node-b3
 
-Pod data/export-imagenet-migrate would land on node node-b3 (score 688).
+Pod data/export-imagenet-migrate would land on node node-b3 (score 695).
 7 of 9 nodes are feasible.
-Why: it leads node-b1 by 12: NodeResourcesFit +14, NodeResourcesBalancedAllocation -2.
+Why: it leads node-b1 by 19: NodeResourcesFit +18, NodeResourcesBalancedAllocation +1.
 
  NODE     SCORE  TAINTS  NODE-AFF  SPREAD  POD-AFF  FIT  BALANCED  IMAGES
- node-b3  688    100     100       0       0        93   95        0
+ node-b3  695    100     100       0       0        97   98        0
  node-b1  676    100     100       0       0        79   97        0
 ... and 5 more feasible node(s) (-o wide lists all)
 ";
@@ -777,6 +777,184 @@ fn explain_a_batch_pod_with_the_flow_solver() {
     assert_eq!(a3["reasons"], json!(["Insufficient cpu"]));
 }
 
+const CACHED_PIPELINE: &str = "testdata/flows/cached-pipeline.yaml";
+
+/// The DataProcess of the cached pipeline: its node, the webhook's terms, its datasets.
+fn train_step(plan: &Value) -> (Value, Value, Value) {
+    let op = &plan["operations"][1];
+    assert_eq!(op["name"], "train-resnet");
+    (
+        op["node"].clone(),
+        op["webhookAffinity"].clone(),
+        op["datasets"].clone(),
+    )
+}
+
+fn cache_preference() -> Value {
+    json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+    "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "preference": term(&[("fluid.io/s-data-imagenet", "true")])}
+    ]}})
+}
+
+#[test]
+fn assume_cached_lands_the_dataprocess_on_the_cache_node() {
+    let run = plan(&[
+        "-f",
+        CACHED_PIPELINE,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Flow 1 (2 operations)
+ STEP  OPERATION                      AFTER                        POLICY  INHERITED  NODE     ZONE        SCORE  WEBHOOK                                                                    CACHE
+ 1     DataLoad/data/warm-imagenet    -                            -       -          node-b3  us-east-1b  497    -                                                                          -
+ 2     DataProcess/data/train-resnet  DataLoad/data/warm-imagenet  -       -          node-c1  us-east-1c  635    NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]  imagenet: hit (cache on node-c1)
+";
+    assert_eq!(run.stdout, expected);
+
+    let cases: &[(&[&str], Value, Value)] = &[
+        (
+            &["--assume-cached", "data/imagenet=node-c1"],
+            json!("node-c1"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "hit"}]),
+        ),
+        (
+            // The namespace comes from -n when the dataset names none.
+            &["-n", "data", "--assume-cached", "imagenet=node-a3,node-c1"],
+            json!("node-a3"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3", "node-c1"], "locality": "hit"}]),
+        ),
+        (
+            // Without -n the dataset is looked for in `default`: the data one is cached nowhere.
+            &["--assume-cached", "imagenet=node-c1"],
+            json!("node-b3"),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}]),
+        ),
+    ];
+    for (extra, node, datasets) in cases {
+        let mut args = vec!["-f", CACHED_PIPELINE, "--state", THREE_ZONE];
+        args.extend_from_slice(extra);
+        let (code, plan) = plan_json(&args);
+        assert_eq!(code, 0, "{extra:?}");
+        assert_eq!(
+            train_step(&plan),
+            (node.clone(), cache_preference(), datasets.clone()),
+            "{extra:?}"
+        );
+    }
+
+    let run = plan(&[
+        "-f",
+        CACHED_PIPELINE,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-z9",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: --assume-cached data/imagenet=node-z9: node \"node-z9\" is not in the cluster state\n"
+    );
+}
+
+#[test]
+fn cache_labels_of_a_recorded_state_place_and_require() {
+    // The runtime's worker labelled node-a3 in the recorded state, as Fluid does.
+    let dir = tempfile::tempdir().unwrap();
+    let state = std::fs::read_to_string(THREE_ZONE).unwrap().replacen(
+        "      kubernetes.io/hostname: node-a3\n",
+        "      kubernetes.io/hostname: node-a3\n      fluid.io/s-data-imagenet: \"true\"\n",
+        1,
+    );
+    let state_path = dir.path().join("state.yaml");
+    std::fs::write(&state_path, state).unwrap();
+    let state_path = state_path.display().to_string();
+    let (code, planned) = plan_json(&["-f", CACHED_PIPELINE, "--state", &state_path]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-a3"),
+            cache_preference(),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3"], "locality": "hit"}])
+        )
+    );
+
+    // The runtime's recorded cache affinity gives the zone (50) and region (10) tiers; with no
+    // node labelled yet, the zone tier alone moves the step into us-east-1a.
+    let runtime_state = format!(
+        "{}---\n{}",
+        std::fs::read_to_string(THREE_ZONE).unwrap(),
+        "apiVersion: data.fluid.io/v1alpha1
+kind: AlluxioRuntime
+metadata: {name: imagenet, namespace: data}
+status:
+  cacheAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+        - {key: topology.kubernetes.io/region, operator: In, values: [us-east-1]}
+"
+    );
+    let runtime_path = dir.path().join("runtime-state.yaml");
+    std::fs::write(&runtime_path, runtime_state).unwrap();
+    let runtime_path = runtime_path.display().to_string();
+    let (code, planned) = plan_json(&["-f", CACHED_PIPELINE, "--state", &runtime_path]);
+    assert_eq!(code, 0);
+    let tier = |weight: i32, key: &str, value: &str| json!({"weight": weight, "preference": term(&[(key, value)])});
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-a1"),
+            json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                tier(100, "fluid.io/s-data-imagenet", "true"),
+                tier(50, "topology.kubernetes.io/zone", "us-east-1a"),
+                tier(10, "topology.kubernetes.io/region", "us-east-1"),
+            ]}}),
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}])
+        )
+    );
+
+    // `fluid.io/dataset.imagenet.sched: required` turns the preference into a requirement:
+    // with the cache only on the cordoned node-c2, the step cannot run.
+    let required_flow = dir.path().join("required.yaml");
+    std::fs::write(
+        &required_flow,
+        std::fs::read_to_string(CACHED_PIPELINE).unwrap().replace(
+            "        fuse.serverful.fluid.io/inject: \"true\"\n",
+            "        fuse.serverful.fluid.io/inject: \"true\"\n        fluid.io/dataset.imagenet.sched: required\n",
+        ),
+    )
+    .unwrap();
+    let required_flow = required_flow.display().to_string();
+    let (code, planned) = plan_json(&[
+        "-f",
+        &required_flow,
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c2",
+    ]);
+    assert_eq!(code, 1);
+    let op = &planned["operations"][1];
+    assert_eq!(op["status"], "Unschedulable");
+    assert_eq!(
+        op["webhookAffinity"]["nodeAffinity"],
+        required(&[("fluid.io/s-data-imagenet", "true")])
+    );
+    assert_eq!(
+        op["datasets"],
+        json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c2"], "locality": null}])
+    );
+}
+
 const PRIORITY: &str = "testdata/clusters/priority.yaml";
 
 #[test]
@@ -844,6 +1022,36 @@ Batch (16 pods, solver greedy): 15/16 pods placed
         admitted["node"], "node-b2",
         "the kubelet ignores NoSchedule taints"
     );
+}
+
+#[test]
+fn explain_names_the_webhook_and_the_cache() {
+    let run = run(
+        "explain-placement",
+        &[
+            "-f",
+            CACHED_PIPELINE,
+            "--state",
+            THREE_ZONE,
+            "--assume-cached",
+            "data/imagenet=node-c1",
+            "DataProcess/train-resnet",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Within DataProcess/data/train-resnet: step 2 of flow 1
+Notes:
+  Fluid's webhook (NodeAffinityWithCache) adds preferred(100): fluid.io/s-data-imagenet In [true]
+  dataset data/imagenet is cached on node-c1
+  DataLoad/data/warm-imagenet is Complete before this step starts: its pod no longer holds node-b3
+
+Pod data/train-resnet-processor would land on node node-c1 (score 635).
+7 of 9 nodes are feasible.
+Why: it leads node-b3 by 143: NodeAffinity +200, NodeResourcesFit -44, NodeResourcesBalancedAllocation -13.
+";
+    assert!(run.stdout.starts_with(expected), "{}", run.stdout);
 }
 
 #[test]

@@ -31,6 +31,15 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         "flows/inherit-existing.yaml",
         &[("DataLoad", 1), ("DataProcess", 1)],
     ),
+    (
+        "flows/cached-pipeline.yaml",
+        &[
+            ("AlluxioRuntime", 1),
+            ("DataLoad", 1),
+            ("DataProcess", 1),
+            ("Dataset", 1),
+        ],
+    ),
     ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
     ("gangs/volcano-job.yaml", &[("Job", 1)]),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),

@@ -9,6 +9,7 @@ use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
 use crate::report;
 use crate::sched::Profile;
+use crate::systems::fluid::webhook::{self, AssumeCached};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -69,6 +70,13 @@ pub struct ExplainArgs {
     /// the greedy decision
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
+    /// Explain as if a Fluid dataset were already cached on these nodes (as `plan
+    /// --assume-cached`); repeatable
+    #[arg(
+        long = "assume-cached",
+        value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
+    )]
+    pub assume_cached: Vec<AssumeCached>,
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
@@ -81,7 +89,10 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),
     };
-    let state = global.cluster_state()?;
+    let mut state = global.cluster_state()?;
+    let namespace = global.namespace.as_deref().unwrap_or("default");
+    webhook::assume_cached(&mut state, &args.assume_cached, namespace)
+        .map_err(crate::plan::PlanError::from)?;
     let scope = PlanScope {
         manifests: &manifests,
         state: &state,

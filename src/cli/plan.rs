@@ -7,6 +7,7 @@ use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
 use crate::sched::Profile;
+use crate::systems::fluid::webhook::{self, AssumeCached};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -51,6 +52,14 @@ pub struct PlanArgs {
     /// its pods) or label=NODE:key=value; repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
     pub what_if: Vec<WhatIf>,
+    /// Plan as if a Fluid dataset were already cached on these nodes (gives them the cache
+    /// label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or
+    /// `default`; repeatable
+    #[arg(
+        long = "assume-cached",
+        value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
+    )]
+    pub assume_cached: Vec<AssumeCached>,
     /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
@@ -74,6 +83,9 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     let mut state = global.cluster_state()?;
     what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+    let namespace = global.namespace.as_deref().unwrap_or("default");
+    webhook::assume_cached(&mut state, &args.assume_cached, namespace)
+        .map_err(plan::PlanError::from)?;
     let opts = PlanOptions {
         replicas: args.replicas,
         compare: args.compare,

@@ -24,6 +24,8 @@ pub struct ClusterState {
     pub pods: Vec<Pod>,
     pub namespaces: Vec<Namespace>,
     pub fluid_ops: Vec<FluidOp>,
+    /// Fluid cache runtimes (AlluxioRuntime, JuiceFSRuntime...), for the webhook's tiers.
+    pub fluid_runtimes: Vec<crate::model::fluid::FluidRuntime>,
     pub godel_pod_groups: Vec<GodelPodGroup>,
     pub volcano_jobs: Vec<VolcanoJob>,
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
@@ -57,6 +59,7 @@ impl ClusterState {
                 Object::Pod(o) => state.pods.push(o),
                 Object::Namespace(o) => state.namespaces.push(o),
                 Object::FluidOp(o) => state.fluid_ops.push(o),
+                Object::FluidRuntime(o) => state.fluid_runtimes.push(o),
                 Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
                 Object::VolcanoJob(o) => state.volcano_jobs.push(o),
                 Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),

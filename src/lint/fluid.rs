@@ -1,6 +1,7 @@
 //! Fluid DataFlow rules (DF1xx): the API as shipped, the runAfter graph and what an
 //! operation can inherit from the one it depends on.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use super::schema::{Issue, OP_SPEC, check_shape};
@@ -8,55 +9,75 @@ use super::{Context, Finding, literal_key, node_at};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, Node, Value};
 use crate::model::fluid::{
-    AFFINITY_LABELS_ANNOTATION, HOSTNAME_LABEL, OLD_AFFINITY_LABELS_ANNOTATION, ObjectRef,
+    AFFINITY_LABELS_ANNOTATION, DOCS_AFFINITY_LABELS_ANNOTATION, HOSTNAME_LABEL,
+    OLD_AFFINITY_LABELS_ANNOTATION, ObjectRef,
 };
 use crate::model::{FluidOp, Object, OpKind};
+use crate::plan::graph::RunAfterForest;
 
 type Key<'a> = (OpKind, &'a str, &'a str);
 
-/// Every known operation, from the manifests (which win) and the state.
+/// Every known operation, from the manifests (which win) and the state, with the runAfter
+/// links resolved once into a [`RunAfterForest`] so chain questions cost constant time.
 pub(crate) struct Index<'a> {
-    ops: HashMap<Key<'a>, &'a FluidOp>,
+    ops: Vec<&'a FluidOp>,
+    position: HashMap<Key<'a>, usize>,
+    forest: RunAfterForest,
     has_state: bool,
 }
 
 impl<'a> Index<'a> {
     pub fn new(manifests: &'a [Manifest], state: Option<&'a ClusterState>) -> Index<'a> {
-        let mut ops = HashMap::new();
+        let mut ops = Vec::new();
+        let mut position = HashMap::new();
         let state_ops = state.map_or(&[][..], |s| &s.fluid_ops[..]);
         let manifest_ops = manifests.iter().filter_map(|m| match &m.object {
             Object::FluidOp(op) => Some(op),
             _ => None,
         });
         for op in state_ops.iter().chain(manifest_ops) {
-            ops.insert(key_of(op), op);
+            match position.entry(key_of(op)) {
+                Entry::Occupied(at) => ops[*at.get()] = op,
+                Entry::Vacant(at) => {
+                    at.insert(ops.len());
+                    ops.push(op);
+                }
+            }
         }
-        Index {
+        let mut index = Index {
             ops,
+            position,
+            forest: RunAfterForest::default(),
             has_state: state.is_some(),
-        }
+        };
+        let upstream: Vec<Option<usize>> = index.ops.iter().map(|op| index.upstream(op)).collect();
+        index.forest = RunAfterForest::new(&upstream);
+        index
     }
 
-    /// The operation `op` runs after, if it names a known kind and exists.
-    fn upstream(&self, op: &'a FluidOp) -> Option<&'a FluidOp> {
+    fn find(&self, key: &Key<'_>) -> Option<usize> {
+        self.position.get(key).copied()
+    }
+
+    /// The position of the operation `op` runs after, if it names a known kind and exists.
+    fn upstream(&self, op: &FluidOp) -> Option<usize> {
         let run_after = op.spec.run_after.as_ref()?;
         let kind = OpKind::parse(&run_after.kind)?;
-        self.ops
-            .get(&(
-                kind,
-                namespace_or(&run_after.namespace, op),
-                &run_after.name,
-            ))
-            .copied()
+        self.find(&(
+            kind,
+            namespace_or(&run_after.namespace, op),
+            &run_after.name,
+        ))
     }
 
     /// The runAfter chain above `op`, nearest first, stopping at a missing operation or
-    /// when it comes back to an operation already seen (a cycle).
+    /// when it comes back to an operation already seen. Only for messages: questions about
+    /// the chain go to the forest.
     fn chain(&self, op: &'a FluidOp) -> Vec<&'a FluidOp> {
         let mut seen = HashSet::from([key_of(op)]);
         let mut chain = Vec::new();
         let mut current = op;
-        while let Some(next) = self.upstream(current) {
+        while let Some(next) = self.upstream(current).map(|i| self.ops[i]) {
             chain.push(next);
             if !seen.insert(key_of(next)) {
                 break;
@@ -135,31 +156,57 @@ fn check_fields(ctx: &mut Context<'_>, m: &Manifest) {
     }
 }
 
+/// The affinity labels annotation under a name Fluid does not read: the design's old name,
+/// the spelling of Fluid's English docs, or a near-miss. Fluid reads it from the operation and
+/// from `spec.podMetadata.annotations`, so both are checked.
 fn check_annotations(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp) {
-    if !op
-        .metadata
-        .annotations
-        .contains_key(OLD_AFFINITY_LABELS_ANNOTATION)
-    {
-        return;
+    let pod = op
+        .spec
+        .pod_metadata
+        .as_ref()
+        .map(|pod| ("spec.podMetadata.annotations", &pod.annotations));
+    let maps = std::iter::once(("metadata.annotations", &op.metadata.annotations)).chain(pod);
+    for (base, annotations) in maps {
+        for key in annotations.keys() {
+            let Some(why) = misspelled_affinity_labels(key) else {
+                continue;
+            };
+            let Some((pos, _)) = literal_key(node_at(m, base), key) else {
+                continue;
+            };
+            let finding = Finding {
+                code: "DF111",
+                pos,
+                path: format!("{base}[{key}]"),
+                message: format!(
+                    "annotation {key:?} {why}; Fluid reads only {AFFINITY_LABELS_ANNOTATION:?}, so the keys it lists are not recorded"
+                ),
+                hint: Some(format!(
+                    "rename the annotation to {AFFINITY_LABELS_ANNOTATION}"
+                )),
+            };
+            ctx.emit(m, finding);
+        }
     }
-    let annotations = node_at(m, "metadata.annotations");
-    let Some((pos, _)) = literal_key(annotations, OLD_AFFINITY_LABELS_ANNOTATION) else {
-        return;
-    };
-    let path = format!("metadata.annotations[{OLD_AFFINITY_LABELS_ANNOTATION}]");
-    let finding = Finding {
-        code: "DF111",
-        pos,
-        path,
-        message: format!(
-            "annotation {OLD_AFFINITY_LABELS_ANNOTATION:?} is the design's name; Fluid reads {AFFINITY_LABELS_ANNOTATION:?}"
-        ),
-        hint: Some(format!(
-            "rename the annotation to {AFFINITY_LABELS_ANNOTATION}"
-        )),
-    };
-    ctx.emit(m, finding);
+}
+
+/// Why `key` looks like the affinity labels annotation without being it, if it does: the
+/// known wrong spellings, any key naming both "affinity" and "label", or one within a few
+/// edits of the right name.
+fn misspelled_affinity_labels(key: &str) -> Option<&'static str> {
+    if key == AFFINITY_LABELS_ANNOTATION {
+        return None;
+    }
+    if key == OLD_AFFINITY_LABELS_ANNOTATION {
+        return Some("is the design's name");
+    }
+    if key == DOCS_AFFINITY_LABELS_ANNOTATION {
+        return Some("is how Fluid's docs spell it, but not what its code reads");
+    }
+    let lower = key.to_ascii_lowercase();
+    let near = strsim::osa_distance(&lower, AFFINITY_LABELS_ANNOTATION) <= 4
+        || (lower.contains("affinity") && lower.contains("label"));
+    near.then_some("looks like a misspelling")
 }
 
 fn check_datasets(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp) {
@@ -333,8 +380,8 @@ fn check_reference<'a>(
     } else {
         namespace
     };
-    if let Some(found) = index.ops.get(&(kind, namespace, name)) {
-        return Some(found);
+    if let Some(found) = index.find(&(kind, namespace, name)) {
+        return Some(index.ops[found]);
     }
     let where_ = if index.has_state {
         "among the manifests or in the --state"
@@ -366,15 +413,19 @@ fn check_cycle(
         ctx.emit(m, Finding::at(m, "DF107", "spec.runAfter.name", message));
         return;
     }
-    let chain = index.chain(op);
-    if chain.last().is_some_and(|last| key_of(last) == key_of(op)) {
-        let names: Vec<String> = std::iter::once(op)
-            .chain(chain.iter().copied())
-            .map(display)
-            .collect();
-        let message = format!("runAfter forms a cycle: {}", names.join(" -> "));
-        ctx.emit(m, Finding::at(m, "DF107", "spec.runAfter.name", message));
-    }
+    let Some(cycle) = index
+        .find(&key_of(op))
+        .and_then(|i| index.forest.cycle_from(i))
+    else {
+        return;
+    };
+    let names: Vec<String> = cycle
+        .iter()
+        .chain(cycle.first())
+        .map(|&i| display(index.ops[i]))
+        .collect();
+    let message = format!("runAfter forms a cycle: {}", names.join(" -> "));
+    ctx.emit(m, Finding::at(m, "DF107", "spec.runAfter.name", message));
 }
 
 /// dependOn must exist and be on the runAfter chain; returns it when it exists.
@@ -396,8 +447,9 @@ fn check_depend_on<'a>(
         &depend_on.namespace,
         &depend_on.name,
     )?;
-    let chain = index.chain(op);
-    if !chain.iter().any(|o| key_of(o) == key_of(source)) {
+    let upstream = index.find(&key_of(op)).zip(index.find(&key_of(source)));
+    if !upstream.is_some_and(|(op, source)| index.forest.runs_after(op, source)) {
+        let chain = index.chain(op);
         let upstream: Vec<String> = chain.iter().map(|o| display(o)).collect();
         let message = format!(
             "dependOn {} is not upstream of {} (runAfter chain: {})",
@@ -444,22 +496,177 @@ fn check_recorded_keys(ctx: &mut Context<'_>, m: &Manifest, op: &FluidOp, source
             "label key {key:?} is never recorded by {}: it is skipped and nothing is inherited for it",
             display(source)
         );
-        let in_old = source
+        let misspelled = source
             .metadata
             .annotations
-            .get(OLD_AFFINITY_LABELS_ANNOTATION)
-            .is_some_and(|v| v.split(',').any(|k| k.trim() == key));
-        let hint = if in_old {
-            format!(
-                "{} lists it under the old annotation {OLD_AFFINITY_LABELS_ANNOTATION}; rename it to {AFFINITY_LABELS_ANNOTATION}",
+            .iter()
+            .chain(source.spec.pod_metadata.iter().flat_map(|p| &p.annotations))
+            .find(|(name, value)| {
+                misspelled_affinity_labels(name).is_some()
+                    && value.split(',').any(|k| k.trim() == key)
+            });
+        let hint = match misspelled {
+            Some((name, _)) => format!(
+                "{} lists it under the annotation {name}, which Fluid does not read; rename it to {AFFINITY_LABELS_ANNOTATION}",
                 display(source)
-            )
-        } else {
-            format!(
+            ),
+            None => format!(
                 "add it to the annotation {AFFINITY_LABELS_ANNOTATION} of {}",
                 display(source)
-            )
+            ),
         };
         ctx.emit(m, Finding::at(m, "DF110", &path, message).hint(hint));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::lint::{LintOptions, lint};
+    use crate::manifest::{ManifestSet, Source, parse_text};
+    use crate::plan::graph::take_forest_steps;
+
+    fn lint_messages(text: String) -> Vec<(String, &'static str, String)> {
+        let name: Arc<str> = Arc::from("flow.yaml");
+        let (manifests, problems) = parse_text(&name, &text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let set = ManifestSet {
+            sources: vec![Source {
+                name,
+                path: None,
+                text: Arc::from(text.as_str()),
+            }],
+            manifests,
+            problems: Vec::new(),
+        };
+        let report = lint(&set, None, &LintOptions::default()).unwrap();
+        report
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.code == "DF107" || d.code == "DF108")
+            .map(|d| {
+                (
+                    format!("{}:{}", d.pos.line, d.pos.column),
+                    d.code,
+                    d.message,
+                )
+            })
+            .collect()
+    }
+
+    /// `s0 <- s1 <- ... <- s{n-1}`, each step inheriting from `s0` through dependOn, and the
+    /// first step running after `first_after` when given.
+    fn chain(n: usize, first_after: Option<&str>) -> String {
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!(
+                "apiVersion: data.fluid.io/v1alpha1\nkind: DataLoad\nmetadata: {{name: s{i}, namespace: ns}}\nspec:\n  dataset: {{name: d}}\n"
+            ));
+            let after = match i {
+                0 => first_after.map(str::to_string),
+                _ => Some(format!("s{}", i - 1)),
+            };
+            if let Some(after) = after {
+                text.push_str(&format!(
+                    "  runAfter:\n    kind: DataLoad\n    name: {after}\n    affinityStrategy:\n      policy: Require\n      dependOn: {{kind: DataLoad, name: s0}}\n"
+                ));
+            }
+            text.push_str("---\n");
+        }
+        text
+    }
+
+    #[test]
+    fn cycle_and_depend_on_checks_follow_the_forest() {
+        /// `line:column`, code, message.
+        type Want = &'static [(&'static str, &'static str, &'static str)];
+        let cases: &[(&str, String, Want)] = &[
+            (
+                "a chain whose steps all inherit from its head",
+                chain(4, None),
+                &[],
+            ),
+            (
+                "a closed chain: every member is on the cycle and dependOn s0 is upstream",
+                chain(3, Some("s2")),
+                &[
+                    (
+                        "8:11",
+                        "DF107",
+                        "runAfter forms a cycle: DataLoad/s0 -> DataLoad/s2 -> DataLoad/s1 -> DataLoad/s0",
+                    ),
+                    (
+                        "20:11",
+                        "DF107",
+                        "runAfter forms a cycle: DataLoad/s1 -> DataLoad/s0 -> DataLoad/s2 -> DataLoad/s1",
+                    ),
+                    (
+                        "32:11",
+                        "DF107",
+                        "runAfter forms a cycle: DataLoad/s2 -> DataLoad/s1 -> DataLoad/s0 -> DataLoad/s2",
+                    ),
+                ],
+            ),
+            (
+                "dependOn on a sibling branch is not upstream",
+                chain(2, None)
+                    + &chain(2, None)
+                        .replace("s0", "t0")
+                        .replace("s1", "t1")
+                        .replace(
+                            "dependOn: {kind: DataLoad, name: t0}",
+                            "dependOn: {kind: DataLoad, name: s1}",
+                        ),
+                &[(
+                    "35:40",
+                    "DF108",
+                    "dependOn DataLoad/s1 is not upstream of DataLoad/t1 (runAfter chain: DataLoad/t0)",
+                )],
+            ),
+        ];
+        for (name, text, want) in cases {
+            let got = lint_messages(text.clone());
+            let want: Vec<(String, &str, String)> = want
+                .iter()
+                .map(|(at, code, message)| (at.to_string(), *code, message.to_string()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn affinity_label_annotation_misspellings() {
+        let cases: &[(&str, bool)] = &[
+            ("affinity.dataflow.fluid.io/labels", false),
+            ("fluid.io/affinity.labels", true),
+            ("data-operation.fluid.io/affinity.labels", true),
+            ("affinity.dataflow.fluid.io/label", true),
+            ("affinity.dataflow.fluid.io.labels", true),
+            ("Affinity.DataFlow.fluid.io/Labels", true),
+            ("dataflow.fluid.io/affinity-labels", true),
+            ("affinity.dataflow.fluid.io/inject", false),
+            ("fluid.io/dataset.imagenet.sched", false),
+            ("example.com/rack", false),
+        ];
+        for &(key, want) in cases {
+            assert_eq!(
+                super::misspelled_affinity_labels(key).is_some(),
+                want,
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_ten_thousand_step_chain_lints_in_linear_work() {
+        const N: usize = 10_000;
+        let text = chain(N, None);
+        take_forest_steps();
+        assert_eq!(lint_messages(text), []);
+        // Every step asks whether s0 is upstream: one forest, built once, answers all of them.
+        // Walking the chain per step instead is N * N / 2 = 50,000,000 visits.
+        let steps = take_forest_steps();
+        assert!(steps <= 4 * N, "{steps} forest steps for {N} operations");
     }
 }

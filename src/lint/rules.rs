@@ -222,8 +222,8 @@ pub const RULES: &[Rule] = &[
         "DF111",
         "fluid-old-annotation",
         Warning,
-        "old annotation name data-operation.fluid.io/affinity.labels",
-        "The design document named the annotation `data-operation.fluid.io/affinity.labels`; Fluid shipped it as `affinity.dataflow.fluid.io/labels` and ignores the old name, so the listed keys are not recorded.",
+        "misspelled annotation affinity.dataflow.fluid.io/labels",
+        "Fluid reads the labels an operation records only from `affinity.dataflow.fluid.io/labels` (on the operation, or in `spec.podMetadata.annotations`). The design document named it `data-operation.fluid.io/affinity.labels`, Fluid's English docs spell it `fluid.io/affinity.labels`, and any near-miss is ignored just the same, so the listed keys are not recorded.",
         "Rename the annotation to affinity.dataflow.fluid.io/labels.",
     ),
     rule(

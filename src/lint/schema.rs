@@ -154,6 +154,10 @@ const FLUID_DATASET: Shape = custom_resource!(Shape::Map(&[
     ("sharedEncryptOptions", Shape::Any),
 ]));
 
+/// Fluid's cache runtimes, read for their cache placement: metadata is checked, their large
+/// and engine-specific `spec` is not outlined here yet.
+const FLUID_RUNTIME: Shape = custom_resource!(Shape::Any);
+
 /// Godel's PodGroup (`scheduling.godel.kubewharf.io/v1alpha1`, pkg/apis/scheduling).
 const GODEL_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
     ("minMember", Shape::Any),
@@ -245,6 +249,13 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
     ("data.fluid.io/v1alpha1", "DataProcess", FLUID_OP),
     ("data.fluid.io/v1alpha1", "DataBackup", FLUID_OP),
     ("data.fluid.io/v1alpha1", "Dataset", FLUID_DATASET),
+    ("data.fluid.io/v1alpha1", "AlluxioRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "JindoRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "GooseFSRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "JuiceFSRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "EFCRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "ThinRuntime", FLUID_RUNTIME),
+    ("data.fluid.io/v1alpha1", "VineyardRuntime", FLUID_RUNTIME),
     (
         "scheduling.godel.kubewharf.io/v1alpha1",
         "PodGroup",

@@ -14,6 +14,9 @@ pub const API_VERSION: &str = "data.fluid.io/v1alpha1";
 pub const AFFINITY_LABELS_ANNOTATION: &str = "affinity.dataflow.fluid.io/labels";
 /// The spelling used before Fluid shipped the feature; lint points users to the new one.
 pub const OLD_AFFINITY_LABELS_ANNOTATION: &str = "data-operation.fluid.io/affinity.labels";
+/// The spelling of Fluid's English docs (docs/en/samples/dataflow_affinity.md), which the
+/// code never reads.
+pub const DOCS_AFFINITY_LABELS_ANNOTATION: &str = "fluid.io/affinity.labels";
 pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 pub const REGION_LABEL: &str = "topology.kubernetes.io/region";
@@ -164,6 +167,9 @@ pub struct ScriptProcessor {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Processor {
+    /// Labels and annotations of the processor's pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_metadata: Option<PodMetadata>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<JobProcessor>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +212,24 @@ pub struct OpSpec {
         deserialize_with = "null_as_default"
     )]
     pub image: String,
+    /// Labels and annotations of the operation's pod (DataLoad, DataMigrate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_metadata: Option<PodMetadata>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodMetadata {
+    #[serde(
+        skip_serializing_if = "Labels::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub labels: Labels,
+    #[serde(
+        skip_serializing_if = "Labels::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub annotations: Labels,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -215,6 +239,39 @@ pub struct OpStatus {
     pub phase: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_affinity: Option<NodeAffinity>,
+}
+
+/// The cache runtimes a Dataset binds to (same name and namespace as the dataset).
+pub const RUNTIME_KINDS: [&str; 7] = [
+    "AlluxioRuntime",
+    "JindoRuntime",
+    "GooseFSRuntime",
+    "JuiceFSRuntime",
+    "EFCRuntime",
+    "ThinRuntime",
+    "VineyardRuntime",
+];
+
+/// A Fluid cache runtime: what the webhook reads of it is `status.cacheAffinity`, the node
+/// affinity of its cache workers, whose zone and region terms become the tiered locality.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FluidRuntime {
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    pub cache_affinity: Option<NodeAffinity>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FluidRuntimeBody {
+    pub metadata: ObjectMeta,
+    pub status: FluidRuntimeStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FluidRuntimeStatus {
+    pub cache_affinity: Option<NodeAffinity>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -249,18 +306,39 @@ impl FluidOp {
         }
     }
 
-    /// Node label keys recorded after the operation runs: hostname, zone, region and the keys of
-    /// the `affinity.dataflow.fluid.io/labels` annotation.
+    /// The `affinity.dataflow.fluid.io/labels` value the operation's pod carries: Fluid copies
+    /// `spec.podMetadata.annotations` to the pod and then the operation's own annotation over
+    /// it whenever its key is present, even with an empty value (`dataflow.InjectAffinityAnnotation`).
+    pub fn affinity_labels(&self) -> Option<&str> {
+        self.metadata
+            .annotations
+            .get(AFFINITY_LABELS_ANNOTATION)
+            .or_else(|| {
+                self.spec
+                    .pod_metadata
+                    .as_ref()?
+                    .annotations
+                    .get(AFFINITY_LABELS_ANNOTATION)
+            })
+            .map(String::as_str)
+    }
+
+    /// Node label keys recorded after the operation runs: hostname, region, zone and the keys
+    /// of the pod's `affinity.dataflow.fluid.io/labels` annotation, split on `,` and trimmed
+    /// as the DataOpJob controller does.
     pub fn recorded_label_keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = [HOSTNAME_LABEL, ZONE_LABEL, REGION_LABEL]
             .iter()
             .map(|k| k.to_string())
             .collect();
-        if let Some(extra) = self.metadata.annotations.get(AFFINITY_LABELS_ANNOTATION) {
-            for key in extra.split(',').map(str::trim).filter(|k| !k.is_empty()) {
-                if !keys.iter().any(|k| k == key) {
-                    keys.push(key.to_string());
-                }
+        for key in self
+            .affinity_labels()
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+        {
+            if !key.is_empty() && !keys.iter().any(|k| k == key) {
+                keys.push(key.to_string());
             }
         }
         keys
@@ -268,5 +346,55 @@ impl FluidOp {
 
     pub fn is_complete(&self) -> bool {
         self.status.phase == "Complete"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affinity_labels_come_from_the_operation_then_its_pod_metadata() {
+        // (operation annotation, spec.podMetadata annotation, extra recorded keys)
+        let cases: &[(Option<&str>, Option<&str>, &[&str])] = &[
+            (None, None, &[]),
+            (Some("example.com/rack"), None, &["example.com/rack"]),
+            (None, Some("example.com/rack"), &["example.com/rack"]),
+            (
+                Some("example.com/gpu"),
+                Some("example.com/rack"),
+                &["example.com/gpu"],
+            ),
+            // The operation's key wins even when empty: the pod gets an empty list.
+            (Some(""), Some("example.com/rack"), &[]),
+            (
+                None,
+                Some(" example.com/rack ,,kubernetes.io/hostname,example.com/gpu"),
+                &["example.com/rack", "example.com/gpu"],
+            ),
+        ];
+        for &(own, pod, extra) in cases {
+            let mut op = FluidOp {
+                kind: OpKind::DataLoad,
+                metadata: ObjectMeta::default(),
+                spec: OpSpec::default(),
+                status: OpStatus::default(),
+            };
+            if let Some(own) = own {
+                op.metadata
+                    .annotations
+                    .insert(AFFINITY_LABELS_ANNOTATION.into(), own.into());
+            }
+            if let Some(pod) = pod {
+                let mut metadata = PodMetadata::default();
+                metadata
+                    .annotations
+                    .insert(AFFINITY_LABELS_ANNOTATION.into(), pod.into());
+                op.spec.pod_metadata = Some(metadata);
+            }
+            let mut want = vec![HOSTNAME_LABEL, ZONE_LABEL, REGION_LABEL];
+            want.extend_from_slice(extra);
+            assert_eq!(op.recorded_label_keys(), want, "{own:?} / {pod:?}");
+        }
     }
 }

@@ -80,6 +80,7 @@ pub enum Object {
     Namespace(Namespace),
     Workload(Workload),
     FluidOp(FluidOp),
+    FluidRuntime(fluid::FluidRuntime),
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
     VolcanoPodGroup(VolcanoPodGroup),
@@ -115,6 +116,13 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("data.fluid.io", "v1alpha1", "DataMigrate"),
     ("data.fluid.io", "v1alpha1", "DataProcess"),
     ("data.fluid.io", "v1alpha1", "DataBackup"),
+    ("data.fluid.io", "v1alpha1", "AlluxioRuntime"),
+    ("data.fluid.io", "v1alpha1", "JindoRuntime"),
+    ("data.fluid.io", "v1alpha1", "GooseFSRuntime"),
+    ("data.fluid.io", "v1alpha1", "JuiceFSRuntime"),
+    ("data.fluid.io", "v1alpha1", "EFCRuntime"),
+    ("data.fluid.io", "v1alpha1", "ThinRuntime"),
+    ("data.fluid.io", "v1alpha1", "VineyardRuntime"),
     ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
     ("batch.volcano.sh", "v1alpha1", "Job"),
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
@@ -219,6 +227,14 @@ impl Object {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
+            ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
+                let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
+                Object::FluidRuntime(fluid::FluidRuntime {
+                    kind: kind.to_string(),
+                    metadata: body.metadata,
+                    cache_affinity: body.status.cache_affinity,
+                })
+            }
             ("data.fluid.io", _) => {
                 let body: fluid::FluidOpBody = read(deserializer).get()?;
                 Object::FluidOp(FluidOp {
@@ -279,6 +295,7 @@ impl Object {
             Object::GodelPodGroup(o) => &o.metadata,
             Object::VolcanoJob(o) => &o.metadata,
             Object::VolcanoPodGroup(o) => &o.metadata,
+            Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -295,6 +312,7 @@ impl Object {
             Object::GodelPodGroup(o) => &mut o.metadata,
             Object::VolcanoJob(o) => &mut o.metadata,
             Object::VolcanoPodGroup(o) => &mut o.metadata,
+            Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -310,6 +328,7 @@ impl Object {
             Object::Workload(w) => &w.kind,
             Object::FluidOp(op) => op.kind.as_str(),
             Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) => "PodGroup",
+            Object::FluidRuntime(o) => &o.kind,
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",

@@ -339,7 +339,7 @@ fn explain_operation(
         })?;
     let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
     let plans = flow::plan_through(&graph, &mut scheduler, index);
-    let (op_plan, earlier) = plans.split_last().expect("the target is planned last");
+    let ((op_plan, _), earlier) = plans.split_last().expect("the target is planned last");
     let op = graph.ops[index].op;
     let affinity = op_plan
         .affinity
@@ -362,6 +362,36 @@ fn explain_operation(
         ),
         OpStatus::Planned | OpStatus::Unschedulable => {}
     }
+    if let Some(webhook) = &op_plan.webhook_affinity {
+        notes.push(format!(
+            "Fluid's webhook ({}) adds {}",
+            webhook.plugin,
+            fluid::describe_inherited(&webhook.node_affinity)
+        ));
+    }
+    for dataset in &op_plan.datasets {
+        let cached = if dataset.cache_nodes.is_empty() {
+            "no node".to_string()
+        } else {
+            dataset.cache_nodes.join(", ")
+        };
+        notes.push(format!(
+            "dataset {}/{} is cached on {cached}",
+            dataset.namespace, dataset.name
+        ));
+    }
+    for (done, _) in earlier
+        .iter()
+        .filter(|(p, holds_node)| !holds_node && p.node.is_some())
+    {
+        notes.push(format!(
+            "{}/{}/{} is Complete before this step starts: its pod no longer holds {}",
+            done.kind,
+            done.namespace,
+            done.name,
+            done.node.as_deref().unwrap_or_default()
+        ));
+    }
     explanation.context = Some(Context {
         within: format!(
             "{}/{}/{}: step {} of flow {}",
@@ -369,7 +399,8 @@ fn explain_operation(
         ),
         assumed: earlier
             .iter()
-            .filter_map(|p| {
+            .filter(|(_, holds_node)| *holds_node)
+            .filter_map(|(p, _)| {
                 let node = p.node.clone()?;
                 Some(Assumed {
                     pod: format!("{}/{}/{}", p.kind, p.namespace, p.name),

@@ -3,12 +3,13 @@
 //! by the engine and assumed, so later steps see it.
 
 use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
-use crate::model::{FluidOp, NodeAffinity, OpKind};
+use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
 use crate::sched::Scheduler;
+use crate::systems::fluid::webhook::{self, MountedDataset};
 use crate::systems::fluid::{self, Policy};
 
 use super::graph::{FlowGraph, runs_after};
-use super::{OpRef, OpStatus, OperationPlan};
+use super::{DatasetLocality, OpRef, OpStatus, OperationPlan, WebhookAffinity};
 
 /// What later operations see of an earlier one.
 #[derive(Debug, Clone)]
@@ -17,43 +18,74 @@ struct Outcome {
     /// Whether Fluid ever marks it Complete (so that operations waiting for it start).
     completes: bool,
     record: Option<NodeAffinity>,
+    /// Whether its pod is assumed on a node in the scheduler (until what runs after it starts).
+    holds_node: bool,
 }
 
 /// Plan every operation of the graph, flow by flow, in run order.
 pub fn plan_operations(graph: &FlowGraph, scheduler: &mut Scheduler) -> Vec<OperationPlan> {
-    walk(graph, scheduler, None)
+    walk(graph, scheduler, None).0
 }
 
 /// Plan the operations up to and including `target` (graph index), in the same order as
 /// [`plan_operations`], and leave the scheduler as it was when `target`'s pod was decided:
-/// everything before it assumed, its own pod not.
+/// everything before it that still runs assumed, its own pod not. With each plan, whether
+/// its pod still holds its node then (a step that finished before the target started does not).
 pub fn plan_through(
     graph: &FlowGraph,
     scheduler: &mut Scheduler,
     target: usize,
-) -> Vec<OperationPlan> {
-    walk(graph, scheduler, Some(target))
+) -> Vec<(OperationPlan, bool)> {
+    let (plans, order, outcomes) = walk(graph, scheduler, Some(target));
+    let held = order
+        .iter()
+        .map(|&i| outcomes[i].as_ref().is_some_and(|o| o.holds_node));
+    plans.into_iter().zip(held).collect()
 }
 
-fn walk(graph: &FlowGraph, scheduler: &mut Scheduler, target: Option<usize>) -> Vec<OperationPlan> {
+/// The plans in run order, the graph index of each, and what each left for later steps.
+type Walked = (Vec<OperationPlan>, Vec<usize>, Vec<Option<Outcome>>);
+
+fn walk(graph: &FlowGraph, scheduler: &mut Scheduler, target: Option<usize>) -> Walked {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; graph.ops.len()];
     let mut plans = Vec::with_capacity(graph.ops.len());
+    let mut order = Vec::with_capacity(graph.ops.len());
     for (flow, members) in graph.flows.iter().enumerate() {
         for (step, &i) in members.iter().enumerate() {
+            release_finished(graph, i, &mut outcomes, scheduler);
             let (plan, outcome) = plan_one(graph, i, &outcomes, scheduler, flow + 1, step + 1);
             outcomes[i] = Some(outcome);
             let placed = plan.node.is_some();
             plans.push(plan);
+            order.push(i);
             if target == Some(i) {
                 if placed {
                     let pod = fluid::pod_for(graph.ops[i].op, None);
                     scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
                 }
-                return plans;
+                return (plans, order, outcomes);
             }
         }
     }
-    plans
+    (plans, order, outcomes)
+}
+
+/// Fluid starts an operation only once what it waits for is Complete, so those pods have
+/// Succeeded and hold no resources: take them out of the scheduler before placing it.
+/// Operations that run in parallel with it keep theirs.
+fn release_finished(
+    graph: &FlowGraph,
+    i: usize,
+    outcomes: &mut [Option<Outcome>],
+    scheduler: &mut Scheduler,
+) {
+    for j in graph.ops[i].waits_for() {
+        if let Some(outcome) = outcomes[j].as_mut().filter(|o| o.holds_node) {
+            outcome.holds_node = false;
+            let pod = fluid::pod_for(graph.ops[j].op, None);
+            scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
+        }
+    }
 }
 
 fn plan_one(
@@ -91,6 +123,8 @@ fn plan_one(
         tied: Vec::new(),
         summary: None,
         source: g.locate("metadata.name"),
+        webhook_affinity: None,
+        datasets: Vec::new(),
     };
     match op.status.phase.as_str() {
         "Complete" => {
@@ -100,6 +134,7 @@ fn plan_one(
                 status: OpStatus::Complete,
                 completes: true,
                 record: op.status.node_affinity.clone(),
+                holds_node: false,
             };
             return (plan, outcome);
         }
@@ -136,11 +171,34 @@ fn plan_one(
         }
     }
     plan.inherited_affinity = inherited.clone();
-    plan.affinity = merged.affinity.clone();
+    let affinity = admit(graph, op, merged.affinity, &mut plan);
+    plan.affinity = affinity.clone();
     if plan.warnings.iter().any(|w| w.contains("rejects the pod")) {
         return blocked(plan);
     }
-    let pod = fluid::pod_for(op, merged.affinity);
+    let state = scheduler.state();
+    // A dataset is listed when it says something about locality: it is cached somewhere, or
+    // the webhook sees the pod.
+    let injected = fluid::pod_labels(op).is_some_and(webhook::is_injected);
+    plan.datasets = fluid::mounted_datasets(op)
+        .into_iter()
+        .map(|(namespace, name)| {
+            let mut cache_nodes: Vec<String> =
+                webhook::cache_nodes(&state.nodes, &namespace, &name)
+                    .iter()
+                    .map(|n| n.metadata.name.clone())
+                    .collect();
+            cache_nodes.sort();
+            DatasetLocality {
+                namespace,
+                name,
+                cache_nodes,
+                locality: None,
+            }
+        })
+        .filter(|d| injected || !d.cache_nodes.is_empty())
+        .collect();
+    let pod = fluid::pod_for(op, affinity);
     let decision = scheduler.decide(&pod);
     let Some(node_name) = decision.selected.clone() else {
         plan.status = OpStatus::Unschedulable;
@@ -152,6 +210,7 @@ fn plan_one(
             status: OpStatus::Unschedulable,
             completes: false,
             record: None,
+            holds_node: false,
         };
         return (plan, outcome);
     };
@@ -167,6 +226,10 @@ fn plan_one(
         .node(&node_name)
         .expect("the engine selects nodes of the state");
     plan.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
+    for dataset in &mut plan.datasets {
+        let cache = webhook::cache_nodes(&state.nodes, &dataset.namespace, &dataset.name);
+        dataset.locality = Some(webhook::locality(node, &cache).as_str().to_string());
+    }
     let record = fluid::recorded_node_affinity(op, node);
     let mut completes = true;
     if op.records_node_affinity() && record.is_none() {
@@ -185,8 +248,50 @@ fn plan_one(
             status: OpStatus::Planned,
             completes,
             record,
+            holds_node: true,
         },
     )
+}
+
+/// The pod's affinity once Fluid's admission webhook has seen it: NodeAffinityWithCache for
+/// a pod labelled for serverful injection that mounts a dataset. What it adds is kept in the
+/// plan as its own source, next to the inherited affinity.
+fn admit(
+    graph: &FlowGraph,
+    op: &FluidOp,
+    affinity: Option<Affinity>,
+    plan: &mut OperationPlan,
+) -> Option<Affinity> {
+    let datasets = fluid::mounted_datasets(op);
+    if datasets.is_empty() {
+        return affinity;
+    }
+    // Pods not labelled for serverful injection never reach the plugin; the plan still shows
+    // where their datasets are cached.
+    let Some(labels) = fluid::pod_labels(op).filter(|labels| webhook::is_injected(labels)) else {
+        return affinity;
+    };
+    let mounted: Vec<MountedDataset> = datasets
+        .iter()
+        .map(|(namespace, name)| MountedDataset {
+            name,
+            cache_affinity: graph
+                .runtime_of(namespace, name)
+                .and_then(|r| r.cache_affinity.as_ref()),
+        })
+        .collect();
+    let cache =
+        webhook::node_affinity_with_cache(op.namespace(), labels, affinity.as_ref(), &mounted);
+    plan.warnings.extend(cache.skipped);
+    let Some(added) = cache.added else {
+        return affinity;
+    };
+    let affinity = webhook::inject(affinity, &added);
+    plan.webhook_affinity = Some(WebhookAffinity {
+        plugin: webhook::NODE_AFFINITY_WITH_CACHE.to_string(),
+        node_affinity: added,
+    });
+    affinity
 }
 
 fn blocked(mut plan: OperationPlan) -> (OperationPlan, Outcome) {
@@ -195,6 +300,7 @@ fn blocked(mut plan: OperationPlan) -> (OperationPlan, Outcome) {
         status: OpStatus::Blocked,
         completes: false,
         record: None,
+        holds_node: false,
     };
     (plan, outcome)
 }
@@ -205,6 +311,7 @@ fn failed(mut plan: OperationPlan) -> (OperationPlan, Outcome) {
         status: OpStatus::Failed,
         completes: false,
         record: None,
+        holds_node: false,
     };
     (plan, outcome)
 }
@@ -385,6 +492,7 @@ mod tests {
 
     use crate::cluster::{ClusterState, recorded};
     use crate::manifest::parse_text;
+    use crate::model::Quantity;
     use crate::plan::{OpStatus, OperationPlan, plan};
     use crate::sched::Profile;
 
@@ -517,8 +625,8 @@ items:
                 rows: &[
                     "a@n1 Planned -",
                     "b@n1 Planned required: kubernetes.io/hostname In [n1]",
-                    "c@n2 Planned preferred(50): topology.kubernetes.io/zone In [z1]",
-                    "d@n3 Planned -",
+                    "c@n1 Planned preferred(50): topology.kubernetes.io/zone In [z1]",
+                    "d@n1 Planned -",
                 ],
                 warnings: &[],
             },
@@ -549,7 +657,7 @@ items:
                         "",
                     ),
                 ],
-                rows: &["p@n1 Planned -", "l@n2 Planned -"],
+                rows: &["p@n1 Planned -", "l@n1 Planned -"],
                 warnings: &[
                     "l: Prefer from DataProcess/ns/p, which records no status.nodeAffinity (DataProcess never records): nothing is inherited",
                 ],
@@ -664,9 +772,49 @@ items:
     }
 
     #[test]
+    fn a_completed_step_releases_its_node_before_the_next_step() {
+        // Fluid's two-DataLoad demo: 12 CPU per step on 16-CPU nodes. The second step starts
+        // once the first is Complete (its pod Succeeded), so both fit on the same node; two
+        // steps that run side by side do not.
+        let big = state(|s| {
+            for node in &mut s.nodes {
+                node.status
+                    .allocatable
+                    .insert("cpu".into(), Quantity::parse("16").unwrap());
+            }
+        });
+        let twelve = |doc: String| doc.replace("cpu: \"1\"", "cpu: \"12\"");
+        let sequential = [
+            twelve(op("DataLoad", "load-a", "", "")),
+            twelve(op(
+                "DataLoad",
+                "load-b",
+                "{kind: DataLoad, name: load-a, affinityStrategy: {policy: Require}}",
+                "",
+            )),
+        ];
+        let (rows, warnings) = summary(&run(&sequential, &big));
+        assert_eq!(
+            rows,
+            [
+                "load-a@n1 Planned -",
+                "load-b@n1 Planned required: kubernetes.io/hostname In [n1]"
+            ]
+        );
+        assert_eq!(warnings, Vec::<String>::new());
+        let parallel = [
+            twelve(op("DataLoad", "load-a", "", "")),
+            twelve(op("DataLoad", "load-b", "", "")),
+        ];
+        let (rows, _) = summary(&run(&parallel, &big));
+        assert_eq!(rows, ["load-a@n1 Planned -", "load-b@n2 Planned -"]);
+    }
+
+    #[test]
     fn fan_out_flows_assume_each_step() {
-        // load-0 fans out to 4 processes pinned to its node (1 CPU each on 4-CPU nodes):
-        // the fourth no longer fits. The zone fan-out fills n2, the only other z1 node; a
+        // load-0 fans out to 4 processes pinned to its node (1 CPU each on 4-CPU nodes): they
+        // start once load-0 is Complete, so all four fit where its pod ran, and they run side
+        // by side, so they fill n1. The zone fan-out then fills n2, the only other z1 node; a
         // parallel DataMigrate records nothing, so the last step inherits nothing.
         let mut docs = vec![op("DataLoad", "load-0", "", "")];
         for i in 1..=4 {
@@ -710,19 +858,13 @@ items:
                 "pin-1@n1",
                 "pin-2@n1",
                 "pin-3@n1",
-                "pin-4@Unschedulable",
+                "pin-4@n1",
                 "near-1@n2",
                 "near-2@n2",
                 "near-3@n2",
                 "near-4@n2",
                 "last@n3",
                 "after-last@n3",
-            ]
-        );
-        assert_eq!(
-            ops[4].warnings,
-            [
-                "the inherited Require (kubernetes.io/hostname In [n1]) leaves no feasible node; 2 node(s) would fit without it"
             ]
         );
         assert_eq!(

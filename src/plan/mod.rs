@@ -30,6 +30,8 @@ pub enum PlanError {
     #[error(transparent)]
     WhatIf(#[from] WhatIfError),
     #[error(transparent)]
+    AssumeCached(#[from] crate::systems::fluid::webhook::AssumeCachedError),
+    #[error(transparent)]
     Gang(#[from] GangError),
     #[error(transparent)]
     Target(#[from] explain::TargetError),
@@ -143,6 +145,33 @@ pub struct OperationPlan {
     pub summary: Option<String>,
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,
+    /// Terms Fluid's admission webhook adds to the pod, and the plugin that adds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook_affinity: Option<WebhookAffinity>,
+    /// The datasets the pod mounts, where each is cached, and how close the planned node is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub datasets: Vec<DatasetLocality>,
+}
+
+/// Affinity added by one of Fluid's webhook plugins.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookAffinity {
+    /// The plugin: `NodeAffinityWithCache`.
+    pub plugin: String,
+    pub node_affinity: NodeAffinity,
+}
+
+/// One dataset a pod mounts, against the planned node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetLocality {
+    pub namespace: String,
+    pub name: String,
+    /// Nodes labelled `fluid.io/s-<namespace>-<name>=true`, sorted.
+    pub cache_nodes: Vec<String>,
+    /// `hit`, `same-zone`, `same-region`, `miss` or `not-cached`; `null` when not placed.
+    pub locality: Option<String>,
 }
 
 /// Plan the DataFlows of `manifests` (plus the operations of `state` they reach): what

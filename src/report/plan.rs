@@ -4,7 +4,7 @@
 use crate::model::NodeAffinity;
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::plan::flow::recorded_host;
-use crate::plan::{BatchPlan, OpRef, OpStatus, OperationPlan, Plan, Solver};
+use crate::plan::{BatchPlan, DatasetLocality, OpRef, OpStatus, OperationPlan, Plan, Solver};
 use crate::systems::flow::{Method, Metrics};
 use crate::systems::fluid::describe_inherited;
 use crate::systems::gang::GroupPlan;
@@ -257,6 +257,15 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
         "ZONE",
         "SCORE",
     ];
+    // Fluid's webhook columns appear only for flows whose pods mount datasets.
+    let webhook = ops.iter().any(|op| op.webhook_affinity.is_some());
+    let datasets = ops.iter().any(|op| !op.datasets.is_empty());
+    if webhook {
+        header.push("WEBHOOK");
+    }
+    if datasets {
+        header.push("CACHE");
+    }
     if wide {
         header.extend(["STATUS", "DEPENDON", "RECORDED", "TIED"]);
     }
@@ -276,6 +285,14 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
             op.zone.clone().unwrap_or_else(|| "-".to_string()),
             op.score.map_or("-".to_string(), |s| s.to_string()),
         ];
+        if webhook {
+            row.push(op.webhook_affinity.as_ref().map_or("-".to_string(), |w| {
+                format!("{}: {}", w.plugin, describe_inherited(&w.node_affinity))
+            }));
+        }
+        if datasets {
+            row.push(cache_text(&op.datasets));
+        }
         if wide {
             row.extend([
                 op.status.as_str().to_string(),
@@ -291,6 +308,28 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
         table.add_row(row);
     }
     table
+}
+
+/// `imagenet: hit (cache on node-b3)` per mounted dataset.
+fn cache_text(datasets: &[DatasetLocality]) -> String {
+    if datasets.is_empty() {
+        return "-".to_string();
+    }
+    datasets
+        .iter()
+        .map(|d| match (d.cache_nodes.is_empty(), &d.locality) {
+            (true, _) => format!("{}: not cached", d.name),
+            (false, Some(locality)) => {
+                format!(
+                    "{}: {locality} (cache on {})",
+                    d.name,
+                    d.cache_nodes.join(",")
+                )
+            }
+            (false, None) => format!("{}: cache on {}", d.name, d.cache_nodes.join(",")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn op_ref(r: &OpRef) -> String {

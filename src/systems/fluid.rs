@@ -26,6 +26,8 @@
 //!   jobs are skipped. A node with none of those labels leaves the operation unable to
 //!   record anything, and Fluid retries forever instead of completing it.
 
+pub mod webhook;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -438,10 +440,41 @@ pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
         metadata: ObjectMeta {
             name: format!("{}-{suffix}", op.metadata.name),
             namespace: op.metadata.namespace.clone(),
+            labels: pod_labels(op).cloned().unwrap_or_default(),
             ..ObjectMeta::default()
         },
         spec: PodSpec { affinity, ..spec },
         status: Default::default(),
+    }
+}
+
+/// The labels of the operation's pod: `spec.podMetadata` (DataLoad, DataMigrate) or
+/// `spec.processor.podMetadata` (DataProcess).
+pub fn pod_labels(op: &FluidOp) -> Option<&crate::model::Labels> {
+    let metadata = match op.kind {
+        OpKind::DataProcess => op
+            .spec
+            .processor
+            .as_ref()
+            .and_then(|p| p.pod_metadata.as_ref()),
+        _ => op.spec.pod_metadata.as_ref(),
+    };
+    metadata.map(|m| &m.labels)
+}
+
+/// The datasets the operation's pod mounts through Fluid's fuse: a DataProcess mounts its
+/// `spec.dataset`; loaders and migrations talk to the runtime instead.
+pub fn mounted_datasets(op: &FluidOp) -> Vec<(String, String)> {
+    match (op.kind, &op.spec.dataset) {
+        (OpKind::DataProcess, Some(d)) if !d.name.is_empty() => {
+            let namespace = if d.namespace.is_empty() {
+                op.metadata.namespace.clone()
+            } else {
+                d.namespace.clone()
+            };
+            vec![(namespace, d.name.clone())]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -1008,7 +1041,7 @@ mod tests {
         pod_spec.affinity = Some(Affinity::default());
         job.spec.processor = Some(Processor {
             job: Some(JobProcessor { pod_spec }),
-            script: None,
+            ..Processor::default()
         });
         let merged = Some(Affinity {
             node_affinity: Some(required(&[(HOSTNAME_LABEL, "n")])),
@@ -1021,11 +1054,11 @@ mod tests {
 
         let mut script = op(OpKind::DataProcess, "ns", "s");
         script.spec.processor = Some(Processor {
-            job: None,
             script: Some(ScriptProcessor {
                 resources: requests.clone(),
                 ..ScriptProcessor::default()
             }),
+            ..Processor::default()
         });
         assert_eq!(
             pod_for(&script, None).spec.containers[0].resources,

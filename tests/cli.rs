@@ -1,13 +1,8 @@
 //! End-to-end tests of the `kubectl-dataflow` binary: help, exit codes, kubectl plugin
-//! discovery with the real kubectl, and a property test that the loaders never panic.
+//! discovery with the real kubectl. The property tests of the loaders are in tests/fuzz.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Arc;
-
-use kubectl_dataflow::cluster::recorded;
-use kubectl_dataflow::manifest;
-use proptest::prelude::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 
@@ -249,117 +244,6 @@ fn kubectl_finds_and_runs_the_plugin() {
         "{}",
         text(&out.stdout)
     );
-}
-
-/// Lines that look like Kubernetes YAML: keys, values and indentation the loaders care about.
-fn yamlish() -> impl Strategy<Value = String> {
-    let token = prop::sample::select(vec![
-        "apiVersion: v1",
-        "apiVersion: data.fluid.io/v1alpha1",
-        "apiVersion: scheduling.godel.kubewharf.io/v1alpha1",
-        "apiVersion: batch.volcano.sh/v1alpha1",
-        "kind: List",
-        "kind: Pod",
-        "kind: Node",
-        "kind: DataLoad",
-        "kind: PodGroup",
-        "kind: Job",
-        "items:",
-        "- ",
-        "metadata:",
-        "name: a",
-        "namespace: ~",
-        "labels: {a: b}",
-        "spec:",
-        "runAfter:",
-        "affinityStrategy: {policy: Require, requires: [{name: x}]}",
-        "prefers: [{name: z, weight: high}]",
-        "containers: [{name: c, resources: {requests: {cpu: 1x}}}]",
-        "resources: {requests: {cpu: \"500m\", memory: 1Gi}}",
-        "allocatable: {cpu: 4, memory: -1, pods: 1e3}",
-        "nodeName: n1",
-        "status: {phase: Running}",
-        "affinity: {nodeAffinity: null}",
-        "minMember: 9999999999999",
-        "tasks: [{replicas: -1}]",
-        "---",
-        "&a [*a]",
-        "!!binary x",
-        "\"unterminated",
-        "{",
-        "}",
-        "[",
-        "]",
-        ":",
-        "? ",
-        "\t",
-        "#",
-        "%YAML 1.2",
-    ]);
-    prop::collection::vec((0usize..6, token), 0..40).prop_map(|lines| {
-        lines
-            .into_iter()
-            .map(|(indent, token)| format!("{}{token}", "  ".repeat(indent)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    })
-}
-
-/// JSON-like text, for the state loader's JSON path.
-fn jsonish() -> impl Strategy<Value = String> {
-    let token = prop::sample::select(vec![
-        "{",
-        "}",
-        "[",
-        "]",
-        ",",
-        ":",
-        "\"kind\"",
-        "\"List\"",
-        "\"items\"",
-        "\"apiVersion\"",
-        "\"v1\"",
-        "\"Pod\"",
-        "\"Node\"",
-        "\"metadata\"",
-        "\"name\"",
-        "\"spec\"",
-        "\"nodeName\"",
-        "\"status\"",
-        "\"allocatable\"",
-        "\"cpu\"",
-        "\"1x\"",
-        "null",
-        "1e999",
-        "-0",
-        "\"\\u0000\"",
-    ]);
-    prop::collection::vec(token, 0..60).prop_map(|tokens| format!("{{{}", tokens.concat()))
-}
-
-fn load_everything(bytes: &[u8]) {
-    let file: Arc<str> = Arc::from("fuzz.yaml");
-    let _ = manifest::parse_text(&file, &String::from_utf8_lossy(bytes));
-    let _ = recorded::parse_state("fuzz.yaml", bytes);
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
-    #[test]
-    fn loaders_never_panic_on_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        load_everything(&bytes);
-    }
-
-    #[test]
-    fn loaders_never_panic_on_yamlish_text(text in yamlish()) {
-        load_everything(text.as_bytes());
-    }
-
-    #[test]
-    fn loaders_never_panic_on_jsonish_text(text in jsonish()) {
-        load_everything(text.as_bytes());
-    }
 }
 
 /// A misspelled field would drop the constraint the user meant: plan and explain refuse it

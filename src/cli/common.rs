@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum, ValueHint};
 use crate::cluster::{ClusterState, live, recorded};
 use crate::lint::strict;
 use crate::manifest::{self, LoadError, ManifestSet};
+use crate::report;
 
 /// kubectl's global flags, accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -99,7 +100,7 @@ impl TableArgs {
     pub fn headers(&self, format: ReportFormat) -> bool {
         let tables = matches!(format, ReportFormat::Table | ReportFormat::Wide);
         if self.no_headers && !tables {
-            eprintln!("warning: --no-headers only applies to -o table and wide");
+            report::stderr_line("warning: --no-headers only applies to -o table and wide");
         }
         !self.no_headers
     }
@@ -147,30 +148,43 @@ impl From<LoadError> for CommandError {
 }
 
 pub fn print_error(error: &CommandError) {
-    match error {
-        CommandError::Other(e) => eprintln!("error: {e:#}"),
-        other => {
-            for line in other.to_string().lines() {
-                eprintln!("error: {line}");
-            }
-        }
+    let text = match error {
+        CommandError::Other(e) => format!("{e:#}"),
+        other => other.to_string(),
+    };
+    for line in text.lines() {
+        report::stderr_line(&format!("error: {line}"));
     }
 }
 
+/// A command's output on stdout; a reader that stopped reading (`| head -1`) is fine.
+pub fn print_stdout(output: impl AsRef<[u8]>) -> Result<(), CommandError> {
+    report::write_stdout(output.as_ref())
+        .map_err(|e| CommandError::Other(anyhow::anyhow!("cannot write to stdout: {e}")))
+}
+
 impl InputArgs {
-    /// Load every `-f` input; any problem fails the command (lint loads on its own terms),
-    /// and so does a schema problem unless `--lenient` (then it is a warning).
-    /// Objects that name no namespace go to `namespace` (see [`GlobalArgs::namespace`]).
+    /// Load every `-f` input, saying on stderr which directory entries were not read.
+    pub fn load(&self) -> Result<ManifestSet, CommandError> {
+        let set = manifest::load(&self.filenames, self.recursive)?;
+        for skipped in &set.skipped {
+            report::stderr_line(&format!("note: {skipped}"));
+        }
+        Ok(set)
+    }
+
+    /// [`Self::load`], where any problem fails the command (lint loads on its own terms),
+    /// and so does a schema problem unless `--lenient` (then it is a warning). Objects that
+    /// name no namespace go to `namespace` (see [`GlobalArgs::namespace`]).
     pub fn load_strict(
         &self,
         schema: &SchemaArgs,
         namespace: &str,
     ) -> Result<ManifestSet, CommandError> {
-        let set = manifest::load(&self.filenames, self.recursive)?;
-        let mut set = set.into_result().map_err(CommandError::Load)?;
+        let mut set = self.load()?.into_result().map_err(CommandError::Load)?;
         set.default_namespace(namespace);
         for warning in strict::check_set(&set).enforce(schema.lenient)? {
-            eprintln!("warning: {warning}");
+            report::stderr_line(&format!("warning: {warning}"));
         }
         Ok(set)
     }
@@ -240,21 +254,28 @@ impl GlobalArgs {
 
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {
         for warning in &state.warnings {
-            eprintln!("warning: {warning}");
+            report::stderr_line(&format!("warning: {warning}"));
         }
         if state.nodes.is_empty() {
-            eprintln!("warning: {source} has no nodes: every pod is unschedulable against it");
+            report::stderr_line(&format!(
+                "warning: {source} has no nodes: every pod is unschedulable against it"
+            ));
         }
         if self.verbosity >= 1 {
-            eprintln!(
+            report::stderr_line(&format!(
                 "read {} nodes, {} pods, {} namespaces and {} data operations from {source} in {} ms",
                 state.nodes.len(),
                 state.pods.len(),
                 state.namespaces.len(),
                 state.fluid_ops.len(),
                 took.as_millis()
-            );
+            ));
         }
+    }
+
+    /// Check the global flags clap cannot type, before any command reads anything.
+    pub fn validate(&self) -> Result<(), CommandError> {
+        self.connect_options().map(drop)
     }
 
     /// The kubeconfig, context and request timeout of the flags.

@@ -5,11 +5,10 @@
 //! and clap would read `-n` or `--help` among them as flags of `__complete` itself.
 
 use std::ffi::OsString;
-use std::io::Write;
 
-use anyhow::Context;
 use clap::CommandFactory;
 
+use super::common::print_stdout;
 use super::{Cli, CommandError, Outcome};
 use crate::completion::{self, Environment};
 
@@ -22,9 +21,6 @@ pub fn run(words: &[OsString]) -> Result<Outcome, CommandError> {
         .map(|word| word.to_string_lossy().into_owned())
         .collect();
     let completion = completion::complete(&Cli::command(), &words, &Environment::from_process());
-    std::io::stdout()
-        .lock()
-        .write_all(completion.to_string().as_bytes())
-        .context("cannot write to stdout")?;
+    print_stdout(completion.to_string())?;
     Ok(Outcome::Clean)
 }

@@ -1,11 +1,9 @@
 //! `kubectl dataflow completion`
 
-use std::io::Write;
-
-use anyhow::Context;
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
+use super::common::print_stdout;
 use super::{Cli, CommandError, Outcome};
 
 /// The name the scripts complete: shells complete the executable, and kubectl's own completion
@@ -73,9 +71,6 @@ fn script(shell: Shell) -> Vec<u8> {
 }
 
 pub fn run(args: &CompletionArgs) -> Result<Outcome, CommandError> {
-    std::io::stdout()
-        .lock()
-        .write_all(&script(args.shell))
-        .context("cannot write to stdout")?;
+    print_stdout(script(args.shell))?;
     Ok(Outcome::Clean)
 }

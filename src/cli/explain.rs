@@ -3,7 +3,7 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::{ReportFormat, SchemaArgs, TableArgs};
+use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -82,7 +82,9 @@ pub struct ExplainArgs {
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
     let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
     if args.top.is_some() && !tables {
-        eprintln!("warning: --top only shortens the table; -o json, yaml and name list every node");
+        report::stderr_line(
+            "warning: --top only shortens the table; -o json, yaml and name list every node",
+        );
     }
     let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
@@ -125,7 +127,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         ReportFormat::Wide => report::explain::render(&explanation, top, true, headers),
         ReportFormat::Name => report::explain::selected_name(&explanation),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(if explanation.placed() {
         Outcome::Clean
     } else {

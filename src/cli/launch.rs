@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::common::DryRun;
-use super::common::SchemaArgs;
+use super::common::{SchemaArgs, print_stdout};
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::desired;
@@ -20,6 +20,7 @@ use crate::manifest::{self, Manifest};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::{FluidOp, NodeAffinity, Object};
 use crate::plan::{self, OpStatus};
+use crate::report::stderr_line;
 use crate::sched::Profile;
 
 /// How often `--wait` reads the operation.
@@ -132,7 +133,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         );
     }
     let yaml = |value: &Value| serde_saphyr::to_string(value).map_err(anyhow::Error::from);
-    print!("{}", unified_diff(&yaml(&before)?, &yaml(&body)?, &label));
+    print_stdout(unified_diff(&yaml(&before)?, &yaml(&body)?, &label))?;
     if args.dry_run == DryRun::Client {
         return Ok(Outcome::Findings);
     }
@@ -141,16 +142,18 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     if args.dry_run == DryRun::Server {
         api.create(&object, &body, true)
             .map_err(anyhow::Error::from)?;
-        eprintln!("server dry run: the API server accepts {object}; nothing was created");
+        stderr_line(&format!(
+            "server dry run: the API server accepts {object}; nothing was created"
+        ));
         return Ok(Outcome::Findings);
     }
     if !files::confirm(&format!("Create {label}?"), args.yes).map_err(anyhow::Error::from)? {
-        eprintln!("nothing created");
+        stderr_line("nothing created");
         return Ok(Outcome::Findings);
     }
     api.create(&object, &body, false)
         .map_err(anyhow::Error::from)?;
-    eprintln!("{object} created");
+    stderr_line(&format!("{object} created"));
     if !args.wait {
         return Ok(Outcome::Clean);
     }
@@ -161,10 +164,10 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
             .map_or(node, String::as_str)
     });
     let (phase, ran_on) = wait(&api, &object, &label, timeout)?;
-    println!(
-        "{}",
+    print_stdout(format!(
+        "{}\n",
         report(&label, &phase, ran_on.as_deref(), planned_host)
-    );
+    ))?;
     Ok(
         if phase == "Complete" && (ran_on.is_none() || ran_on.as_deref() == planned_host) {
             Outcome::Clean
@@ -201,7 +204,7 @@ fn wait(
         }
         if matches!(phase.as_str(), "Complete" | "Failed") {
             if terminal {
-                eprint!("\r\x1b[2K");
+                let _ = write!(std::io::stderr(), "\r\x1b[2K");
             }
             let record: Option<NodeAffinity> =
                 serde_json::from_value(current["status"]["nodeAffinity"].clone()).ok();
@@ -211,7 +214,7 @@ fn wait(
             && started.elapsed() >= timeout
         {
             if terminal {
-                eprint!("\r\x1b[2K");
+                let _ = write!(std::io::stderr(), "\r\x1b[2K");
             }
             return Err(anyhow!(
                 "{label} is still {} after {timeout:?} (--timeout); follow it with `kubectl get {} {} -n {} -w`",

@@ -1,13 +1,12 @@
 //! `kubectl dataflow lint`
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::lint::{self, LintOptions, Severity, rules};
-use crate::manifest;
 use crate::report;
 
 const EXAMPLES: &str = "\
@@ -67,7 +66,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
     if let Some(code) = &args.explain {
         let rule =
             rules::find(code).ok_or_else(|| anyhow::Error::new(lint::UnknownCode(code.clone())))?;
-        print(&report::lint::explain(rule))?;
+        print_stdout(report::lint::explain(rule))?;
         return Ok(Outcome::Clean);
     }
     if args.input.filenames.is_empty() {
@@ -81,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         enable: args.enable.clone(),
     };
     let enabled = options.enabled_codes().map_err(anyhow::Error::new)?;
-    let set = manifest::load(&args.input.filenames, args.input.recursive)?;
+    let set = args.input.load()?;
     let state = global.recorded_state()?;
     if state.is_none() {
         let skipped: Vec<&str> = rules::needing_state()
@@ -89,10 +88,10 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
             .map(|rule| rule.code)
             .collect();
         if !skipped.is_empty() {
-            eprintln!(
+            report::stderr_line(&format!(
                 "warning: no --state given: skipped the checks against a cluster ({}); pass --state FILE to run them",
                 skipped.join(", ")
-            );
+            ));
         }
     }
     let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
@@ -103,7 +102,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         LintFormat::Sarif => report::lint::sarif(&result),
         LintFormat::Github => report::lint::github(&result),
     };
-    print(&rendered)?;
+    print_stdout(&rendered)?;
     let failing =
         result.count(Severity::Error) > 0 || (args.strict && result.count(Severity::Warning) > 0);
     Ok(if failing {
@@ -111,13 +110,4 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
     } else {
         Outcome::Clean
     })
-}
-
-fn print(text: &str) -> Result<(), CommandError> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .context("writing the report")?;
-    Ok(())
 }

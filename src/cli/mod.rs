@@ -80,6 +80,9 @@ pub fn main() -> ExitCode {
         return exit(complete::run(&args[2..]));
     }
     let cli = Cli::parse_from(args);
+    if let Err(error) = cli.global.validate() {
+        return exit(Err(error));
+    }
     exit(match &cli.command {
         Command::Lint(args) => lint::run(&cli.global, args),
         Command::Plan(args) => plan::run(&cli.global, args),

@@ -4,7 +4,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::DryRun;
-use super::common::SchemaArgs;
+use super::common::{SchemaArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::change::{self, LiveChange};
 use crate::apply::desired::{self, DesiredError};
@@ -14,6 +14,7 @@ use crate::completion::OBJECT_VALUE_NAME;
 use crate::manifest::{self, Manifest};
 use crate::model::{Affinity, Object};
 use crate::plan::{self, OperationPlan};
+use crate::report::stderr_line;
 use crate::sched::Profile;
 
 const EXAMPLES: &str = "\
@@ -130,7 +131,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
             Ok(None) => continue,
             Err(e) if named => return Err(anyhow!(e).into()),
             Err(e) => {
-                eprintln!("note: skipping {e}");
+                stderr_line(&format!("note: skipping {e}"));
                 continue;
             }
         };
@@ -143,10 +144,10 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
                 )
                 .into());
             }
-            eprintln!(
+            stderr_line(&format!(
                 "note: skipping {}: it has no affinity field (Fluid gives its pod none of its own)",
                 manifest.display_name()
-            );
+            ));
             continue;
         }
         targets.push((manifest, affinity));
@@ -162,26 +163,26 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
         .collect();
     let changes = files::rewrite(&set, &edits).map_err(anyhow::Error::from)?;
     if changes.is_empty() {
-        eprintln!("no changes: the files already carry the planned affinity");
+        stderr_line("no changes: the files already carry the planned affinity");
         return Ok(Outcome::Clean);
     }
     for change in &changes {
-        print!("{}", change.diff());
+        print_stdout(change.diff())?;
     }
     if !args.write || args.dry_run == DryRun::Client {
         if !args.write {
-            eprintln!("pass --write to rewrite the files");
+            stderr_line("pass --write to rewrite the files");
         }
         return Ok(Outcome::Findings);
     }
     let prompt = format!("Rewrite {} file(s)?", changes.len());
     if !files::confirm(&prompt, args.yes).map_err(anyhow::Error::from)? {
-        eprintln!("nothing written");
+        stderr_line("nothing written");
         return Ok(Outcome::Findings);
     }
     files::write(&changes).map_err(anyhow::Error::from)?;
     for change in &changes {
-        eprintln!("wrote {}", change.file);
+        stderr_line(&format!("wrote {}", change.file));
     }
     Ok(Outcome::Clean)
 }
@@ -253,10 +254,12 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
     let change = LiveChange::new(object, &current, affinity.as_ref(), args.ungate.as_deref())
         .map_err(anyhow::Error::from)?;
     if change.is_empty() {
-        eprintln!("no changes: {target} already carries the planned affinity");
+        stderr_line(&format!(
+            "no changes: {target} already carries the planned affinity"
+        ));
         return Ok(Outcome::Clean);
     }
-    print!("{}", change.diff().map_err(anyhow::Error::from)?);
+    print_stdout(change.diff().map_err(anyhow::Error::from)?)?;
     apply_live(
         &api,
         &[change],
@@ -291,18 +294,18 @@ fn apply_live(
             for change in changes {
                 change.send(api, true).map_err(anyhow::Error::from)?;
             }
-            eprintln!("server dry run: the API server accepts the change; nothing was persisted");
+            stderr_line("server dry run: the API server accepts the change; nothing was persisted");
             return Ok(Outcome::Findings);
         }
         DryRun::None => {}
     }
     if !files::confirm(prompt, yes).map_err(anyhow::Error::from)? {
-        eprintln!("nothing changed");
+        stderr_line("nothing changed");
         return Ok(Outcome::Findings);
     }
     change::send_all(api, changes).map_err(anyhow::Error::from)?;
     for change in changes {
-        eprintln!("{}", change.summary());
+        stderr_line(&change.summary().to_string());
     }
     Ok(Outcome::Clean)
 }

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::common::{ReportFormat, SchemaArgs, TableArgs};
+use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -64,8 +64,8 @@ pub struct PlanArgs {
     #[arg(long = "scheduler-config", value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a Godel PodGroup
-    #[arg(long, value_name = "N")]
-    pub replicas: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
+    pub replicas: Option<u32>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
     /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
     #[arg(long)]
@@ -74,6 +74,9 @@ pub struct PlanArgs {
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
 }
+
+/// The most copies `--replicas` plans: each is a pod the engine places against every node.
+const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
@@ -87,7 +90,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(plan::PlanError::from)?;
     let opts = PlanOptions {
-        replicas: args.replicas,
+        replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
         solver: args.solver,
         namespace: global.planned_namespace(),
@@ -101,9 +104,9 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Yaml => report::to_yaml(&plan),
         ReportFormat::Name => report::plan::names(&plan),
     };
-    print!("{text}");
+    print_stdout(&text)?;
     if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {
-        eprintln!("{reason}");
+        report::stderr_line(&reason);
         return Ok(Outcome::Findings);
     }
     Ok(if plan.has_findings() {

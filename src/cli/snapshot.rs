@@ -1,11 +1,11 @@
 //! `kubectl dataflow snapshot`
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
+use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, Outcome};
 use crate::apply::file::write_atomic;
 use crate::cluster::snapshot::{self, Format};
@@ -53,10 +53,7 @@ pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandE
     match &args.output_file {
         Some(path) => write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .context("cannot write to stdout")?,
+        None => print_stdout(&text)?,
     }
     Ok(Outcome::Clean)
 }

@@ -4,6 +4,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::common::ReportFormat;
+use super::common::print_stdout;
 use super::{CommandError, Outcome};
 use crate::report;
 
@@ -57,6 +58,6 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
             .into());
         }
     };
-    print!("{text}");
+    print_stdout(&text)?;
     Ok(Outcome::Clean)
 }

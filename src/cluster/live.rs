@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use http_body_util::BodyExt as _;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use serde::Deserialize;
@@ -19,6 +20,9 @@ use crate::model::{Object, TypeMeta};
 
 /// Items per page; kubectl uses 500 too.
 const PAGE_SIZE: usize = 500;
+/// The largest answer read from the API server. A page of 500 pods is a few MiB; a server
+/// sending more is broken or hostile, and reading on would take the memory of the machine.
+pub const MAX_RESPONSE_BYTES: usize = 128 * 1024 * 1024;
 /// Show progress only once reading has taken this long, so fast reads stay silent.
 const PROGRESS_AFTER: Duration = Duration::from_millis(700);
 
@@ -199,6 +203,22 @@ pub enum LiveError {
     },
     #[error("cannot decode {what}: {message}")]
     Decode { what: String, message: String },
+    #[error(
+        "rate limited: the API server at {server} answered {what} with 429 Too Many Requests; retry later"
+    )]
+    RateLimited { server: String, what: String },
+    #[error(
+        "the API server's answer to {what} is larger than {} MiB; not read further", MAX_RESPONSE_BYTES / 1024 / 1024
+    )]
+    TooLarge { what: String },
+    #[error(
+        "the API server repeated the continue token of {what} after {pages} pages; the list would never end"
+    )]
+    RepeatedContinue { what: String, pages: usize },
+    #[error(
+        "TLS with the API server at {server} failed: {message}; check the CA (certificate-authority or certificate-authority-data of the kubeconfig's cluster) and that the server address is the HTTPS one"
+    )]
+    Tls { server: String, message: String },
 }
 
 /// An API client bound to one server, with the per-request timeout applied to every call.
@@ -220,6 +240,9 @@ impl Session {
         let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options)
             .await
             .map_err(|e| LiveError::Kubeconfig(error_chain(&e)))?;
+        // kube retries 429/503/504 for up to 15 attempts with growing delays, which outlasts
+        // --request-timeout and turns "rate limited" into "did not answer": report the cause.
+        config.default_retry = false;
         if let Some(timeout) = options.request_timeout {
             config.read_timeout = Some(timeout);
             config.connect_timeout = Some(timeout);
@@ -252,7 +275,7 @@ impl Session {
         request: http::Request<Vec<u8>>,
         what: &str,
     ) -> Result<String, RequestError> {
-        let call = self.client.request_text(request);
+        let call = read_bounded(&self.client, request);
         let result = match self.timeout {
             Some(timeout) => match tokio::time::timeout(timeout, call).await {
                 Ok(result) => result,
@@ -266,7 +289,18 @@ impl Session {
             },
             None => call.await,
         };
-        result.map_err(|e| self.classify(e, what))
+        let bytes = result.map_err(|e| self.classify(e, what))?;
+        if bytes.len() > MAX_RESPONSE_BYTES {
+            return Err(RequestError::Failed(LiveError::TooLarge {
+                what: what.to_string(),
+            }));
+        }
+        String::from_utf8(bytes).map_err(|_| {
+            RequestError::Failed(LiveError::Decode {
+                what: what.to_string(),
+                message: "the answer is not UTF-8 text".into(),
+            })
+        })
     }
 
     pub async fn get(&self, path: &str, what: &str) -> Result<String, RequestError> {
@@ -295,6 +329,12 @@ impl Session {
                     timeout: self.timeout.unwrap_or_default(),
                 });
             }
+            if is_tls_failure(&message) {
+                return RequestError::Failed(LiveError::Tls {
+                    server: self.server.clone(),
+                    message,
+                });
+            }
             return RequestError::Failed(LiveError::Unreachable {
                 server: self.server.clone(),
                 message,
@@ -303,6 +343,35 @@ impl Session {
         let message = status.message.trim().to_string();
         RequestError::from_status(status.code, message, what, &self.server)
     }
+}
+
+/// Send a request and read at most [`MAX_RESPONSE_BYTES`] + 1 bytes of the answer (the caller
+/// refuses longer ones); an error status becomes kube's `Error::Api` as kube's own readers do.
+async fn read_bounded(
+    client: &Client,
+    request: http::Request<Vec<u8>>,
+) -> Result<Vec<u8>, kube::Error> {
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let status = response.status();
+    let mut body = response.into_body();
+    let mut bytes = Vec::new();
+    while bytes.len() <= MAX_RESPONSE_BYTES {
+        let Some(frame) = body.frame().await else {
+            break;
+        };
+        if let Ok(data) = frame?.into_data() {
+            bytes.extend_from_slice(&data);
+        }
+    }
+    if status.is_client_error() || status.is_server_error() {
+        let text = String::from_utf8_lossy(&bytes);
+        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
+            kube::core::Status::failure(text.trim(), "the answer is not a Status")
+                .with_code(status.as_u16())
+        });
+        return Err(kube::Error::Api(status.boxed()));
+    }
+    Ok(bytes)
 }
 
 /// A request failure: `NotFound` is kept apart because a missing CRD is not an error here.
@@ -324,6 +393,10 @@ impl RequestError {
                 what: what.to_string(),
                 message,
             },
+            429 => LiveError::RateLimited {
+                server: server.to_string(),
+                what: what.to_string(),
+            },
             _ => LiveError::Api {
                 what: what.to_string(),
                 code,
@@ -342,6 +415,20 @@ impl RequestError {
             RequestError::Failed(e) => e,
         }
     }
+}
+
+/// Whether a transport failure happened in TLS (rustls and hyper-rustls name it so): the
+/// usual cause is a CA that did not sign the server's certificate.
+fn is_tls_failure(message: &str) -> bool {
+    [
+        "invalid peer certificate",
+        "certificate",
+        "tls",
+        "TLS",
+        "handshake",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
 }
 
 /// The whole error chain on one line (kube's top-level messages hide the cause).
@@ -411,7 +498,7 @@ impl Default for StderrProgress {
 impl Progress for StderrProgress {
     fn note(&mut self, message: &str) {
         self.done();
-        eprintln!("note: {message}");
+        crate::report::stderr_line(&format!("note: {message}"));
     }
 
     fn read(&mut self, resource: &Resource, total: usize) {
@@ -519,8 +606,49 @@ async fn discover(session: &Session, group_path: &str) -> Result<Option<Vec<Stri
             Ok(Some(list.resources.into_iter().map(|r| r.name).collect()))
         }
         Err(RequestError::NotFound) => Ok(None),
+        // Authorization comes before lookup, so a group that does not exist is forbidden too
+        // for a user without discovery rights: the group list says whether it exists at all.
+        Err(RequestError::Failed(LiveError::Forbidden { .. }))
+            if !group_listed(session, group_path).await =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e.into_live(&what)),
     }
+}
+
+#[derive(Deserialize)]
+struct ApiGroupList {
+    #[serde(default)]
+    groups: Vec<ApiGroup>,
+}
+
+#[derive(Deserialize)]
+struct ApiGroup {
+    #[serde(default)]
+    versions: Vec<GroupVersion>,
+}
+
+#[derive(Deserialize)]
+struct GroupVersion {
+    #[serde(rename = "groupVersion")]
+    group_version: String,
+}
+
+/// Whether `/apis` lists the group version of `group_path` (`/apis/<group>/<version>`); true
+/// when the list itself cannot be read, so that the original error stands.
+async fn group_listed(session: &Session, group_path: &str) -> bool {
+    let Ok(text) = session.get("/apis", "discover /apis").await else {
+        return true;
+    };
+    let Ok(list) = serde_json::from_str::<ApiGroupList>(&text) else {
+        return true;
+    };
+    let wanted = group_path.trim_start_matches("/apis/");
+    list.groups
+        .iter()
+        .flat_map(|g| &g.versions)
+        .any(|v| v.group_version == wanted)
 }
 
 fn list_what(resource: &Resource, scope: &Scope) -> String {
@@ -548,6 +676,7 @@ async fn list(
     };
     let base = resource.list_path(scope);
     let mut continue_token: Option<String> = None;
+    let mut seen_tokens = std::collections::HashSet::new();
     let mut total = 0;
     loop {
         let mut path = format!("{base}?limit={PAGE_SIZE}");
@@ -583,7 +712,15 @@ async fn list(
         total += items.len();
         progress.read(resource, total);
         match page.metadata.continue_token {
-            Some(token) if !token.is_empty() => continue_token = Some(token),
+            Some(token) if !token.is_empty() => {
+                if !seen_tokens.insert(token.clone()) {
+                    return Err(RequestError::Failed(LiveError::RepeatedContinue {
+                        what,
+                        pages: seen_tokens.len() + 1,
+                    }));
+                }
+                continue_token = Some(token);
+            }
             _ => return Ok(()),
         }
     }
@@ -674,6 +811,10 @@ pub fn load(
     Ok(ClusterState::from_objects(objects))
 }
 
+/// The longest timeout accepted (8784h, a leap year): anything longer is surely a typo, and
+/// the bound keeps duration and deadline arithmetic from overflowing.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
+
 /// Parse kubectl's `--request-timeout`: a bare number of seconds or a Go duration (`1m30s`,
 /// `500ms`); zero means no timeout.
 pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
@@ -681,35 +822,43 @@ pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
         format!("invalid --request-timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
     };
     let text = text.trim();
-    if let Ok(seconds) = text.parse::<u64>() {
-        return Ok((seconds > 0).then(|| Duration::from_secs(seconds)));
+    let mut seconds = 0f64;
+    if let Ok(whole) = text.parse::<u64>() {
+        seconds = whole as f64;
+    } else {
+        let mut rest = text;
+        if rest.is_empty() {
+            return Err(invalid());
+        }
+        while !rest.is_empty() {
+            let digits = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .ok_or_else(invalid)?;
+            let number: f64 = rest[..digits].parse().map_err(|_| invalid())?;
+            rest = &rest[digits..];
+            let unit_len = rest
+                .find(|c: char| c.is_ascii_digit() || c == '.')
+                .unwrap_or(rest.len());
+            let seconds_per_unit = match &rest[..unit_len] {
+                "h" => 3600.0,
+                "m" => 60.0,
+                "s" => 1.0,
+                "ms" => 1e-3,
+                "us" | "µs" => 1e-6,
+                "ns" => 1e-9,
+                _ => return Err(invalid()),
+            };
+            rest = &rest[unit_len..];
+            seconds += number * seconds_per_unit;
+        }
     }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    if rest.is_empty() {
-        return Err(invalid());
+    if seconds > MAX_TIMEOUT.as_secs_f64() {
+        return Err(format!(
+            "invalid --request-timeout {text:?}: longer than the maximum of {}h",
+            MAX_TIMEOUT.as_secs() / 3600
+        ));
     }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(invalid)?;
-        let number: f64 = rest[..digits].parse().map_err(|_| invalid())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_len] {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" => 1.0,
-            "ms" => 1e-3,
-            "us" | "µs" => 1e-6,
-            "ns" => 1e-9,
-            _ => return Err(invalid()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::from_secs_f64(number * seconds_per_unit);
-    }
+    let total = Duration::from_secs_f64(seconds);
     Ok((!total.is_zero()).then_some(total))
 }
 
@@ -736,6 +885,29 @@ mod tests {
                 "10x",
                 Err(
                     "invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms",
+                ),
+            ),
+            ("8784h", Ok(Some(MAX_TIMEOUT))),
+            (
+                "8784h1s",
+                Err("invalid --request-timeout \"8784h1s\": longer than the maximum of 8784h"),
+            ),
+            (
+                "18446744073709551615",
+                Err(
+                    "invalid --request-timeout \"18446744073709551615\": longer than the maximum of 8784h",
+                ),
+            ),
+            (
+                "99999999999999999999999999h",
+                Err(
+                    "invalid --request-timeout \"99999999999999999999999999h\": longer than the maximum of 8784h",
+                ),
+            ),
+            (
+                "1.5.5s",
+                Err(
+                    "invalid --request-timeout \"1.5.5s\": expected a duration such as 30s, 1m or 500ms",
                 ),
             ),
         ];

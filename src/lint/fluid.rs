@@ -539,6 +539,7 @@ mod tests {
             }],
             manifests,
             problems: Vec::new(),
+            skipped: Vec::new(),
         };
         let report = lint(&set, None, &LintOptions::default()).unwrap();
         report

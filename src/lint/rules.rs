@@ -87,7 +87,7 @@ pub const RULES: &[Rule] = &[
         "syntax",
         Error,
         "file is not valid YAML or JSON",
-        "The file could not be parsed: a YAML/JSON syntax error, binary content, invalid UTF-8, nesting deeper than 256 levels or an alias expansion large enough to be a YAML bomb. Nothing in the file is checked further, and kubectl would refuse it too.",
+        "The file could not be parsed: a YAML/JSON syntax error, binary content, invalid UTF-8, nesting deeper than 1024 levels (255 for flow collections) or an alias expansion past 100,000 nodes or 16 MiB (a YAML bomb). Nothing in the file is checked further, and kubectl would refuse it too.",
         "Fix the syntax at the reported position; for generated files, check the generator's output encoding.",
     ),
     rule(

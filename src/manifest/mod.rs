@@ -2,6 +2,7 @@
 //! objects, each kept with its file, document index and source tree for exact positions.
 
 pub mod tree;
+pub mod validate;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -180,6 +181,8 @@ pub struct ManifestSet {
     pub sources: Vec<Source>,
     pub manifests: Vec<Manifest>,
     pub problems: Vec<LoadError>,
+    /// Directory entries not read (special files, directories reached twice).
+    pub skipped: Vec<Skipped>,
 }
 
 impl ManifestSet {
@@ -213,28 +216,66 @@ impl ManifestSet {
     }
 }
 
+/// A directory entry that `-f DIR` did not read, and why; commands say these on stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "skipped {}: {}", self.path, self.reason)
+    }
+}
+
+/// The files `-f` arguments name, and the directory entries passed over.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub files: Vec<String>,
+    pub skipped: Vec<Skipped>,
+}
+
 /// Expand `-f` arguments into files: directories yield their `.yaml`, `.yml` and `.json`
-/// files (recursively with `-R`), sorted so that output is deterministic.
-pub fn expand_inputs(inputs: &[String], recursive: bool) -> Result<Vec<String>, LoadError> {
-    let mut files = Vec::new();
+/// files (recursively with `-R`), sorted so that output is deterministic. Named files are
+/// read whatever they are (`-f <(cmd)` is a pipe); inside directories only regular files are,
+/// as a FIFO would block the run and a device could be endless. Symbolic links are followed,
+/// but a directory already read (a link back to a parent, or two links to one directory) is
+/// read once.
+pub fn expand_inputs(inputs: &[String], recursive: bool) -> Result<Inputs, LoadError> {
+    let mut out = Inputs::default();
+    let mut visited = std::collections::HashSet::new();
     for input in inputs {
         if input == "-" {
-            files.push(input.clone());
+            out.files.push(input.clone());
             continue;
         }
         let path = Path::new(input);
         let meta = std::fs::metadata(path).map_err(|e| io_error(input, &e))?;
         if meta.is_dir() {
-            collect_dir(path, recursive, &mut files)?;
+            collect_dir(path, recursive, &mut visited, &mut out)?;
         } else {
-            files.push(input.clone());
+            out.files.push(input.clone());
         }
     }
-    Ok(files)
+    Ok(out)
 }
 
-fn collect_dir(dir: &Path, recursive: bool, out: &mut Vec<String>) -> Result<(), LoadError> {
+fn collect_dir(
+    dir: &Path,
+    recursive: bool,
+    visited: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Inputs,
+) -> Result<(), LoadError> {
     let name = dir.display().to_string();
+    let canonical = std::fs::canonicalize(dir).map_err(|e| io_error(&name, &e))?;
+    if !visited.insert(canonical) {
+        out.skipped.push(Skipped {
+            path: name,
+            reason: "directory already read (a symbolic link loop or a second link to it)",
+        });
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| io_error(&name, &e))?
         .map(|entry| entry.map(|e| e.path()))
@@ -242,15 +283,32 @@ fn collect_dir(dir: &Path, recursive: bool, out: &mut Vec<String>) -> Result<(),
         .map_err(|e| io_error(&name, &e))?;
     entries.sort();
     for path in entries {
-        if path.is_dir() {
-            if recursive {
-                collect_dir(&path, recursive, out)?;
-            }
-        } else if matches!(
+        let manifest_name = matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml" | "json")
-        ) {
-            out.push(path.display().to_string());
+        );
+        let skip = |reason| Skipped {
+            path: path.display().to_string(),
+            reason,
+        };
+        // Follows symbolic links; a dangling one has no metadata.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            if manifest_name {
+                out.skipped.push(skip("broken symbolic link"));
+            }
+            continue;
+        };
+        if meta.is_dir() {
+            if recursive {
+                collect_dir(&path, recursive, visited, out)?;
+            }
+        } else if manifest_name {
+            if meta.is_file() {
+                out.files.push(path.display().to_string());
+            } else {
+                out.skipped
+                    .push(skip("not a regular file (a FIFO, socket or device)"));
+            }
         }
     }
     Ok(())
@@ -320,7 +378,9 @@ fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
 /// decode is recorded as a problem and the rest is still loaded (lint reports them all).
 pub fn load(inputs: &[String], recursive: bool) -> Result<ManifestSet, LoadError> {
     let mut set = ManifestSet::default();
-    for file in expand_inputs(inputs, recursive)? {
+    let inputs = expand_inputs(inputs, recursive)?;
+    set.skipped = inputs.skipped;
+    for file in inputs.files {
         let text = read_text(&file);
         let name: Arc<str> = display_name(&file).into();
         match text {
@@ -457,7 +517,7 @@ fn in_kubernetes_terms(message: &str) -> String {
     {
         return format!("missing required field {field:?}");
     }
-    message.replace('`', "\"")
+    message.to_string()
 }
 
 /// Decode one document tree into a typed object.
@@ -485,6 +545,7 @@ pub fn decode_node(root: &Node) -> Result<Object, DecodeError> {
         }
     }
     let mut object = Object::decode(type_meta, &json)?;
+    validate::validate(&object)?;
     if object.is_namespaced() && object.metadata().namespace.is_empty() {
         object.metadata_mut().namespace = "default".into();
     }

@@ -6,8 +6,9 @@
 
 use std::fmt;
 
-use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::Parser;
+use rustc_hash::{FxHashMap, FxHashSet};
+use saphyr::Scalar;
+use saphyr_parser::{Event, Marker, Parser};
 
 /// A 1-based line and column in a source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Serialize)]
@@ -117,167 +118,240 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-/// How many nodes alias expansion may produce before we call the input a YAML bomb.
-const ALIAS_EXPANSION_LIMIT: usize = 100_000;
-/// How deep a document may nest; deeper input is refused instead of overflowing the stack.
-/// Real manifests nest a few dozen levels.
-const MAX_DEPTH: usize = 1024;
-/// The parser recurses once per nesting level; this stack holds [`MAX_DEPTH`] levels with a
-/// wide margin in debug builds too.
-const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+/// How deep a document may nest. Real manifests nest a few dozen levels; everything that later
+/// walks the tree (decoding, lint, drop) recurses per level, so depth is bounded for every
+/// syntax (block, flow, quoted, JSON) from the parser's own events.
+pub const MAX_DEPTH: usize = 1024;
+/// How deep `[...]`/`{...}` (and so JSON) may nest: saphyr's scanner stops there.
+pub const MAX_FLOW_DEPTH: usize = u8::MAX as usize;
+/// How many nodes alias expansion may add to one text before we call the input a YAML bomb.
+pub const ALIAS_EXPANSION_NODES: usize = 100_000;
+/// How many bytes of scalars and keys alias expansion may add to one text: a few aliases of a
+/// long string expand exponentially in bytes while adding few nodes.
+pub const ALIAS_EXPANSION_BYTES: usize = 16 * 1024 * 1024;
 
 /// Parse every document of a YAML (or JSON) text.
+///
+/// The tree is built from saphyr-parser's event stream with an explicit stack (the parser is
+/// a state machine; its own `load` and saphyr's loader recurse per level), so nesting and
+/// alias expansion are checked at the event that would exceed them and parsing stops there.
 pub fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
-    check_nesting(text)?;
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("yaml-parser".into())
-            .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || parse_on_this_thread(text))
-            .map_err(|e| SyntaxError {
-                pos: Pos { line: 1, column: 1 },
-                message: format!("cannot start the parser: {e}"),
-            })?
-            .join()
-            .unwrap_or_else(|_| {
-                Err(SyntaxError {
-                    pos: Pos { line: 1, column: 1 },
-                    message: "the YAML parser failed on this input".into(),
-                })
-            })
-    })
-}
-
-fn parse_on_this_thread(text: &str) -> Result<Vec<Node>, SyntaxError> {
-    let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
-    loader.alias_limit(ALIAS_EXPANSION_LIMIT);
-    let mut parser = Parser::new_from_str(text);
-    parser.load(&mut loader, true).map_err(|e| scan_error(&e))?;
-    if let Some(e) = loader.error() {
-        return Err(scan_error(e));
+    let mut builder = TreeBuilder::default();
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| scan_error(&e))?;
+        builder.on_event(event, marker_pos(span.start))?;
     }
-    Ok(loader
-        .into_documents()
-        .iter()
-        .map(|doc| convert(doc, 0))
-        .filter(|node| node.value != Value::Null)
-        .collect())
+    Ok(builder.documents)
 }
 
 fn scan_error(e: &saphyr_parser::ScanError) -> SyntaxError {
-    SyntaxError {
-        pos: Pos {
-            line: e.marker().line(),
-            column: e.marker().col() + 1,
-        },
-        message: e.info().to_string(),
-    }
-}
-
-/// saphyr's parser recurses per nesting level; refuse pathological nesting before it gets
-/// there. A line's block depth is at most its indentation plus the `- ` / `? ` indicators
-/// that open it (each nested block collection needs one more column or one more indicator);
-/// flow collections add their bracket depth.
-fn check_nesting(text: &str) -> Result<(), SyntaxError> {
-    let mut flow_depth = 0usize;
-    let mut in_quote: Option<char> = None;
-    for (index, line) in text.lines().enumerate() {
-        let line_number = index + 1;
-        let refuse = |column: usize| SyntaxError {
-            pos: Pos {
-                line: line_number,
-                column,
-            },
-            message: format!("document nests deeper than {MAX_DEPTH} levels"),
-        };
-        if in_quote.is_none() && flow_depth == 0 {
-            let indent = line.len() - line.trim_start_matches(' ').len();
-            let mut rest = &line[indent..];
-            let mut depth = indent;
-            while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(refuse(line.len() - rest.len() + 1));
-                }
-                rest = after.trim_start_matches(' ');
-            }
-            if depth > MAX_DEPTH {
-                return Err(refuse(1));
-            }
+    // The scanner counts flow levels in a `u8` and says only "recursion limit exceeded".
+    let message = match e.info() {
+        "recursion limit exceeded" => {
+            format!("flow collections nest deeper than {MAX_FLOW_DEPTH} levels")
         }
-        for (column, c) in line.chars().enumerate() {
-            match (in_quote, c) {
-                (Some(q), c) if c == q => in_quote = None,
-                (Some(_), _) => {}
-                (None, '"') | (None, '\'') => in_quote = Some(c),
-                (None, '#') => break,
-                (None, '[') | (None, '{') => {
-                    flow_depth += 1;
-                    if flow_depth > MAX_DEPTH {
-                        return Err(refuse(column + 1));
-                    }
-                }
-                (None, ']') | (None, '}') => flow_depth = flow_depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
-
-fn pos_of(node: &MarkedYaml<'_>) -> Pos {
-    Pos {
-        line: node.span.start.line(),
-        column: node.span.start.col() + 1,
-    }
-}
-
-fn convert(node: &MarkedYaml<'_>, depth: usize) -> Node {
-    let pos = pos_of(node);
-    let value = if depth > MAX_DEPTH {
-        Value::Null
-    } else {
-        match &node.data {
-            YamlData::Value(scalar) => scalar_value(scalar),
-            YamlData::Representation(text, _, _) => Value::Str(text.to_string()),
-            YamlData::Sequence(items) => {
-                Value::Seq(items.iter().map(|n| convert(n, depth + 1)).collect())
-            }
-            YamlData::Mapping(map) => Value::Map(
-                map.iter()
-                    .map(|(k, v)| Entry {
-                        key: key_text(k),
-                        key_pos: pos_of(k),
-                        value: convert(v, depth + 1),
-                    })
-                    .collect(),
-            ),
-            YamlData::Tagged(_, inner) => return convert(inner, depth + 1),
-            YamlData::Alias(_) | YamlData::BadValue => Value::Null,
-        }
+        info => info.to_string(),
     };
-    Node { pos, value }
-}
-
-fn scalar_value(scalar: &Scalar<'_>) -> Value {
-    match scalar {
-        Scalar::Null => Value::Null,
-        Scalar::Boolean(b) => Value::Bool(*b),
-        Scalar::Integer(i) => Value::Int(*i),
-        Scalar::FloatingPoint(f) => Value::Float(f.into_inner()),
-        Scalar::String(s) => Value::Str(s.to_string()),
+    SyntaxError {
+        pos: marker_pos(*e.marker()),
+        message,
     }
 }
 
-fn key_text(key: &MarkedYaml<'_>) -> String {
-    match &key.data {
-        YamlData::Value(Scalar::String(s)) => s.to_string(),
-        YamlData::Value(Scalar::Integer(i)) => i.to_string(),
-        YamlData::Value(Scalar::Boolean(b)) => b.to_string(),
-        YamlData::Value(Scalar::FloatingPoint(f)) => f.to_string(),
-        YamlData::Value(Scalar::Null) => "null".into(),
-        YamlData::Representation(text, _, _) => text.to_string(),
-        _ => "<complex key>".into(),
+fn marker_pos(marker: Marker) -> Pos {
+    Pos {
+        line: marker.line(),
+        column: marker.col() + 1,
+    }
+}
+
+/// What a subtree costs once expanded: alias expansion is budgeted in both.
+#[derive(Debug, Clone, Copy, Default)]
+struct Size {
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Size {
+    fn add(&mut self, other: Size) {
+        self.nodes += other.nodes;
+        self.bytes += other.bytes;
+    }
+}
+
+/// A collection whose end event has not arrived yet.
+struct Open {
+    pos: Pos,
+    anchor: usize,
+    size: Size,
+    items: OpenItems,
+}
+
+enum OpenItems {
+    Seq(Vec<Node>),
+    Map {
+        entries: Vec<Entry>,
+        /// The key read since the last value, waiting for its value.
+        pending_key: Option<(String, Pos)>,
+        /// Scalar keys seen so far (typed, so `1` and `"1"` differ as in YAML).
+        seen: FxHashSet<(u8, String)>,
+    },
+}
+
+#[derive(Default)]
+struct TreeBuilder {
+    documents: Vec<Node>,
+    stack: Vec<Open>,
+    root: Option<Node>,
+    /// Anchored subtrees of the current document, by the parser's anchor id.
+    anchors: FxHashMap<usize, (Node, Size)>,
+    /// What aliases have added so far in this text.
+    expanded: Size,
+}
+
+impl TreeBuilder {
+    fn on_event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), SyntaxError> {
+        let refuse = |message: String| SyntaxError { pos, message };
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
+            Event::DocumentStart(_) => {
+                self.anchors.clear();
+                self.root = None;
+            }
+            Event::DocumentEnd => {
+                if let Some(root) = self.root.take()
+                    && root.value != Value::Null
+                {
+                    self.documents.push(root);
+                }
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if self.stack.len() >= MAX_DEPTH {
+                    return Err(refuse(format!(
+                        "document nests deeper than {MAX_DEPTH} levels"
+                    )));
+                }
+                let items = if matches!(event, Event::SequenceStart(..)) {
+                    OpenItems::Seq(Vec::new())
+                } else {
+                    OpenItems::Map {
+                        entries: Vec::new(),
+                        pending_key: None,
+                        seen: FxHashSet::default(),
+                    }
+                };
+                self.stack.push(Open {
+                    pos,
+                    anchor,
+                    size: Size { nodes: 1, bytes: 0 },
+                    items,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let open = self
+                    .stack
+                    .pop()
+                    .expect("the parser balances start and end events");
+                let value = match open.items {
+                    OpenItems::Seq(items) => Value::Seq(items),
+                    OpenItems::Map { entries, .. } => Value::Map(entries),
+                };
+                let node = Node {
+                    pos: open.pos,
+                    value,
+                };
+                self.insert(node, open.size, open.anchor)?;
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let value = match Scalar::parse_from_cow_and_metadata(text, style, tag.as_ref()) {
+                    Some(Scalar::Null) | None => Value::Null,
+                    Some(Scalar::Boolean(b)) => Value::Bool(b),
+                    Some(Scalar::Integer(i)) => Value::Int(i),
+                    Some(Scalar::FloatingPoint(f)) => Value::Float(f.into_inner()),
+                    Some(Scalar::String(s)) => Value::Str(s.into_owned()),
+                };
+                let bytes = match &value {
+                    Value::Str(s) => s.len(),
+                    _ => 0,
+                };
+                self.insert(Node { pos, value }, Size { nodes: 1, bytes }, anchor)?;
+            }
+            Event::Alias(id) => {
+                let Some((node, size)) = self.anchors.get(&id) else {
+                    return Err(refuse("alias to an anchor of another document".into()));
+                };
+                let size = *size;
+                let mut expanded = self.expanded;
+                expanded.add(size);
+                if expanded.nodes > ALIAS_EXPANSION_NODES || expanded.bytes > ALIAS_EXPANSION_BYTES
+                {
+                    return Err(refuse(format!(
+                        "alias expansion exceeds {ALIAS_EXPANSION_NODES} nodes or {} MiB (a YAML bomb?)",
+                        ALIAS_EXPANSION_BYTES / 1024 / 1024
+                    )));
+                }
+                self.expanded = expanded;
+                let node = Node {
+                    pos,
+                    value: node.value.clone(),
+                };
+                self.insert(node, size, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Attach a finished node to the open collection (or make it the document root).
+    fn insert(&mut self, node: Node, size: Size, anchor: usize) -> Result<(), SyntaxError> {
+        if anchor > 0 {
+            self.anchors.insert(anchor, (node.clone(), size));
+        }
+        let Some(parent) = self.stack.last_mut() else {
+            self.root = Some(node);
+            return Ok(());
+        };
+        parent.size.add(size);
+        match &mut parent.items {
+            OpenItems::Seq(items) => items.push(node),
+            OpenItems::Map {
+                entries,
+                pending_key,
+                seen,
+            } => match pending_key.take() {
+                None => {
+                    let (kind, key) = key_text(&node.value);
+                    if kind != COMPLEX_KEY && !seen.insert((kind, key.clone())) {
+                        return Err(SyntaxError {
+                            pos: node.pos,
+                            message: format!("duplicated key {key:?} in mapping"),
+                        });
+                    }
+                    parent.size.bytes += key.len();
+                    *pending_key = Some((key, node.pos));
+                }
+                Some((key, key_pos)) => entries.push(Entry {
+                    key,
+                    key_pos,
+                    value: node,
+                }),
+            },
+        }
+        Ok(())
+    }
+}
+
+/// The kind tag [`key_text`] gives keys that are collections: never checked for duplicates.
+const COMPLEX_KEY: u8 = u8::MAX;
+
+/// A mapping key as text, with its scalar kind so that typed duplicates can be told apart.
+fn key_text(value: &Value) -> (u8, String) {
+    match value {
+        Value::Str(s) => (0, s.clone()),
+        Value::Int(i) => (1, i.to_string()),
+        Value::Bool(b) => (2, b.to_string()),
+        Value::Float(f) => (3, f.to_string()),
+        Value::Null => (4, "null".into()),
+        Value::Seq(_) | Value::Map(_) => (COMPLEX_KEY, "<complex key>".into()),
     }
 }
 
@@ -422,47 +496,107 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_refused_not_overflowed() {
-        let text = "[".repeat(100_000);
-        let err = parse_documents(&text).unwrap_err();
-        assert!(err.message.contains("nests deeper"));
-    }
-
-    #[test]
-    fn deep_block_nesting_is_refused_not_overflowed() {
-        let sequences = format!("{}x\n", "- ".repeat(10_000));
-        let err = parse_documents(&sequences).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "1:2049: document nests deeper than 1024 levels"
-        );
-        let mut mappings = String::new();
+    fn deep_nesting_is_refused_for_every_syntax() {
+        let mut indented_mappings = String::new();
         for i in 0..3_000 {
-            mappings.push_str(&format!("{}k:\n", " ".repeat(i)));
+            indented_mappings.push_str(&format!("{}k:\n", " ".repeat(i)));
         }
-        let err = parse_documents(&mappings).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "1026:1: document nests deeper than 1024 levels"
-        );
-        // Just under the limit still parses, on any thread's stack.
+        let cases = [
+            // Block sequences on one line.
+            (
+                format!("{}x\n", "- ".repeat(10_000)),
+                "1:2049: document nests deeper than 1024 levels",
+            ),
+            // The same with a quote in a plain scalar, which fooled a text pre-scan.
+            (
+                format!("a: don't\nb:\n{}x\n", "- ".repeat(10_000)),
+                "3:2047: document nests deeper than 1024 levels",
+            ),
+            // Quoted scalars before and at the bottom of the nesting.
+            (
+                format!("- 'a'\n{}'x'\n", "- ".repeat(5_000)),
+                "2:2049: document nests deeper than 1024 levels",
+            ),
+            (
+                indented_mappings,
+                "1025:1025: document nests deeper than 1024 levels",
+            ),
+            // Flow and JSON: the scanner itself stops at 255 flow levels.
+            (
+                "[".repeat(100_000),
+                "1:256: flow collections nest deeper than 255 levels",
+            ),
+            (
+                "{\"a\": ".repeat(10_000),
+                "1:1531: flow collections nest deeper than 255 levels",
+            ),
+            // Flow inside block counts block levels too.
+            (
+                format!("{}[[x]]\n", "- ".repeat(1_023)),
+                "1:2048: document nests deeper than 1024 levels",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse_documents(&text).unwrap_err();
+            assert_eq!(err.to_string(), expected, "{}", &text[..40.min(text.len())]);
+        }
+        // Just under the limit still parses.
         let deep = format!("{}x\n", "- ".repeat(MAX_DEPTH - 1));
         assert_eq!(parse_documents(&deep).unwrap().len(), 1);
     }
 
     #[test]
-    fn alias_bombs_are_refused() {
-        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
-        for i in 0..9 {
-            let prev = if i == 0 {
-                "a".to_string()
-            } else {
-                format!("l{}", i - 1)
-            };
-            text.push_str(&format!(
-                "l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
-            ));
+    fn alias_bombs_are_refused_by_bytes_and_by_nodes() {
+        // Few nodes, many bytes: ten levels of ten aliases of a 100 kB string.
+        let mut strings = format!("s0: &s0 \"{}\"\n", "x".repeat(100_000));
+        for i in 1..10 {
+            let prev = format!("*s{}", i - 1);
+            strings.push_str(&format!("s{i}: &s{i} [{}]\n", vec![prev; 10].join(", ")));
         }
-        assert!(parse_documents(&text).is_err());
+        // Many nodes, few bytes.
+        let mut nodes = String::from("n0: &n0 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n");
+        for i in 1..10 {
+            let prev = format!("*n{}", i - 1);
+            nodes.push_str(&format!("n{i}: &n{i} [{}]\n", vec![prev; 10].join(", ")));
+        }
+        for (text, expected) in [
+            (
+                strings,
+                "4:10: alias expansion exceeds 100000 nodes or 16 MiB (a YAML bomb?)",
+            ),
+            (
+                nodes,
+                "5:45: alias expansion exceeds 100000 nodes or 16 MiB (a YAML bomb?)",
+            ),
+        ] {
+            assert_eq!(parse_documents(&text).unwrap_err().to_string(), expected);
+        }
+        // Ordinary reuse of anchors expands and keeps the alias's position.
+        let docs = parse_documents("a: &x {k: v}\nb: *x\n").unwrap();
+        assert_eq!(
+            docs[0].get("b").unwrap().get("k").unwrap().as_str(),
+            Some("v")
+        );
+        assert_eq!(docs[0].get("b").unwrap().pos, Pos { line: 2, column: 4 });
+    }
+
+    #[test]
+    fn duplicate_keys_and_cross_document_aliases_are_refused() {
+        for (text, expected) in [
+            ("a: 1\nb: 2\na: 3\n", "3:1: duplicated key \"a\" in mapping"),
+            (
+                "a: &x 1\n---\nb: *x\n",
+                "3:4: alias to an anchor of another document",
+            ),
+        ] {
+            assert_eq!(parse_documents(text).unwrap_err().to_string(), expected);
+        }
+        // Keys of different types are different keys, as in YAML.
+        assert_eq!(
+            parse_documents("1: a\n\"1\": b\n").unwrap()[0]
+                .entries()
+                .len(),
+            2
+        );
     }
 }

@@ -36,7 +36,8 @@ pub fn selected_name(explanation: &Explanation) -> String {
         .unwrap_or_default()
 }
 
-/// `headers: false` is `--no-headers`: the column header rows are left out.
+/// The explanation for people, [`super::terminal_safe`]: names come from manifests and the
+/// cluster. `headers: false` is `--no-headers`: the column header rows are left out.
 pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) -> String {
     let mut out = explanation
         .context
@@ -186,7 +187,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
         out.push('\n');
         out.push_str(&render_node(detail, explanation, headers));
     }
-    out
+    super::terminal_safe(&out).into_owned()
 }
 
 /// The candidates preemption weighed: victims, budget violations, and the rule each lost on.

@@ -8,11 +8,13 @@ use serde_json::{Value, json};
 
 use crate::lint::{Diagnostic, LintReport, RULES, Rule, Severity};
 use crate::manifest::Source;
+use crate::report::terminal_safe;
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// `file:line:col: error[DF101]: message`, the source line with a caret under the offending
-/// token, and `= hint:` lines; then a one-line summary.
+/// token, and `= hint:` lines; then a one-line summary. What comes from the files is
+/// [`terminal_safe`] (the only escape sequences are the colours painted here).
 pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
     let texts: HashMap<&str, &str> = sources.iter().map(|s| (&*s.name, &*s.text)).collect();
     let mut out = String::new();
@@ -21,7 +23,11 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
         let _ = writeln!(
             out,
             "{}:{}:{}: {severity}[{}]: {}",
-            d.file, d.pos.line, d.pos.column, d.code, d.message
+            terminal_safe(&d.file),
+            d.pos.line,
+            d.pos.column,
+            d.code,
+            terminal_safe(&d.message)
         );
         let line = texts
             .get(&*d.file)
@@ -36,7 +42,7 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
                 .collect();
             let carets = "^".repeat(token_width(line, d.pos.column));
             let _ = writeln!(out, "{gutter} |");
-            let _ = writeln!(out, "{number} | {line}");
+            let _ = writeln!(out, "{number} | {}", terminal_safe(line));
             let _ = writeln!(
                 out,
                 "{gutter} | {prefix}{}",
@@ -44,7 +50,7 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
             );
         }
         if let Some(hint) = &d.hint {
-            let _ = writeln!(out, "{gutter} = hint: {hint}");
+            let _ = writeln!(out, "{gutter} = hint: {}", terminal_safe(hint));
         }
         out.push('\n');
     }

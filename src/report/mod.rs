@@ -4,6 +4,9 @@ pub mod explain;
 pub mod lint;
 pub mod plan;
 
+use std::borrow::Cow;
+use std::io::Write as _;
+
 use serde::Serialize;
 
 /// Machine-readable output in one place, so every command's `-o json|yaml` is the same shape.
@@ -48,4 +51,46 @@ pub fn render_table(table: &comfy_table::Table, headers: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Text from manifests or the API server made safe for a terminal: control characters other
+/// than newline and tab, and the bidirectional overrides that reorder what is shown, become
+/// visible `\u{..}` escapes. An escape sequence in a pod name or an error body then cannot
+/// recolour, retitle or rewrite the user's terminal. Every human output goes through it (the
+/// tables and texts of the commands, and every stderr line); JSON escapes on its own.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Write a command's output to stdout. A reader that went away (`... | head -1`) is not a
+/// failure: the rest of the output is not wanted, so a broken pipe ends the writing quietly
+/// and the command still exits with its own status. Other write errors (a full disk) are.
+pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        result => result,
+    }
+}
+
+/// One line for people on stderr (notes, warnings, errors), made [`terminal_safe`]. A closed or
+/// failing stderr is ignored: there is nowhere left to report it, and it must not panic.
+pub fn stderr_line(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", terminal_safe(line));
 }

@@ -10,8 +10,9 @@ use crate::systems::fluid::describe_inherited;
 use crate::systems::gang::GroupPlan;
 
 /// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
-/// then the gangs, then the batch, each with its notes under it.
-/// `headers: false` is `--no-headers`: the column header rows are left out.
+/// then the gangs, then the batch, each with its notes under it; [`super::terminal_safe`], as
+/// names and messages come from manifests and the cluster. `headers: false` is
+/// `--no-headers`: the column header rows are left out.
 pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
@@ -21,7 +22,7 @@ pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     }
     sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
     sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
-    sections.join("\n")
+    super::terminal_safe(&sections.join("\n")).into_owned()
 }
 
 /// `-o name`: one `kind/name` per planned object (operations, gangs, batch pods), the form

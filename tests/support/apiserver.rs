@@ -72,6 +72,12 @@ pub struct Behaviour {
     pub forbidden: Vec<String>,
     /// Paths (without query) answered only after this delay.
     pub slow: Vec<(String, Duration)>,
+    /// Paths (without query) answered with this status code and a Status body.
+    pub failing: Vec<(String, u16)>,
+    /// Every list page carries the same `continue` token: a server paging forever.
+    pub repeat_continue: bool,
+    /// Whitespace put before every list body, to make answers of any size.
+    pub list_padding: usize,
 }
 
 struct State {
@@ -199,6 +205,7 @@ impl State {
     }
 }
 
+#[derive(Clone)]
 struct Request {
     method: String,
     path: String,
@@ -222,6 +229,7 @@ fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
             409 => "Conflict",
             410 => "Gone",
             422 => "Unprocessable Entity",
+            429 => "Too Many Requests",
             _ => "Error",
         };
         let head = format!(
@@ -347,10 +355,37 @@ fn respond(request: &Request, state: &Mutex<State>) -> (u16, String) {
             ),
         );
     }
+    if let Some((_, code)) = state
+        .behaviour
+        .failing
+        .iter()
+        .find(|(path, _)| *path == request.path)
+    {
+        return status(
+            *code,
+            "Failure",
+            &format!("scripted {code} for {}", request.path),
+        );
+    }
     match request.method.as_str() {
         "GET" => {
             advance_script(request, &mut state);
-            route(request, &state)
+            // A repeated token reads the first page again.
+            let mut request = request.clone();
+            if state.behaviour.repeat_continue {
+                request.query.remove("continue");
+            }
+            let (code, body) = route(&request, &state);
+            if code != 200 || !body.contains("\"items\"") {
+                return (code, body);
+            }
+            let mut body = body;
+            if state.behaviour.repeat_continue {
+                let mut page: Value = serde_json::from_str(&body).unwrap();
+                page["metadata"]["continue"] = json!("again");
+                body = page.to_string();
+            }
+            (code, " ".repeat(state.behaviour.list_padding) + &body)
         }
         "POST" => create(request, &mut state),
         "PATCH" => patch(request, &mut state),

@@ -1,0 +1,269 @@
+//! Property tests ("fuzzing" with a fixed budget): the manifest parser, the state loader and
+//! the patch writer on generated input. None may panic; refusals are positioned one-line
+//! errors; what the patch writer writes parses back to the affinity it was given.
+//!
+//! CI runs 64 cases per property. Run longer with, for example,
+//! `PROPTEST_CASES=20000 cargo test --test fuzz` (failures are shrunk and their seeds kept in
+//! `tests/fuzz.proptest-regressions`).
+
+use std::sync::Arc;
+
+use kubectl_dataflow::apply::manifest::{Edit, rewrite};
+use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::manifest::{self, ManifestSet};
+use kubectl_dataflow::model::Affinity;
+use proptest::prelude::*;
+use serde_json::json;
+
+/// 64 cases unless `PROPTEST_CASES` says otherwise.
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    ProptestConfig::with_cases(cases)
+}
+
+/// Lines that look like Kubernetes YAML: keys, values and indentation the loaders care about.
+fn yamlish() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "apiVersion: v1",
+        "apiVersion: data.fluid.io/v1alpha1",
+        "apiVersion: scheduling.godel.kubewharf.io/v1alpha1",
+        "apiVersion: batch.volcano.sh/v1alpha1",
+        "kind: List",
+        "kind: Pod",
+        "kind: Node",
+        "kind: DataLoad",
+        "kind: PodGroup",
+        "kind: Job",
+        "items:",
+        "- ",
+        "metadata:",
+        "name: a",
+        "namespace: ~",
+        "labels: {a: b}",
+        "spec:",
+        "runAfter:",
+        "affinityStrategy: {policy: Require, requires: [{name: x}]}",
+        "prefers: [{name: z, weight: high}]",
+        "containers: [{name: c, resources: {requests: {cpu: 1x}}}]",
+        "resources: {requests: {cpu: \"500m\", memory: 1Gi}}",
+        "allocatable: {cpu: 4, memory: -1, pods: 1e3}",
+        "nodeName: n1",
+        "status: {phase: Running}",
+        "affinity: {nodeAffinity: null}",
+        "minMember: 9999999999999",
+        "tasks: [{replicas: -1}]",
+        "---",
+        "&a [*a]",
+        "!!binary x",
+        "\"unterminated",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        "? ",
+        "\t",
+        "#",
+        "%YAML 1.2",
+    ]);
+    prop::collection::vec((0usize..6, token), 0..40).prop_map(|lines| {
+        lines
+            .into_iter()
+            .map(|(indent, token)| format!("{}{token}", "  ".repeat(indent)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// JSON-like text, for the state loader's JSON path.
+fn jsonish() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"kind\"",
+        "\"List\"",
+        "\"items\"",
+        "\"apiVersion\"",
+        "\"v1\"",
+        "\"Pod\"",
+        "\"Node\"",
+        "\"metadata\"",
+        "\"name\"",
+        "\"spec\"",
+        "\"nodeName\"",
+        "\"status\"",
+        "\"allocatable\"",
+        "\"cpu\"",
+        "\"1x\"",
+        "null",
+        "1e999",
+        "-0",
+        "\"\\u0000\"",
+    ]);
+    prop::collection::vec(token, 0..60).prop_map(|tokens| format!("{{{}", tokens.concat()))
+}
+
+/// Both loaders on one input: they may refuse it, but only with positioned one-line errors.
+fn load_everything(bytes: &[u8]) {
+    let file: Arc<str> = Arc::from("fuzz.yaml");
+    let (_, problems) = manifest::parse_text(&file, &String::from_utf8_lossy(bytes));
+    for problem in problems {
+        assert_well_formed(&problem.to_string());
+    }
+    if let Err(e) = recorded::parse_state("fuzz.yaml", bytes) {
+        assert_well_formed(&e.to_string());
+    }
+}
+
+/// An error names the file and says something, on one line.
+fn assert_well_formed(message: &str) {
+    assert!(message.starts_with("fuzz.yaml"), "{message:?}");
+    assert!(message.len() > "fuzz.yaml: ".len(), "{message:?}");
+    assert!(!message.contains('\n'), "{message:?}");
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn loaders_never_panic_on_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        load_everything(&bytes);
+    }
+
+    #[test]
+    fn loaders_never_panic_on_yamlish_text(text in yamlish()) {
+        load_everything(text.as_bytes());
+    }
+
+    #[test]
+    fn loaders_never_panic_on_jsonish_text(text in jsonish()) {
+        load_everything(text.as_bytes());
+    }
+}
+
+/// A scalar as YAML writes it in one of its styles (plain only where plain stays a string).
+fn scalar(text: &str, style: usize) -> String {
+    let plain = text.chars().all(|c| c.is_alphanumeric() || c == '-');
+    match style % 3 {
+        0 if plain => text.to_string(),
+        0 => serde_json::to_string(text).unwrap(),
+        1 => format!("'{}'", text.replace('\'', "''")),
+        _ => serde_json::to_string(text).unwrap(),
+    }
+}
+
+/// A DataLoad or Pod in a mix of block and flow styles, with comments and an optional
+/// affinity already there, possibly among other documents.
+fn patchable_file() -> impl Strategy<Value = (String, usize)> {
+    let document = (
+        any::<bool>(),
+        0usize..3,
+        prop::sample::select(vec![2usize, 4]),
+        any::<bool>(),
+        any::<bool>(),
+        prop::sample::select(vec!["a", "zone-b", "x: y", "it's", "#c", "ü"]),
+    )
+        .prop_map(|(pod, style, indent, flow_meta, has_affinity, zone)| {
+            let pad = " ".repeat(indent);
+            let (api, kind) = if pod {
+                ("v1", "Pod")
+            } else {
+                ("data.fluid.io/v1alpha1", "DataLoad")
+            };
+            let mut text = format!("# {kind}\napiVersion: {api}\nkind: {kind}\n");
+            if flow_meta {
+                text.push_str(&format!("metadata: {{name: {}}}  # name\n", scalar("w", style)));
+            } else {
+                text.push_str(&format!("metadata:\n{pad}name: {}\n", scalar("w", style)));
+            }
+            text.push_str("spec:\n");
+            if pod {
+                text.push_str(&format!("{pad}containers: [{{name: c, image: x}}]\n"));
+            } else {
+                text.push_str(&format!("{pad}dataset:\n{pad}{pad}name: ds\n"));
+            }
+            if has_affinity {
+                text.push_str(&format!(
+                    "{pad}affinity:\n{pad}{pad}nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{{matchExpressions: [{{key: k, operator: In, values: [{}]}}]}}]}}}}\n",
+                    scalar(zone, style)
+                ));
+            }
+            text
+        });
+    (
+        prop::collection::vec(document, 1..4),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(documents, index)| {
+            let target = index.index(documents.len());
+            (documents.join("---\n"), target)
+        })
+}
+
+fn zone_affinity(zone: &str) -> Affinity {
+    serde_json::from_value(
+        json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}]}}}),
+    )
+    .unwrap()
+}
+
+fn load(text: &str) -> ManifestSet {
+    let mut set = ManifestSet::default();
+    let name: Arc<str> = Arc::from("fuzz.yaml");
+    manifest::add_source(&mut set, name, Some("fuzz.yaml".into()), text.to_string());
+    set
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Depth and alias limits hold on any mix of nesting syntaxes: a refusal, never a panic.
+    #[test]
+    fn parser_bounds_hold_on_generated_nesting(
+        openers in prop::collection::vec(prop::sample::select(vec!["- ", "[", "{a: ", "k:\n", "&x [*x, ", "'q' ", "\"", "don't "]), 0..3000)
+    ) {
+        load_everything(openers.concat().as_bytes());
+    }
+
+    /// The patch writer (called as `patch --write` calls it) keeps every other document and
+    /// gives the edited one exactly the new affinity.
+    #[test]
+    fn patched_documents_parse_back_to_the_new_affinity(
+        (text, target) in patchable_file(),
+        zone in "[a-z0-9:' #\"ü-]{1,12}",
+    ) {
+        let set = load(&text);
+        prop_assert!(set.problems.is_empty(), "{:?}\n{text}", set.problems);
+        let affinity = zone_affinity(&zone);
+        let edits = [Edit { manifest: &set.manifests[target], affinity: &affinity }];
+        let changes = match rewrite(&set, &edits) {
+            Ok(changes) => changes,
+            Err(e) => {
+                let message = e.to_string();
+                prop_assert!(message.starts_with("fuzz.yaml") && !message.contains('\n'), "{message}");
+                return Ok(());
+            }
+        };
+        prop_assert_eq!(changes.len(), 1);
+        let after = load(&changes[0].after);
+        prop_assert!(after.problems.is_empty(), "{:?}\n{}", after.problems, changes[0].after);
+        prop_assert_eq!(after.manifests.len(), set.manifests.len());
+        for (i, (old, new)) in set.manifests.iter().zip(&after.manifests).enumerate() {
+            if i == target {
+                let written = new.root.lookup(&manifest::parse_path("spec.affinity")).unwrap().to_json();
+                prop_assert_eq!(written, serde_json::to_value(&affinity).unwrap());
+            } else {
+                prop_assert_eq!(old.root.to_json(), new.root.to_json());
+            }
+        }
+    }
+}

@@ -748,7 +748,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__snapshot)
-            opts="-o -n -A -v -h -V --output --output-file --redact --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --output-file --redact --redact-key --namespace --all-namespaces --context --kubeconfig --state --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -763,6 +763,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redact-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

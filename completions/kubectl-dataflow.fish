@@ -117,13 +117,14 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
 json\t''"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l output-file -d 'Write to this file (atomically) instead of stdout' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact-key -d 'Redact with this key, 32 hex digits: the same key gives the same hashes, so two redacted snapshots compare (--redact alone draws a random key per run)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact -d 'Replace names and label values with stable hashes, for sharing'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact -d 'Replace names, label values and keys with keyed hashes, for sharing (what is kept: README, "Redaction guarantees")'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s h -l help -d 'Print help'

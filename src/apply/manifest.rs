@@ -1,25 +1,24 @@
 //! Writing a computed affinity back into manifest files.
 //!
-//! Only the documents whose affinity changes are re-emitted; every other byte of the file,
-//! other documents, separators and comments between them, stays as it was. The changed
-//! document is re-serialized from its tree (key order kept), so comments inside that one
-//! document are lost: the diff shown first makes that visible.
+//! Only the affinity field changes: it is spliced into the original text (see [`splice`]), so
+//! every other byte of the file (comments, key order, quoting, indentation, CRLF line endings,
+//! other documents) stays as it was and the diff shows only the affinity lines.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use similar::TextDiff;
+use similar::udiff::UnifiedHunkHeader;
+use similar::{Algorithm, DiffOp, DiffTag};
 
-use super::file::write_atomic;
-use crate::manifest::{Manifest, ManifestSet, tree};
+use super::file::{WriteError, check_unchanged, write_atomic};
+use super::splice::{self, LineIndex, Splice};
+use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, Object, OpKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PatchError {
     #[error("{file}: {kind} objects carry no pod affinity the tool can set")]
     Unsupported { file: String, kind: String },
-    #[error("{file}: cannot patch an item of a List document; split the List into documents first")]
-    InList { file: String },
     #[error("{file}: manifests read from stdin cannot be written back; pass the file with -f")]
     NoPath { file: String },
     #[error("{file}: cannot render the new document: {message}")]
@@ -28,8 +27,8 @@ pub enum PatchError {
     NoTerminal,
     #[error("cannot ask for confirmation: {0}")]
     Prompt(String),
-    #[error("cannot write {file}: {message}")]
-    Write { file: String, message: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 /// One object to patch and the affinity its pods should get.
@@ -54,16 +53,88 @@ impl FileChange {
     }
 }
 
+/// Lines left between the common head and tail of two texts up to which a minimal (Myers)
+/// diff is computed. Myers is quadratic when the texts differ everywhere; above this the
+/// differing middle is shown as one replaced block, so a diff stays linear in the input size.
+const MINIMAL_DIFF_LINES: usize = 4_000;
+
 /// A unified diff of two texts under `a/<label>` and `b/<label>`, as `git diff` shows it.
+///
+/// The common first and last lines are matched in one linear pass; only the middle between
+/// them is diffed line by line (see [`MINIMAL_DIFF_LINES`]). A patch changes a few lines of a
+/// possibly huge file, so the middle is small.
 pub fn unified_diff(before: &str, after: &str, label: &str) -> String {
-    TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(
-            &format!("a/{}", label.trim_start_matches('/')),
-            &format!("b/{}", label.trim_start_matches('/')),
-        )
-        .to_string()
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old_end, new_end) = (old.len() - tail, new.len() - tail);
+    let mut ops = Vec::new();
+    if head > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: 0,
+            new_index: 0,
+            len: head,
+        });
+    }
+    let middle = (old_end - head) + (new_end - head);
+    if middle <= MINIMAL_DIFF_LINES {
+        ops.extend(similar::capture_diff(
+            Algorithm::Myers,
+            &old,
+            head..old_end,
+            &new,
+            head..new_end,
+        ));
+    } else {
+        ops.push(DiffOp::Replace {
+            old_index: head,
+            old_len: old_end - head,
+            new_index: head,
+            new_len: new_end - head,
+        });
+    }
+    if tail > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: old_end,
+            new_index: new_end,
+            len: tail,
+        });
+    }
+    let mut out = String::new();
+    for hunk in similar::group_diff_ops(ops, 3) {
+        if out.is_empty() {
+            let label = label.trim_start_matches('/');
+            out.push_str(&format!("--- a/{label}\n+++ b/{label}\n"));
+        }
+        out.push_str(&format!("{}\n", UnifiedHunkHeader::new(&hunk)));
+        for op in &hunk {
+            let lines = [
+                (' ', &old[op.old_range()]),
+                ('-', &old[op.old_range()]),
+                ('+', &new[op.new_range()]),
+            ];
+            let shown: &[(char, &[&str])] = match op.tag() {
+                DiffTag::Equal => &lines[..1],
+                _ => &lines[1..],
+            };
+            for &(sign, lines) in shown {
+                for line in lines {
+                    out.push(sign);
+                    out.push_str(line);
+                    if !line.ends_with('\n') {
+                        out.push_str("\n\\ No newline at end of file\n");
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Where the pod affinity of an object lives in its manifest. A DataBackup and a script
@@ -91,14 +162,20 @@ pub fn affinity_path(object: &Object) -> Option<&'static [&'static str]> {
     })
 }
 
-/// A byte range of a file's original text and what replaces it.
-type Splice = (usize, usize, String);
+/// One file being edited: what is computed once per file (line offsets) and the splices found
+/// so far, so many edits of one large file stay linear in its size.
+struct FileEdits<'s> {
+    file: String,
+    path: PathBuf,
+    text: &'s str,
+    lines: LineIndex,
+    splices: Vec<Splice>,
+}
 
 /// Compute the new text of every file that changes. Files and documents with nothing to change
 /// are left out, so the caller can say "no changes" and exit clean.
 pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>, PatchError> {
-    // Per file: the new text of each changed document, as byte ranges of the original text.
-    let mut files: Vec<(FileChange, Vec<Splice>)> = Vec::new();
+    let mut files: Vec<FileEdits<'_>> = Vec::new();
     for edit in edits {
         let manifest = edit.manifest;
         let file = manifest.file.to_string();
@@ -106,45 +183,55 @@ pub fn rewrite(set: &ManifestSet, edits: &[Edit<'_>]) -> Result<Vec<FileChange>,
             file: file.clone(),
             kind: manifest.object.kind().to_string(),
         })?;
-        let source = set
-            .source(&file)
-            .ok_or_else(|| PatchError::NoPath { file: file.clone() })?;
-        let file_path = source
-            .path
-            .clone()
-            .ok_or_else(|| PatchError::NoPath { file: file.clone() })?;
         let mut document = manifest.root.to_json();
         let new_value = serde_json::to_value(edit.affinity).map_err(|e| PatchError::Render {
             file: file.clone(),
             message: e.to_string(),
         })?;
-        if !set_path(&mut document, path, new_value) {
+        if !set_path(&mut document, path, new_value.clone()) {
             continue;
         }
-        let text = source.text.to_string();
-        let splice = replace_document(&text, manifest, &document)?;
-        match files.iter_mut().find(|(c, _)| c.file == file) {
-            Some((_, splices)) => splices.push(splice),
-            None => files.push((
-                FileChange {
+        let index = match files.iter().position(|f| f.file == file) {
+            Some(index) => index,
+            None => {
+                let source = set
+                    .source(&file)
+                    .ok_or_else(|| PatchError::NoPath { file: file.clone() })?;
+                let file_path = source
+                    .path
+                    .clone()
+                    .ok_or_else(|| PatchError::NoPath { file: file.clone() })?;
+                files.push(FileEdits {
                     file,
                     path: file_path,
-                    before: text.clone(),
-                    after: text,
-                },
-                vec![splice],
-            )),
-        }
+                    text: &source.text,
+                    lines: LineIndex::new(&source.text),
+                    splices: Vec::new(),
+                });
+                files.len() - 1
+            }
+        };
+        let splice = replace_field(&files[index], manifest, path, &new_value)?;
+        files[index].splices.push(splice);
     }
     let mut changes = Vec::with_capacity(files.len());
-    for (mut change, mut splices) in files {
-        // From the last document to the first, so earlier ranges stay valid.
-        splices.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
-        for (start, end, text) in splices {
-            change.after.replace_range(start..end, &text);
+    for mut edits in files {
+        edits.splices.sort_by_key(|(start, _, _)| *start);
+        let mut after = String::with_capacity(edits.text.len());
+        let mut copied = 0;
+        for (start, end, text) in &edits.splices {
+            after.push_str(&edits.text[copied..*start]);
+            after.push_str(text);
+            copied = *end;
         }
-        if change.before != change.after {
-            changes.push(change);
+        after.push_str(&edits.text[copied..]);
+        if after != edits.text {
+            changes.push(FileChange {
+                file: edits.file,
+                path: edits.path,
+                before: edits.text.to_string(),
+                after,
+            });
         }
     }
     Ok(changes)
@@ -167,80 +254,21 @@ pub fn set_path(document: &mut serde_json::Value, path: &[&str], value: serde_js
     true
 }
 
-/// Byte range of each YAML document: separated by `---` lines.
-fn document_ranges(text: &str) -> Vec<(usize, usize, usize)> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    let mut start_line = 1;
-    let mut offset = 0;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let separator =
-            line.starts_with("---") && line[3..].chars().next().is_none_or(char::is_whitespace);
-        if separator {
-            ranges.push((start, offset, start_line));
-            start = offset + line.len();
-            start_line = i + 2;
-        }
-        offset += line.len();
-    }
-    ranges.push((start, text.len(), start_line));
-    ranges
-}
-
-/// The byte range of `manifest`'s document in `text` and its new text.
-fn replace_document(
-    text: &str,
+/// The splice that sets the field at `path` of `manifest` to `value`, every other byte of the
+/// file kept. The manifest's tree knows its own positions, so an item of a `v1 List` is
+/// patched in place like a document of its own.
+fn replace_field(
+    edits: &FileEdits<'_>,
     manifest: &Manifest,
-    document: &serde_json::Value,
+    path: &[&str],
+    value: &serde_json::Value,
 ) -> Result<Splice, PatchError> {
-    let file = manifest.file.to_string();
-    let render = |e: String| PatchError::Render {
-        file: file.clone(),
-        message: e,
-    };
-    let json = text.trim_start().starts_with('{');
-    let (start, end) = if json {
-        (0, text.len())
-    } else {
-        let line = manifest.root.pos.line;
-        let ranges = document_ranges(text);
-        let &(start, end, _) = ranges
-            .iter()
-            .rev()
-            .find(|(_, _, first)| *first <= line)
-            .unwrap_or(&ranges[0]);
-        (start, end)
-    };
-    let segment = &text[start..end];
-    let in_list = tree::parse_documents(segment)
-        .ok()
-        .and_then(|roots| roots.into_iter().next())
-        .is_some_and(|root| {
-            root.get("items").is_some()
-                && root
-                    .get("kind")
-                    .and_then(tree::Node::as_str)
-                    .is_some_and(|k| k.ends_with("List"))
-        });
-    if in_list {
-        return Err(PatchError::InList { file });
-    }
-    if json {
-        let mut out = serde_json::to_string_pretty(document).map_err(|e| render(e.to_string()))?;
-        out.push('\n');
-        return Ok((start, end, out));
-    }
-    // Comment lines before the object's first key stay, as they describe the document.
-    let kept: usize = segment
-        .split_inclusive('\n')
-        .take_while(|l| {
-            let t = l.trim();
-            t.is_empty() || t.starts_with('#')
-        })
-        .map(str::len)
-        .sum();
-    let yaml = serde_saphyr::to_string(document).map_err(|e| render(e.to_string()))?;
-    Ok((start, end, format!("{}{yaml}", &segment[..kept])))
+    splice::set_field(edits.text, &edits.lines, &manifest.root, path, value).map_err(|message| {
+        PatchError::Render {
+            file: manifest.file.to_string(),
+            message,
+        }
+    })
 }
 
 /// Ask before writing: `--yes` skips the question; without a terminal there is nobody to ask,
@@ -265,13 +293,18 @@ fn must_ask(yes: bool, terminal: bool) -> Result<bool, PatchError> {
     }
 }
 
-/// Write every change atomically; a failure names the file and leaves it untouched.
+/// Write every change atomically. Every file is checked first (writable, unchanged since it
+/// was read), so a refusal writes nothing at all; a failure names the file.
 pub fn write(changes: &[FileChange]) -> Result<(), PatchError> {
     for change in changes {
-        write_atomic(&change.path, change.after.as_bytes()).map_err(|e| PatchError::Write {
-            file: change.file.clone(),
-            message: e.to_string(),
-        })?;
+        check_unchanged(&change.path, Some(change.before.as_bytes()))?;
+    }
+    for change in changes {
+        write_atomic(
+            &change.path,
+            change.after.as_bytes(),
+            Some(change.before.as_bytes()),
+        )?;
     }
     Ok(())
 }
@@ -341,8 +374,7 @@ spec:
   processor:
     job:
       podSpec:
-        containers:
-        - name: c
+        containers: [{name: c}]
         affinity:
           nodeAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
@@ -373,10 +405,10 @@ spec:
         );
         let diff = changes[0].diff();
         assert!(diff.contains("+        affinity:\n"), "{diff}");
-        assert!(
-            diff.contains("-        containers: [{name: c}]\n"),
-            "{diff}"
-        );
+        let removed = diff
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"));
+        assert_eq!(removed.count(), 0, "{diff}");
         write(&changes).unwrap();
         assert_eq!(
             std::fs::read_to_string(&changes[0].path).unwrap(),
@@ -392,36 +424,35 @@ spec:
     }
 
     #[test]
-    fn objects_that_cannot_be_patched_say_why() {
+    fn nodes_cannot_be_patched_and_list_items_are_patched_in_place() {
         let dir = tempfile::tempdir().unwrap();
-        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n";
         let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n";
-        let cases = [
-            (
-                "list.yaml",
-                list,
-                "cannot patch an item of a List document; split the List into documents first",
-            ),
-            (
-                "node.yaml",
-                node,
-                "Node objects carry no pod affinity the tool can set",
-            ),
-        ];
-        let affinity = zone("a");
-        for (name, text, message) in cases {
-            let set = load(dir.path(), name, text);
-            let edits = [Edit {
-                manifest: &set.manifests[0],
-                affinity: &affinity,
-            }];
-            let err = rewrite(&set, &edits).unwrap_err().to_string();
-            assert!(err.ends_with(&format!("{name}: {message}")), "{err}");
-        }
+        let set = load(dir.path(), "node.yaml", node);
+        let affinity = Affinity::default();
+        let edits = [Edit {
+            manifest: &set.manifests[0],
+            affinity: &affinity,
+        }];
+        let err = rewrite(&set, &edits).unwrap_err().to_string();
+        assert!(
+            err.ends_with("node.yaml: Node objects carry no pod affinity the tool can set"),
+            "{err}"
+        );
+        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n";
+        let set = load(dir.path(), "list.yaml", list);
+        let edits = [Edit {
+            manifest: &set.manifests[1],
+            affinity: &affinity,
+        }];
+        let changes = rewrite(&set, &edits).unwrap();
+        assert_eq!(
+            changes[0].after,
+            format!("{list}  spec:\n    affinity: {{}}\n")
+        );
     }
 
     #[test]
-    fn json_files_are_rewritten_whole() {
+    fn json_files_get_the_field_in_place_as_json() {
         let dir = tempfile::tempdir().unwrap();
         let set = load(
             dir.path(),
@@ -436,8 +467,44 @@ spec:
         let changes = rewrite(&set, &edits).unwrap();
         assert_eq!(
             changes[0].after,
-            "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Pod\",\n  \"metadata\": {\n    \"name\": \"a\"\n  },\n  \"spec\": {\n    \"affinity\": {}\n  }\n}\n"
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"affinity":{}}}"#
         );
+    }
+
+    #[test]
+    fn diffs_match_git_and_stay_linear_when_everything_differs() {
+        let similar_diff = |a: &str, b: &str| {
+            similar::TextDiff::from_lines(a, b)
+                .unified_diff()
+                .context_radius(3)
+                .header("a/f", "b/f")
+                .to_string()
+        };
+        let lines = |range: std::ops::Range<usize>, tag: &str| -> String {
+            range.map(|i| format!("{tag}{i}\n")).collect()
+        };
+        let cases = [
+            ("a\nb\n", "a\nb\n"),
+            ("a\nb\nc\n", "a\nB\nc\n"),
+            ("a\nb", "a\nc"),
+            ("", "x\n"),
+            (
+                &*format!("{}x\n{}", lines(0..50, "l"), lines(50..90, "l")),
+                &*format!("{}y\nz\n{}", lines(0..50, "l"), lines(50..90, "l")),
+            ),
+        ];
+        for (before, after) in cases {
+            assert_eq!(
+                unified_diff(before, after, "f"),
+                similar_diff(before, after),
+                "{before:?}"
+            );
+        }
+        // Every line differs: one replaced block, not a quadratic search.
+        let (before, after) = (lines(0..3000, "old"), lines(0..3000, "new"));
+        let diff = unified_diff(&before, &after, "f");
+        assert!(diff.starts_with("--- a/f\n+++ b/f\n@@ -1,3000 +1,3000 @@\n-old0\n"));
+        assert_eq!(diff.lines().count(), 3 + 6000);
     }
 
     #[test]

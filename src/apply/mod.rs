@@ -7,3 +7,4 @@ pub mod desired;
 pub mod file;
 pub mod live;
 pub mod manifest;
+pub mod splice;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
+use crate::cluster::secrets::redact;
 use crate::cluster::{ClusterState, live, recorded};
 use crate::lint::strict;
 use crate::manifest::{self, LoadError, ManifestSet};
@@ -147,12 +148,14 @@ impl From<LoadError> for CommandError {
     }
 }
 
+/// Print an error; credential patterns (URL userinfo, tokens) are redacted from every message,
+/// whichever layer built it.
 pub fn print_error(error: &CommandError) {
     let text = match error {
         CommandError::Other(e) => format!("{e:#}"),
         other => other.to_string(),
     };
-    for line in text.lines() {
+    for line in redact(&text).lines() {
         report::stderr_line(&format!("error: {line}"));
     }
 }

@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, Outcome};
 use crate::apply::file::write_atomic;
-use crate::cluster::snapshot::{self, Format};
+use crate::cluster::snapshot::{self, Format, RedactKey, Redaction};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -16,8 +15,9 @@ Examples:
   kubectl dataflow snapshot -o json --output-file cluster.json
   kubectl dataflow plan -f flow.yaml --state cluster.json
 
-  # A snapshot safe to attach to a bug report
+  # A snapshot safe to attach to a bug report (a fixed key makes two of them comparable)
   kubectl dataflow snapshot --redact > cluster.yaml
+  kubectl dataflow snapshot --redact-key $KEY > cluster.yaml
 
   # Redact a state recorded earlier
   kubectl dataflow snapshot --state dump.json --redact -o json";
@@ -32,9 +32,14 @@ pub struct SnapshotArgs {
     /// Write to this file (atomically) instead of stdout
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
-    /// Replace names and label values with stable hashes, for sharing
+    /// Replace names, label values and keys with keyed hashes, for sharing (what is kept:
+    /// README, "Redaction guarantees")
     #[arg(long)]
     pub redact: bool,
+    /// Redact with this key, 32 hex digits: the same key gives the same hashes, so two
+    /// redacted snapshots compare (--redact alone draws a random key per run)
+    #[arg(long, value_name = "HEX")]
+    pub redact_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -49,10 +54,17 @@ pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandE
         SnapshotFormat::Yaml => Format::Yaml,
         SnapshotFormat::Json => Format::Json,
     };
-    let text = snapshot::render(&state, format, args.redact).map_err(anyhow::Error::from)?;
+    let redaction = match (&args.redact_key, args.redact) {
+        (Some(key), _) => Some(RedactKey::parse(key)),
+        (None, true) => Some(RedactKey::random()),
+        (None, false) => None,
+    }
+    .transpose()
+    .map_err(anyhow::Error::from)?
+    .map(|key| Redaction::new(key, &state));
+    let text = snapshot::render(&state, format, redaction.as_ref()).map_err(anyhow::Error::from)?;
     match &args.output_file {
-        Some(path) => write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => write_atomic(path, text.as_bytes(), None).map_err(anyhow::Error::from)?,
         None => print_stdout(&text)?,
     }
     Ok(Outcome::Clean)

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::ClusterState;
+use super::secrets::Redactor;
 use crate::model::{Object, TypeMeta};
 
 /// Items per page; kubectl uses 500 too.
@@ -224,22 +225,32 @@ pub enum LiveError {
 /// An API client bound to one server, with the per-request timeout applied to every call.
 pub struct Session {
     client: Client,
+    /// Shown in messages, its userinfo redacted.
     server: String,
+    redactor: Redactor,
     timeout: Option<Duration>,
     /// The context's namespace, for commands that default to it.
     pub default_namespace: String,
 }
 
 impl Session {
+    /// Every message built here goes through the kubeconfig's [`Redactor`]: parser errors
+    /// quote the file, HTTP errors the server URL, exec plugins their output.
     pub async fn connect(options: &ConnectOptions) -> Result<Session, LiveError> {
-        let kubeconfig = read_kubeconfig(options)?;
+        let redactor = Redactor::for_kubeconfig(options.kubeconfig.as_deref());
+        // The parser's first line says what and where; the snippet under it quotes the file.
+        let first_line = |chain: &str| redactor.redact(chain.lines().next().unwrap_or_default());
+        let kubeconfig = read_kubeconfig(options).map_err(|e| match e {
+            LiveError::Kubeconfig(chain) => LiveError::Kubeconfig(first_line(&chain)),
+            other => other,
+        })?;
         let kube_options = KubeConfigOptions {
             context: options.context.clone(),
             ..Default::default()
         };
         let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options)
             .await
-            .map_err(|e| LiveError::Kubeconfig(error_chain(&e)))?;
+            .map_err(|e| LiveError::Kubeconfig(first_line(&error_chain(&e))))?;
         // kube retries 429/503/504 for up to 15 attempts with growing delays, which outlasts
         // --request-timeout and turns "rate limited" into "did not answer": report the cause.
         config.default_retry = false;
@@ -247,19 +258,16 @@ impl Session {
             config.read_timeout = Some(timeout);
             config.connect_timeout = Some(timeout);
         }
-        let server = config
-            .cluster_url
-            .to_string()
-            .trim_end_matches('/')
-            .to_string();
+        let server = redactor.redact(config.cluster_url.to_string().trim_end_matches('/'));
         let default_namespace = config.default_namespace.clone();
         let client = Client::try_from(config).map_err(|e| LiveError::Unreachable {
             server: server.clone(),
-            message: error_chain(&e),
+            message: redactor.redact(&error_chain(&e)),
         })?;
         Ok(Session {
             client,
             server,
+            redactor,
             timeout: options.request_timeout,
             default_namespace,
         })
@@ -321,7 +329,7 @@ impl Session {
 
     fn classify(&self, error: kube::Error, what: &str) -> RequestError {
         let kube::Error::Api(status) = error else {
-            let message = error_chain(&error);
+            let message = self.redactor.redact(&error_chain(&error));
             if message.contains("timed out") || message.contains("deadline") {
                 return RequestError::Failed(LiveError::Timeout {
                     server: self.server.clone(),
@@ -340,7 +348,7 @@ impl Session {
                 message,
             });
         };
-        let message = status.message.trim().to_string();
+        let message = self.redactor.redact(status.message.trim());
         RequestError::from_status(status.code, message, what, &self.server)
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod live;
 pub mod recorded;
+pub mod secrets;
 pub mod snapshot;
 
 use std::collections::BTreeMap;

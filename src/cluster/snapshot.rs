@@ -1,16 +1,18 @@
 //! `snapshot`: write a `ClusterState` back as the `v1 List` that `--state` reads.
 //!
 //! The items are the slim model objects, so a snapshot holds exactly what placement depends on:
-//! no managedFields, no env, no secrets. Redaction works on the typed objects, so every place a
-//! name or label value can appear (nodeName, selectors, runAfter, images) is rewritten with the
-//! same hash and the redacted state places pods exactly like the original.
+//! no managedFields, no env, no secrets. Redaction ([`Redaction`]) works on the typed objects, so
+//! every place a name, label key or value can appear (nodeName, selectors, tolerations and
+//! taints, runAfter, images) is rewritten with the same keyed hash and the redacted state places
+//! pods exactly like the original.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::ClusterState;
-use crate::model::fluid::{self, OpSpec, OpStatus};
+use crate::model::fluid::{self, FluidOp, OpSpec, OpStatus};
 use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
@@ -19,6 +21,7 @@ use crate::model::{
     Affinity, LabelSelector, Labels, NodeSelector, NodeSelectorTerm, ObjectMeta, PodAffinity,
     PodSpec,
 };
+use crate::sched::normalized_image_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -116,10 +119,14 @@ fn item<'a, T: Serialize>(api_version: &'a str, kind: &'a str, body: &'a T) -> I
 }
 
 /// Render the state as a `v1 List`, sorted so the same cluster gives the same bytes.
-pub fn render(state: &ClusterState, format: Format, redact: bool) -> Result<String, RenderError> {
+pub fn render(
+    state: &ClusterState,
+    format: Format,
+    redaction: Option<&Redaction>,
+) -> Result<String, RenderError> {
     let mut state = state.clone();
-    if redact {
-        redact_state(&mut state);
+    if let Some(redaction) = redaction {
+        redaction.state(&mut state);
     }
     sort_state(&mut state);
     let list = List {
@@ -157,198 +164,411 @@ fn sort_state(state: &mut ClusterState) {
     state.rebuild_indexes();
 }
 
-/// A stable stand-in for a name or label value: the same input always gives the same output,
-/// in every object, so references (nodeName, selectors, runAfter) still resolve. Integers are
-/// kept because `Gt`/`Lt` selectors compare them; empty stays empty.
-pub fn redact(text: &str) -> String {
-    if text.is_empty() || text.parse::<i64>().is_ok() {
-        return text.to_string();
+/// Label and taint key prefixes kept as they are: the Kubernetes namespaces (`kubernetes.io`,
+/// `k8s.io` and their subdomains) and those of the schedulers this tool models, whose keys the
+/// engine reads by name (`kubernetes.io/hostname`, `topology.kubernetes.io/zone`,
+/// `volcano.sh/task-spec`, `godel.bytedance.com/pod-group-name`, ...). They say which system
+/// set a label, not whose cluster it is.
+const KEPT_KEY_DOMAINS: &[&str] = &[
+    "kubernetes.io",
+    "k8s.io",
+    "x-k8s.io",
+    "volcano.sh",
+    "fluid.io",
+    "godel.bytedance.com",
+    "kubewharf.io",
+];
+
+/// A key for [`Redaction`]: 128 bits, random per run unless given (`--redact-key`) to make
+/// two redacted snapshots of one cluster comparable.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RedactKey([u8; 16]);
+
+#[derive(Debug, thiserror::Error)]
+pub enum RedactKeyError {
+    #[error("invalid --redact-key {0:?}: expected 32 hexadecimal digits (128 bits)")]
+    Invalid(String),
+    #[error("cannot draw a random redaction key: the system's random source failed")]
+    Random,
+}
+
+impl RedactKey {
+    pub fn parse(text: &str) -> Result<RedactKey, RedactKeyError> {
+        let invalid = || RedactKeyError::Invalid(text.to_string());
+        if text.len() != 32 || !text.is_ascii() {
+            return Err(invalid());
+        }
+        let mut key = [0u8; 16];
+        for (i, byte) in key.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| invalid())?;
+        }
+        Ok(RedactKey(key))
     }
-    // FNV-1a: tiny, fixed by its spec, so hashes stay the same across versions of the tool.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("x{hash:016x}")
-}
 
-fn redact_all(values: &mut [String]) {
-    for value in values {
-        *value = redact(value);
-    }
-}
-
-fn redact_labels(labels: &mut Labels) {
-    for value in labels.values_mut() {
-        *value = redact(value);
-    }
-}
-
-fn redact_meta(meta: &mut ObjectMeta) {
-    meta.name = redact(&meta.name);
-    meta.namespace = redact(&meta.namespace);
-    redact_labels(&mut meta.labels);
-    meta.annotations
-        .retain(|key, _| PLACEMENT_ANNOTATIONS.contains(&key.as_str()));
-}
-
-fn redact_term(term: &mut NodeSelectorTerm) {
-    for requirement in term
-        .match_expressions
-        .iter_mut()
-        .chain(term.match_fields.iter_mut())
-    {
-        redact_all(&mut requirement.values);
-    }
-}
-
-fn redact_node_selector(selector: &mut NodeSelector) {
-    selector
-        .node_selector_terms
-        .iter_mut()
-        .for_each(redact_term);
-}
-
-fn redact_label_selector(selector: &mut LabelSelector) {
-    redact_labels(&mut selector.match_labels);
-    for requirement in &mut selector.match_expressions {
-        redact_all(&mut requirement.values);
+    pub fn random() -> Result<RedactKey, RedactKeyError> {
+        let mut key = [0u8; 16];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key)
+            .map_err(|_| RedactKeyError::Random)?;
+        Ok(RedactKey(key))
     }
 }
 
-fn redact_pod_affinity(affinity: &mut PodAffinity) {
-    let terms = affinity.required.iter_mut().chain(
-        affinity
-            .preferred
-            .iter_mut()
-            .map(|weighted| &mut weighted.pod_affinity_term),
-    );
-    for term in terms {
-        term.label_selector
-            .iter_mut()
-            .for_each(redact_label_selector);
-        term.namespace_selector
-            .iter_mut()
-            .for_each(redact_label_selector);
-        redact_all(&mut term.namespaces);
+impl std::fmt::Debug for RedactKey {
+    /// Never shown: the key is what makes the hashes irreversible.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RedactKey(..)")
     }
 }
 
-fn redact_affinity(affinity: &mut Affinity) {
-    if let Some(node) = &mut affinity.node_affinity {
-        node.required.iter_mut().for_each(redact_node_selector);
-        for preferred in &mut node.preferred {
-            redact_term(&mut preferred.preference);
+/// Replaces identifying strings with keyed hashes (HMAC-SHA256, first 64 bits): the same input
+/// gives the same output everywhere in one snapshot, so every reference (nodeName, selectors,
+/// tolerations against taints, runAfter, topology keys) still resolves and the redacted state
+/// places pods exactly as the original; without the key, a dictionary of likely names cannot
+/// be checked against the hashes.
+///
+/// Redacted strings also sort as the originals do: the scheduler breaks score ties by the
+/// smallest node name and plans operations and pods in name order, so each output starts with
+/// the rank of its input among all the snapshot's strings (`x0042-9f86d081884c7d65`) and every
+/// order-dependent decision comes out the same. The rank reveals where a name sorts among the
+/// others, nothing of the name itself.
+pub struct Redaction {
+    key: ring::hmac::Key,
+    ranks: BTreeMap<String, usize>,
+    /// While ranking: every string the redaction is asked about.
+    seen: Option<RefCell<BTreeSet<String>>>,
+}
+
+impl Redaction {
+    /// A redaction for `state`, whose strings it ranks.
+    pub fn new(key: RedactKey, state: &ClusterState) -> Redaction {
+        let mut redaction = Redaction {
+            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key.0),
+            ranks: BTreeMap::new(),
+            seen: Some(RefCell::default()),
+        };
+        redaction.state(&mut state.clone());
+        let seen = redaction.seen.take().unwrap_or_default().into_inner();
+        redaction.ranks = seen
+            .into_iter()
+            .enumerate()
+            .map(|(rank, text)| (text, rank))
+            .collect();
+        redaction
+    }
+
+    /// A name or label value. Integers are kept because `Gt`/`Lt` selectors compare them;
+    /// empty stays empty.
+    pub fn value(&self, text: &str) -> String {
+        if text.is_empty() || text.parse::<i64>().is_ok() {
+            return text.to_string();
+        }
+        if let Some(seen) = &self.seen {
+            seen.borrow_mut().insert(text.to_string());
+            return text.to_string();
+        }
+        let tag = ring::hmac::sign(&self.key, text.as_bytes());
+        let hex: String = tag.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        match self.ranks.get(text) {
+            Some(rank) => {
+                let width = self.ranks.len().to_string().len();
+                format!("x{rank:0width$}-{hex}")
+            }
+            // Not a string of the state (never rendered): the hash alone.
+            None => format!("x{hex}"),
         }
     }
-    affinity
-        .pod_affinity
-        .iter_mut()
-        .for_each(redact_pod_affinity);
-    affinity
-        .pod_anti_affinity
-        .iter_mut()
-        .for_each(redact_pod_affinity);
-}
 
-fn redact_pod_spec(spec: &mut PodSpec) {
-    spec.node_name = redact(&spec.node_name);
-    redact_labels(&mut spec.node_selector);
-    spec.affinity.iter_mut().for_each(redact_affinity);
-    for container in spec
-        .containers
-        .iter_mut()
-        .chain(spec.init_containers.iter_mut())
-    {
-        container.image = redact(&container.image);
-    }
-    for constraint in &mut spec.topology_spread_constraints {
-        constraint
-            .label_selector
-            .iter_mut()
-            .for_each(redact_label_selector);
-    }
-}
-
-fn redact_state(state: &mut ClusterState) {
-    for node in &mut state.nodes {
-        redact_meta(&mut node.metadata);
-        for image in &mut node.status.images {
-            redact_all(&mut image.names);
+    /// A label, taint or topology key: kept in [`KEPT_KEY_DOMAINS`], hashed like a value
+    /// elsewhere (`example.com/rack` and `team` both identify their owner).
+    pub fn key(&self, key: &str) -> String {
+        let domain = key.split_once('/').map(|(domain, _)| domain);
+        let kept = domain.is_some_and(|domain| {
+            KEPT_KEY_DOMAINS
+                .iter()
+                .any(|kept| domain == *kept || domain.ends_with(&format!(".{kept}")))
+        });
+        if kept {
+            key.to_string()
+        } else {
+            self.value(key)
         }
     }
-    for namespace in &mut state.namespaces {
-        redact_meta(&mut namespace.metadata);
+
+    /// A container image, hashed in the form the engine compares (`nginx` is `nginx:latest`)
+    /// and given a tag so the engine does not add one.
+    fn image(&self, image: &str) -> String {
+        if image.is_empty() {
+            return String::new();
+        }
+        format!("{}:redacted", self.value(&normalized_image_name(image)))
     }
-    for pod in &mut state.pods {
-        redact_meta(&mut pod.metadata);
-        redact_pod_spec(&mut pod.spec);
+
+    fn values(&self, values: &mut [String]) {
+        for value in values {
+            *value = self.value(value);
+        }
     }
-    for op in &mut state.fluid_ops {
-        redact_meta(&mut op.metadata);
+
+    fn keys(&self, keys: &mut [String]) {
+        for key in keys {
+            *key = self.key(key);
+        }
+    }
+
+    fn labels(&self, labels: &mut Labels) {
+        *labels = std::mem::take(labels)
+            .into_iter()
+            .map(|(key, value)| (self.key(&key), self.value(&value)))
+            .collect();
+    }
+
+    /// The annotations placement reads, their contents redacted as what they name: Fluid's
+    /// list of label keys, Volcano's task names (`a,b;c`). Every other annotation is dropped.
+    fn annotations(&self, annotations: &mut BTreeMap<String, String>) {
+        *annotations = std::mem::take(annotations)
+            .into_iter()
+            .filter(|(key, _)| PLACEMENT_ANNOTATIONS.contains(&key.as_str()))
+            .map(|(key, value)| {
+                let redacted = if key == fluid::AFFINITY_LABELS_ANNOTATION {
+                    let keys: Vec<String> = value.split(',').map(|k| self.key(k.trim())).collect();
+                    keys.join(",")
+                } else {
+                    let groups: Vec<String> = value
+                        .split(';')
+                        .map(|group| {
+                            let tasks: Vec<String> =
+                                group.split(',').map(|task| self.value(task)).collect();
+                            tasks.join(",")
+                        })
+                        .collect();
+                    groups.join(";")
+                };
+                (key, redacted)
+            })
+            .collect();
+    }
+
+    fn meta(&self, meta: &mut ObjectMeta) {
+        meta.name = self.value(&meta.name);
+        meta.namespace = self.value(&meta.namespace);
+        self.labels(&mut meta.labels);
+        self.annotations(&mut meta.annotations);
+    }
+
+    /// Node selector terms: label keys and values; `matchFields` name object fields
+    /// (`metadata.name`), whose keys are kept and whose values are names.
+    fn term(&self, term: &mut NodeSelectorTerm) {
+        for requirement in &mut term.match_expressions {
+            requirement.key = self.key(&requirement.key);
+            self.values(&mut requirement.values);
+        }
+        for requirement in &mut term.match_fields {
+            self.values(&mut requirement.values);
+        }
+    }
+
+    fn node_selector(&self, selector: &mut NodeSelector) {
+        selector
+            .node_selector_terms
+            .iter_mut()
+            .for_each(|t| self.term(t));
+    }
+
+    fn label_selector(&self, selector: &mut LabelSelector) {
+        self.labels(&mut selector.match_labels);
+        for requirement in &mut selector.match_expressions {
+            requirement.key = self.key(&requirement.key);
+            self.values(&mut requirement.values);
+        }
+    }
+
+    fn pod_affinity(&self, affinity: &mut PodAffinity) {
+        let terms = affinity.required.iter_mut().chain(
+            affinity
+                .preferred
+                .iter_mut()
+                .map(|weighted| &mut weighted.pod_affinity_term),
+        );
+        for term in terms {
+            if let Some(s) = &mut term.label_selector {
+                self.label_selector(s);
+            }
+            if let Some(s) = &mut term.namespace_selector {
+                self.label_selector(s);
+            }
+            self.values(&mut term.namespaces);
+            term.topology_key = self.key(&term.topology_key);
+            self.keys(&mut term.match_label_keys);
+            self.keys(&mut term.mismatch_label_keys);
+        }
+    }
+
+    fn affinity(&self, affinity: &mut Affinity) {
+        if let Some(node) = &mut affinity.node_affinity {
+            if let Some(required) = &mut node.required {
+                self.node_selector(required);
+            }
+            for preferred in &mut node.preferred {
+                self.term(&mut preferred.preference);
+            }
+        }
+        if let Some(a) = &mut affinity.pod_affinity {
+            self.pod_affinity(a);
+        }
+        if let Some(a) = &mut affinity.pod_anti_affinity {
+            self.pod_affinity(a);
+        }
+    }
+
+    /// A pod spec. Kept: resources, ports (host IPs and ports conflict by value), scheduler
+    /// name (it picks the scheduler), taint effects and operators, and every number.
+    fn pod_spec(&self, spec: &mut PodSpec) {
+        spec.node_name = self.value(&spec.node_name);
+        spec.priority_class_name = self.priority_class(&spec.priority_class_name);
+        self.labels(&mut spec.node_selector);
+        if let Some(affinity) = &mut spec.affinity {
+            self.affinity(affinity);
+        }
+        for toleration in &mut spec.tolerations {
+            toleration.key = self.key(&toleration.key);
+            toleration.value = self.value(&toleration.value);
+        }
+        for container in spec
+            .containers
+            .iter_mut()
+            .chain(spec.init_containers.iter_mut())
+        {
+            container.name = self.value(&container.name);
+            container.image = self.image(&container.image);
+        }
+        for constraint in &mut spec.topology_spread_constraints {
+            constraint.topology_key = self.key(&constraint.topology_key);
+            if let Some(s) = &mut constraint.label_selector {
+                self.label_selector(s);
+            }
+            self.keys(&mut constraint.match_label_keys);
+        }
+        for gate in &mut spec.scheduling_gates {
+            gate.name = self.value(&gate.name);
+        }
+    }
+
+    fn state(&self, state: &mut ClusterState) {
+        for node in &mut state.nodes {
+            self.meta(&mut node.metadata);
+            for taint in &mut node.spec.taints {
+                taint.key = self.key(&taint.key);
+                taint.value = self.value(&taint.value);
+            }
+            for image in &mut node.status.images {
+                for name in &mut image.names {
+                    *name = self.image(name);
+                }
+            }
+        }
+        for namespace in &mut state.namespaces {
+            self.meta(&mut namespace.metadata);
+        }
+        for pod in &mut state.pods {
+            self.meta(&mut pod.metadata);
+            self.pod_spec(&mut pod.spec);
+        }
+        for op in &mut state.fluid_ops {
+            self.fluid_op(op);
+        }
+        for group in &mut state.godel_pod_groups {
+            self.meta(&mut group.metadata);
+            if let Some(affinity) = group
+                .spec
+                .affinity
+                .as_mut()
+                .and_then(|a| a.pod_group_affinity.as_mut())
+            {
+                for term in affinity.required.iter_mut().chain(&mut affinity.preferred) {
+                    term.topology_key = self.key(&term.topology_key);
+                }
+                if let Some(selector) = &mut affinity.node_selector {
+                    self.node_selector(selector);
+                }
+            }
+        }
+        for job in &mut state.volcano_jobs {
+            self.meta(&mut job.metadata);
+            job.spec.queue = self.value(&job.spec.queue);
+            for task in &mut job.spec.tasks {
+                task.name = self.value(&task.name);
+                self.labels(&mut task.template.metadata.labels);
+                task.template.metadata.annotations.clear();
+                self.pod_spec(&mut task.template.spec);
+            }
+        }
+        for group in &mut state.volcano_pod_groups {
+            self.meta(&mut group.metadata);
+            group.spec.queue = self.value(&group.spec.queue);
+        }
+        for class in &mut state.priority_classes {
+            let name = self.priority_class(&class.metadata.name);
+            self.meta(&mut class.metadata);
+            class.metadata.name = name;
+        }
+        for budget in &mut state.pod_disruption_budgets {
+            self.meta(&mut budget.metadata);
+            if let Some(selector) = &mut budget.spec.selector {
+                self.label_selector(selector);
+            }
+            budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
+                .into_iter()
+                .map(|(pod, time)| (self.value(&pod), time))
+                .collect();
+        }
+    }
+
+    /// A PriorityClass name: the built-in `system-` classes are resolved by name and identify
+    /// nobody, so they stay; others are hashed like any name, on the class and on its pods.
+    fn priority_class(&self, name: &str) -> String {
+        if name.starts_with("system-") {
+            name.to_string()
+        } else {
+            self.value(name)
+        }
+    }
+
+    fn fluid_op(&self, op: &mut FluidOp) {
+        self.meta(&mut op.metadata);
         let spec = &mut op.spec;
         if let Some(dataset) = &mut spec.dataset {
-            dataset.name = redact(&dataset.name);
-            dataset.namespace = redact(&dataset.namespace);
+            dataset.name = self.value(&dataset.name);
+            dataset.namespace = self.value(&dataset.namespace);
         }
         if let Some(after) = &mut spec.run_after {
-            after.name = redact(&after.name);
-            after.namespace = redact(&after.namespace);
+            after.name = self.value(&after.name);
+            after.namespace = self.value(&after.namespace);
             if let Some(source) = &mut after.affinity_strategy.depend_on {
-                source.name = redact(&source.name);
-                source.namespace = redact(&source.namespace);
+                source.name = self.value(&source.name);
+                source.namespace = self.value(&source.namespace);
             }
         }
-        spec.affinity.iter_mut().for_each(redact_affinity);
-        redact_labels(&mut spec.node_selector);
-        spec.image = redact(&spec.image);
+        if let Some(affinity) = &mut spec.affinity {
+            self.affinity(affinity);
+        }
+        self.labels(&mut spec.node_selector);
+        spec.image = self.value(&spec.image);
         if let Some(processor) = &mut spec.processor {
             if let Some(job) = &mut processor.job {
-                redact_pod_spec(&mut job.pod_spec);
+                self.pod_spec(&mut job.pod_spec);
             }
             if let Some(script) = &mut processor.script {
-                script.image = redact(&script.image);
+                script.image = self.value(&script.image);
             }
         }
-        if let Some(recorded) = &mut op.status.node_affinity {
-            recorded.required.iter_mut().for_each(redact_node_selector);
+        if let Some(recorded) = &mut op.status.node_affinity
+            && let Some(required) = &mut recorded.required
+        {
+            self.node_selector(required);
         }
-    }
-    for group in &mut state.godel_pod_groups {
-        redact_meta(&mut group.metadata);
-        let selector = group
-            .spec
-            .affinity
-            .as_mut()
-            .and_then(|a| a.pod_group_affinity.as_mut())
-            .and_then(|a| a.node_selector.as_mut());
-        selector.into_iter().for_each(redact_node_selector);
-    }
-    for job in &mut state.volcano_jobs {
-        redact_meta(&mut job.metadata);
-        job.spec.queue = redact(&job.spec.queue);
-        for task in &mut job.spec.tasks {
-            redact_labels(&mut task.template.metadata.labels);
-            task.template.metadata.annotations.clear();
-            redact_pod_spec(&mut task.template.spec);
-        }
-    }
-    for group in &mut state.volcano_pod_groups {
-        redact_meta(&mut group.metadata);
-        group.spec.queue = redact(&group.spec.queue);
-    }
-    for budget in &mut state.pod_disruption_budgets {
-        redact_meta(&mut budget.metadata);
-        budget
-            .spec
-            .selector
-            .iter_mut()
-            .for_each(redact_label_selector);
-        budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
-            .into_iter()
-            .map(|(pod, time)| (redact(&pod), time))
-            .collect();
     }
 }
 
@@ -385,7 +605,7 @@ mod tests {
     fn json_and_yaml_snapshots_read_back_as_the_same_objects() {
         let state = state();
         for format in [Format::Json, Format::Yaml] {
-            let text = render(&state, format, false).unwrap();
+            let text = render(&state, format, None).unwrap();
             let back = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
             assert_eq!(back.nodes, state.nodes, "{format:?}");
             assert_eq!(back.pods, state.pods, "{format:?}");
@@ -394,66 +614,256 @@ mod tests {
         }
     }
 
+    /// The key of the tests: bytes 0..16.
+    const KEY: &str = "000102030405060708090a0b0c0d0e0f";
+
+    fn redaction(state: &ClusterState) -> Redaction {
+        Redaction::new(RedactKey::parse(KEY).unwrap(), state)
+    }
+
+    fn redacted(state: &ClusterState) -> ClusterState {
+        let text = render(state, Format::Json, Some(&redaction(state))).unwrap();
+        ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap())
+    }
+
     #[test]
-    fn redaction_hashes_names_and_label_values_consistently() {
-        let text = render(&state(), Format::Json, true).unwrap();
+    fn redaction_hashes_names_keys_and_values_consistently() {
+        let state = state();
+        let r = redaction(&state);
+        let text = render(&state, Format::Json, Some(&r)).unwrap();
         let back = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
-        let node = redact("node-b");
-        let team = redact("team");
+        let node = r.value("node-b");
+        let team = r.value("team");
+        let gpu_count = r.key("gpu-count");
         assert_eq!(back.nodes[0].metadata.name, node);
         assert_eq!(
             back.nodes[0].metadata.labels["kubernetes.io/hostname"],
             node
         );
-        assert_eq!(back.nodes[0].metadata.labels["gpu-count"], "4");
+        assert_eq!(back.nodes[0].metadata.labels[&gpu_count], "4");
         let pod = &back.pods[0];
-        assert_eq!(pod.metadata.name, redact("loader-0"));
+        assert_eq!(pod.metadata.name, r.value("loader-0"));
         assert_eq!(pod.metadata.namespace, team);
-        assert_eq!(pod.metadata.labels["app"], redact("loader"));
+        assert_eq!(pod.metadata.labels[&r.key("app")], r.value("loader"));
         assert!(pod.metadata.annotations.is_empty());
         assert_eq!(pod.spec.node_name, node);
+        let container = &pod.spec.containers[0];
+        assert_eq!(container.name, r.value("c"));
         assert_eq!(
-            pod.spec.containers[0].image,
-            redact("registry.corp/loader:1")
+            container.image,
+            format!("{}:redacted", r.value("registry.corp/loader:1"))
         );
-        let required = &pod
-            .spec
-            .affinity
+        let node_affinity = pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref();
+        let requirements: Vec<(&str, &str)> = node_affinity
+            .unwrap()
+            .required
             .as_ref()
             .unwrap()
-            .node_affinity
-            .as_ref()
-            .unwrap();
-        let values: Vec<&str> = required.required.as_ref().unwrap().node_selector_terms[0]
+            .node_selector_terms[0]
             .match_expressions
             .iter()
-            .map(|e| e.values[0].as_str())
+            .map(|e| (e.key.as_str(), e.values[0].as_str()))
             .collect();
-        assert_eq!(values, [node.as_str(), "2"]);
+        assert_eq!(
+            requirements,
+            [
+                ("kubernetes.io/hostname", node.as_str()),
+                (gpu_count.as_str(), "2")
+            ]
+        );
         assert_eq!(
             back.namespaces[0].metadata.labels["kubernetes.io/metadata.name"],
             team
         );
         let op = &back.fluid_ops[0];
-        assert_eq!(op.spec.run_after.as_ref().unwrap().name, redact("warmup"));
+        assert_eq!(op.spec.run_after.as_ref().unwrap().name, r.value("warmup"));
         assert_eq!(
             op.metadata.annotations[fluid::AFFINITY_LABELS_ANNOTATION],
-            "gpu-count"
+            gpu_count
         );
-        assert!(!text.contains("node-b") && !text.contains("team") && !text.contains("loader"));
+        for identifying in [
+            "node-b",
+            "team",
+            "loader",
+            "gpu-count",
+            "registry",
+            "warmup",
+        ] {
+            assert!(!text.contains(identifying), "{identifying}: {text}");
+        }
     }
 
     #[test]
-    fn redaction_is_stable_and_keeps_integers() {
-        let cases = [
+    fn hashes_are_keyed_hmac_sha256_and_keep_integers_and_system_keys() {
+        let r = redaction(&ClusterState::default());
+        // Expected values: HMAC-SHA256 under the test key, first 64 bits (Python's `hmac`).
+        let values = [
             ("", ""),
             ("42", "42"),
             ("-7", "-7"),
-            ("a", "xaf63dc4c8601ec8c"),
-            ("node-1", "xe696ecc2207879c3"),
+            ("a", "xc48c3eee999ca881"),
+            ("team", "xf811c11a0c8b3cd8"),
         ];
-        for (input, expected) in cases {
-            assert_eq!(redact(input), expected, "{input}");
+        for (input, expected) in values {
+            assert_eq!(r.value(input), expected, "{input}");
         }
+        let keys = [
+            ("kubernetes.io/hostname", "kubernetes.io/hostname"),
+            ("topology.kubernetes.io/zone", "topology.kubernetes.io/zone"),
+            (
+                "node.kubernetes.io/unschedulable",
+                "node.kubernetes.io/unschedulable",
+            ),
+            ("volcano.sh/task-spec", "volcano.sh/task-spec"),
+            (
+                "scheduling.x-k8s.io/pod-group",
+                "scheduling.x-k8s.io/pod-group",
+            ),
+            ("example.com/rack", "xc848c9c556012128"),
+            ("notkubernetes.io/x", &r.value("notkubernetes.io/x")),
+        ];
+        for (input, expected) in keys {
+            assert_eq!(r.key(input), expected, "{input}");
+        }
+        let other = Redaction::new(RedactKey::random().unwrap(), &ClusterState::default());
+        assert_ne!(other.value("team"), r.value("team"));
+    }
+
+    #[test]
+    fn redaction_keys_are_32_hex_digits() {
+        assert!(RedactKey::parse(KEY).is_ok());
+        for bad in [
+            "",
+            "00",
+            &format!("{KEY}00"),
+            "zz0102030405060708090a0b0c0d0e0f",
+        ] {
+            assert_eq!(
+                RedactKey::parse(bad).unwrap_err().to_string(),
+                format!("invalid --redact-key {bad:?}: expected 32 hexadecimal digits (128 bits)")
+            );
+        }
+        assert_eq!(
+            format!("{:?}", RedactKey::parse(KEY).unwrap()),
+            "RedactKey(..)"
+        );
+    }
+
+    /// The three-zone cluster with the bundled flows as operations waiting in it, and pending
+    /// pods that use every kind of reference: a toleration of the tainted node, spread and
+    /// anti-affinity over a custom rack key, a `Gt` node selector, a node name pin.
+    fn busy_cluster() -> ClusterState {
+        let cluster = std::fs::read("testdata/clusters/three-zone.yaml").unwrap();
+        let mut objects = parse_state("three-zone.yaml", &cluster).unwrap();
+        let flows = [
+            "testdata/flows/three-step.yaml".to_string(),
+            "testdata/flows/fan-out.yaml".to_string(),
+        ];
+        let set = crate::manifest::load(&flows, false).unwrap();
+        objects.extend(set.manifests.into_iter().map(|m| m.object));
+        let pods = r#"{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "batch-high"}, "value": 1000},
+  {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
+   "spec": {"selector": {"matchLabels": {"app": "db"}}}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db-2", "namespace": "default", "labels": {"app": "db"}},
+   "spec": {"priorityClassName": "batch-high", "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "database", "effect": "NoSchedule"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+              {"matchExpressions": [{"key": "node.example.com/cpu-generation", "operator": "Gt", "values": ["3"]}]}]}},
+              "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.example.com/rack"}]}},
+            "containers": [{"name": "pg", "image": "postgres", "resources": {"requests": {"cpu": "1"}}}]},
+   "status": {"phase": "Pending"}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
+   "spec": {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.example.com/rack",
+              "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}],
+            "containers": [{"name": "nginx", "image": "nginx:1.25", "resources": {"requests": {"cpu": "500m"}}}]},
+   "status": {"phase": "Pending"}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pinned", "namespace": "default"},
+   "spec": {"priorityClassName": "system-cluster-critical", "nodeSelector": {"topology.example.com/rack": "rack-b1"},
+            "containers": [{"name": "c", "image": "busybox"}]},
+   "status": {"phase": "Pending"}}
+]}"#;
+        objects.extend(parse_state("pods.json", pods.as_bytes()).unwrap());
+        ClusterState::from_objects(objects)
+    }
+
+    #[test]
+    fn a_redacted_snapshot_plans_and_explains_the_same_placements() {
+        use crate::apply::desired;
+        use crate::sched::Profile;
+        // Compared with the unredacted snapshot: a snapshot lists objects sorted, and the
+        // engine plans in list order, so the snapshot (not the input files) is the reference.
+        let original = busy_cluster();
+        let text = render(&original, Format::Json, None).unwrap();
+        let state = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
+        let r = redaction(&state);
+        let hidden = redacted(&state);
+        // Priority classes: the custom one hashed on the class and its pod, the system one kept.
+        let class = r.value("batch-high");
+        assert!(!class.contains("batch"));
+        assert_eq!(hidden.priority_classes[0].metadata.name, class);
+        let classes: Vec<&str> = hidden
+            .pods
+            .iter()
+            .map(|p| p.spec.priority_class_name.as_str())
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert!(
+            classes
+                .iter()
+                .all(|c| c.starts_with("system-") || c.starts_with('x')),
+            "{classes:?}"
+        );
+        assert!(classes.contains(&class.as_str()) && classes.contains(&"system-cluster-critical"));
+        assert_eq!(
+            hidden.pod_disruption_budgets[0].metadata.name,
+            r.value("db")
+        );
+        let name = |value: &Option<String>| value.as_deref().map(|v| r.value(v));
+        // plan: every operation has the same status, node (renamed) and score.
+        let plan = crate::plan::plan(&[], &state, Profile::default()).unwrap();
+        let hidden_plan = crate::plan::plan(&[], &hidden, Profile::default()).unwrap();
+        assert_eq!(plan.operations.len(), 15);
+        assert_eq!(hidden_plan.operations.len(), plan.operations.len());
+        for op in &plan.operations {
+            let twin = hidden_plan
+                .operations
+                .iter()
+                .find(|h| h.name == r.value(&op.name) && h.namespace == r.value(&op.namespace))
+                .unwrap_or_else(|| panic!("{} missing", op.name));
+            assert_eq!(twin.status, op.status, "{}", op.name);
+            assert_eq!(twin.node, name(&op.node), "{}", op.name);
+            assert_eq!(twin.score, op.score, "{}", op.name);
+            assert_eq!(twin.zone, name(&op.zone), "{}", op.name);
+        }
+        assert!(plan.operations.iter().any(|op| op.node.is_some()));
+        // explain: every pending pod gets the same node, or the same reason it fits none.
+        let mut placed = 0;
+        for pod in state
+            .pods
+            .iter()
+            .filter(|p| p.spec.node_name.is_empty() && !p.is_terminated())
+        {
+            let twin = hidden
+                .pods
+                .iter()
+                .find(|h| h.metadata.name == r.value(&pod.metadata.name))
+                .unwrap();
+            let original = desired::for_pod(&state, Profile::default(), pod);
+            let redacted = desired::for_pod(&hidden, Profile::default(), twin);
+            match (original, redacted) {
+                (Ok((node, _)), Ok((twin_node, _))) => {
+                    assert_eq!(twin_node, r.value(&node), "{}", pod.metadata.name);
+                    placed += 1;
+                }
+                (Err(e), Err(twin_e)) => {
+                    let (e, twin_e) = (e.to_string(), twin_e.to_string());
+                    let summary = |s: &str| s.split_once(": ").map(|(_, s)| s.to_string());
+                    assert_eq!(summary(&twin_e), summary(&e), "{}", pod.metadata.name);
+                }
+                (a, b) => panic!("{}: {a:?} vs {b:?}", pod.metadata.name),
+            }
+        }
+        assert!(placed >= 3, "{placed}");
     }
 }

@@ -551,7 +551,7 @@ fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
 }
 
 /// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.
-fn normalized_image_name(name: &str) -> String {
+pub fn normalized_image_name(name: &str) -> String {
     let last_segment = name.rsplit('/').next().unwrap_or(name);
     if name.contains('@') || last_segment.contains(':') {
         name.to_string()

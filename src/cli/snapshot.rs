@@ -15,7 +15,7 @@ Examples:
   kubectl dataflow snapshot -o json --output-file cluster.json
   kubectl dataflow plan -f flow.yaml --state cluster.json
 
-  # A snapshot safe to attach to a bug report (a fixed key makes two of them comparable)
+  # A snapshot for a bug report (a fixed key makes two of them comparable)
   kubectl dataflow snapshot --redact > cluster.yaml
   kubectl dataflow snapshot --redact-key $KEY > cluster.yaml
 

@@ -199,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --node --top --scheduler-config --output --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -226,11 +226,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 --solver)
@@ -436,7 +436,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,7 +602,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__patch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +679,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -694,11 +694,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 --what-if)
@@ -864,11 +864,11 @@ _kubectl__dataflow() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

@@ -44,7 +44,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "l
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "version" -d 'Print the version, the git commit and the Kubernetes semantics simulated'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "text\t'file:line:col with the source line and a caret'
 json\t'The JSON contract (diagnostics and summary)'
 sarif\t'SARIF 2.1.0 for code scanning'
@@ -65,11 +65,12 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
@@ -85,19 +86,22 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s R -l recursive -d 'Process the directories given with -f recursively'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l compare -d 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l assume-cached -d 'Explain as if a Fluid dataset were already cached on these nodes (as `plan --assume-cached`); repeatable' -r
@@ -109,6 +113,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s R -l recursive -d 'Process the directories given with -f recursively'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -129,7 +135,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapsh
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l dry-run -d 'Only show the change (client) or have the API server validate it (server)' -r -f -a "none\t'Change the objects'
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
@@ -142,13 +148,14 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s R -l recursive -d 'Process the directories given with -f recursively'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l write -d 'Rewrite the -f files in place (without it, -f only shows the diff)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s y -l yes -d 'Apply without asking for confirmation (required without a terminal)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s V -l version -d 'Print version'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l dry-run -d 'Only show the object (client) or have the API server validate it (server)' -r -f -a "none\t'Change the objects'
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
@@ -161,6 +168,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s R -l recursive -d 'Process the directories given with -f recursively'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s y -l yes -d 'Create without asking for confirmation (required without a terminal)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l wait -d 'Wait until the operation is Complete or Failed and report the node it ran on'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s A -l all-namespaces -d 'Look across all namespaces'
@@ -181,7 +189,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand comple
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s o -l output -d 'Output format (table prints plain text)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
-yaml\t'The same contract as YAML'"
+yaml\t'The same contract as YAML'
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

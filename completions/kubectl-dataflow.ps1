@@ -49,8 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             break
         }
         'kubectl-dataflow;lint' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated')
@@ -78,8 +78,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             break
         }
         'kubectl-dataflow;plan' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--what-if', '--what-if', [CompletionResultType]::ParameterName, 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order')
@@ -99,6 +99,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the column headers of tables (as kubectl''s --no-headers)')
             [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
@@ -110,10 +112,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             break
         }
         'kubectl-dataflow;explain-placement' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain this node in full: every filter''s verdict and every score with its inputs')
-            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many feasible nodes the table shows')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many feasible nodes the table shows [default: 10]')
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -130,6 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the column headers of tables (as kubectl''s --no-headers)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look across all namespaces')
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colored output (also honoured: the NO_COLOR environment variable)')
@@ -164,8 +168,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             break
         }
         'kubectl-dataflow;patch' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show the change (client) or have the API server validate it (server)')
             [CompletionResult]::new('--ungate', '--ungate', [CompletionResultType]::ParameterName, 'Remove this scheduling gate from the pod once it is patched')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
@@ -179,6 +183,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped')
             [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Rewrite the -f files in place (without it, -f only shows the diff)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Apply without asking for confirmation (required without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Apply without asking for confirmation (required without a terminal)')
@@ -192,8 +197,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             break
         }
         'kubectl-dataflow;launch' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show the object (client) or have the API server validate it (server)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits (e.g. 90s, 10m, 1h)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope for this request')
@@ -207,6 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity level, as kubectl''s -v')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process the directories given with -f recursively')
+            [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Create without asking for confirmation (required without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Create without asking for confirmation (required without a terminal)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the operation is Complete or Failed and report the node it ran on')

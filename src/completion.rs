@@ -490,7 +490,7 @@ metadata: {name: worker-1}
         let cases: &[(&[&str], &str)] = &[
             (&["pl"], "plan\n:4\n"),
             (&["-n", "shop", "e"], "explain-placement\n:4\n"),
-            (&["plan", "-o", ""], "table\nwide\njson\nyaml\n:4\n"),
+            (&["plan", "-o", ""], "table\nwide\njson\nyaml\nname\n:4\n"),
             (&["plan", "--output=j"], "json\n:4\n"),
             (&["snapshot", "-o", ""], "yaml\njson\n:4\n"),
             (&["version", "-o", "y"], "yaml\n:4\n"),
@@ -531,7 +531,7 @@ metadata: {name: worker-1}
             // Given flags are not offered again, repeatable ones are.
             (
                 &["patch", "--yes", "-R", "-f", "a.yaml", "--"],
-                "--filename\n--write\n--dry-run\n--ungate\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--max-state-size\n--request-timeout\n--no-color\n--v\n--help\n--version\n:4\n",
+                "--filename\n--lenient\n--write\n--dry-run\n--ungate\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--max-state-size\n--request-timeout\n--no-color\n--v\n--help\n--version\n:4\n",
             ),
             (&["plan", "--", "-"], ":4\n"),
             (&["--no-such-flag", "sn"], "snapshot\n:4\n"),
@@ -569,7 +569,7 @@ metadata: {name: worker-1}
             ),
             (
                 &["plan", "--no-"],
-                "--no-color\tDisable colored output (also honoured: the NO_COLOR environment variable)\n:4\n".to_string(),
+                "--no-headers\tLeave out the column headers of tables (as kubectl's --no-headers)\n--no-color\tDisable colored output (also honoured: the NO_COLOR environment variable)\n:4\n".to_string(),
             ),
             (
                 &["explain-placement", "-f", &ops, "DataLoad/"],

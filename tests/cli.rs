@@ -28,7 +28,7 @@ fn help_of_the_tool_and_of_every_command() {
             &[
                 "Usage: kubectl dataflow [OPTIONS] <COMMAND>",
                 "Examples:",
-                "kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml",
+                "kubectl dataflow plan -f testdata/flows/three-step.yaml \\\n      --state testdata/clusters/three-zone.yaml",
             ],
         ),
         (
@@ -112,6 +112,32 @@ fn help_of_the_tool_and_of_every_command() {
                 "{args:?}: example names a missing file {word}"
             );
         }
+    }
+}
+
+/// Help examples are copied into terminals: each line fits 80 columns.
+#[test]
+fn help_examples_fit_80_columns() {
+    let commands: &[&[&str]] = &[
+        &[],
+        &["lint"],
+        &["plan"],
+        &["explain-placement"],
+        &["snapshot"],
+        &["patch"],
+        &["launch"],
+        &["completion"],
+        &["version"],
+    ];
+    for command in commands {
+        let out = run(&[*command, &["--help"][..]].concat());
+        let help = text(&out.stdout);
+        let examples = help.split_once("Examples:").map_or("", |(_, e)| e);
+        let long: Vec<&str> = examples
+            .lines()
+            .filter(|l| l.chars().count() > 80)
+            .collect();
+        assert_eq!(long, Vec::<&str>::new(), "{command:?}");
     }
 }
 
@@ -232,4 +258,223 @@ fn kubectl_finds_and_runs_the_plugin() {
         "{}",
         text(&out.stdout)
     );
+}
+
+/// A misspelled field would drop the constraint the user meant: plan and explain refuse it
+/// (exit 2, the field, its position and the likely spelling), `--lenient` plans with a warning.
+#[test]
+fn misspelled_fields_are_refused_unless_lenient() {
+    let file = "testdata/bad/misspelled-node-selector.yaml";
+    let state = "testdata/clusters/three-zone.yaml";
+    let problem = "testdata/bad/misspelled-node-selector.yaml:8:3: spec.nodeSelecter: unknown field \"nodeSelecter\"; did you mean \"nodeSelector\"?";
+    for command in ["plan", "explain-placement"] {
+        let out = run(&[command, "-f", file, "--state", state]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(out.stdout.is_empty(), "{command}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "error: {problem}\nerror: 1 problem in the input schema; fix them, or plan anyway with --lenient (the fields are then ignored)\n"
+            ),
+            "{command}"
+        );
+        let out = run(&[command, "-f", file, "--state", state, "--lenient"]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("warning: {problem}\n"),
+            "{command}"
+        );
+    }
+}
+
+/// The batch pods of `plan -o json`: `namespace/name -> node`, with `KUBECONFIG` set to
+/// `kubeconfig` when given.
+fn planned_pods_with(args: &[&str], kubeconfig: Option<&std::ffi::OsStr>) -> Vec<(String, String)> {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(list) = kubeconfig {
+        command.env("KUBECONFIG", list);
+    }
+    let out = command.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        text(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    plan["batch"]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pod| {
+            (
+                format!(
+                    "{}/{}",
+                    pod["namespace"].as_str().unwrap(),
+                    pod["name"].as_str().unwrap()
+                ),
+                pod["node"].as_str().unwrap_or("<pending>").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn planned_pods(args: &[&str]) -> Vec<(String, String)> {
+    planned_pods_with(args, None)
+}
+
+/// `-n` chooses what is planned, never what the scheduler sees: the pods of each namespace
+/// land where `-A` puts them, though each depends on pods of other namespaces.
+#[test]
+fn a_namespace_plans_its_part_of_the_whole_cluster() {
+    let base = [
+        "plan",
+        "-f",
+        "testdata/pods/namespaces.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "-o",
+        "json",
+    ];
+    let all = planned_pods(&[&base[..], &["-A"]].concat());
+    assert_eq!(
+        all,
+        [
+            ("ml/cache-reader", "node-b1"),
+            ("ml/dns-shy", "node-c3"),
+            ("web/frontend-probe", "node-b3"),
+        ]
+        .map(|(pod, node)| (pod.to_string(), node.to_string()))
+    );
+    for namespace in ["ml", "web"] {
+        let part: Vec<_> = all
+            .iter()
+            .filter(|(pod, _)| pod.starts_with(&format!("{namespace}/")))
+            .cloned()
+            .collect();
+        assert_eq!(
+            planned_pods(&[&base[..], &["-n", namespace]].concat()),
+            part,
+            "{namespace}"
+        );
+    }
+}
+
+/// A manifest without a namespace goes to `-n`'s namespace, else to the kubeconfig context's
+/// (`KUBECONFIG` is a path list; missing files are skipped, as kubectl does), else `default`.
+#[test]
+fn manifests_without_a_namespace_take_the_flag_or_context_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: dev, context: {cluster: c, user: u, namespace: web}}]\n",
+    )
+    .unwrap();
+    let with_context = std::env::join_paths([dir.path().join("missing"), config]).unwrap();
+    let without = std::env::join_paths([dir.path().join("missing")]).unwrap();
+    let file = dir.path().join("pod.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: loose}\nspec:\n  containers: [{name: c, image: i}]\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let state = "testdata/clusters/three-zone.yaml";
+    let cases = [
+        (&["-n", "ml"][..], &with_context, "ml/loose"),
+        (&[][..], &with_context, "web/loose"),
+        (&[][..], &without, "default/loose"),
+    ];
+    for (flags, kubeconfig, expected) in cases {
+        let args = [
+            &["plan", "-f", &file, "--state", state, "-o", "json"][..],
+            flags,
+        ]
+        .concat();
+        let pods = planned_pods_with(&args, Some(kubeconfig));
+        assert_eq!(pods.len(), 1, "{flags:?}");
+        assert_eq!(pods[0].0, expected, "{flags:?} {kubeconfig:?}");
+    }
+}
+
+/// kubectl's output habits and the one-line notes: `-o name`, `--no-headers`, comma-separated `-f`, an empty
+/// plan exits 1 with its reason, a state without nodes and `lint` without `--state` warn,
+/// flags that do nothing in a mode say so, counts are in the singular when there is one.
+#[test]
+fn kubectl_output_habits_and_notes() {
+    let state = "testdata/clusters/three-zone.yaml";
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "apiVersion: v1\nkind: List\nitems: []\n").unwrap();
+    let empty = empty.display().to_string();
+    let no_nodes =
+        format!("warning: {empty} has no nodes: every pod is unschedulable against it\n");
+    // (arguments, exit code, stdout, stderr)
+    let cases: Vec<(Vec<&str>, i32, String, String)> = vec![
+        (
+            vec!["plan", "-f", "testdata/flows/three-step.yaml,testdata/pods/namespaces.yaml", "--state", state, "-o", "name"],
+            0,
+            "dataload/load-imagenet\ndataprocess/preprocess-imagenet\ndatamigrate/export-imagenet\npod/cache-reader\npod/dns-shy\npod/frontend-probe\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["explain-placement", "-f", "testdata/pods/affinity.yaml", "--state", state, "-o", "name", "--top", "3"],
+            0,
+            "node/node-b3\n".into(),
+            "warning: --top only shortens the table; -o json, yaml and name list every node\n".into(),
+        ),
+        (
+            vec!["plan", "--state", state, "-n", "nothing"],
+            1,
+            String::new(),
+            "nothing to plan in namespace \"nothing\": no DataFlow operations, gangs or pods (-A plans every namespace)\n".into(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", &empty, "-o", "name"],
+            1,
+            "pod/frontend-probe\n".into(),
+            no_nodes.clone(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state],
+            0,
+            "Batch (1 pod, solver greedy): 1/1 pods placed\n POD                 FROM                NODE     METHOD  NOTE\n web/frontend-probe  Pod/frontend-probe  node-b3  greedy  -\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state, "--no-headers"],
+            0,
+            "Batch (1 pod, solver greedy): 1/1 pods placed\n web/frontend-probe  Pod/frontend-probe  node-b3  greedy  -\n".into(),
+            String::new(),
+        ),
+        (
+            vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state, "--no-headers", "-o", "name"],
+            0,
+            "pod/frontend-probe\n".into(),
+            "warning: --no-headers only applies to -o table and wide\n".into(),
+        ),
+        (
+            vec!["lint", "-f", "testdata/lint/df005-pass.yaml,testdata/lint/df006-pass.yaml"],
+            0,
+            "no problems found in 2 files\n".into(),
+            "warning: no --state given: skipped the checks against a cluster (DF204, DF205, DF206, DF207, DF409); pass --state FILE to run them\n".into(),
+        ),
+        (
+            vec!["lint", "-f", "testdata/lint/df005-pass.yaml", "--state", state, "--disable", "DF4"],
+            0,
+            "no problems found in 1 file\n".into(),
+            String::new(),
+        ),
+    ];
+    for (args, code, stdout, stderr) in cases {
+        let out = run(&args);
+        assert_eq!(
+            (out.status.code(), text(&out.stdout), text(&out.stderr)),
+            (Some(code), stdout, stderr),
+            "{args:?}"
+        );
+    }
 }

@@ -349,6 +349,48 @@ fn state_warnings_and_verbose_reading_go_to_stderr() {
     assert_eq!(json["selected"], "n1");
 }
 
+/// Targets read like kubectl's: short names, plurals and `resource.group` name the same
+/// object as the kind does; a mistyped kind gets a suggestion and exit 2.
+#[test]
+fn targets_take_kubectl_short_names() {
+    let explain = |target: &str, file: Option<&str>, namespace: &str| {
+        let mut args = vec![
+            "explain-placement",
+            target,
+            "-n",
+            namespace,
+            "--state",
+            "testdata/clusters/three-zone.yaml",
+            "-o",
+            "json",
+        ];
+        if let Some(file) = file {
+            args.extend(["-f", file]);
+        }
+        run(&args)
+    };
+    let deployment = Some("testdata/pods/deployment.yaml");
+    let full = stdout(&explain("Deployment/checkout", deployment, "web"));
+    assert!(full.contains("\"selected\""), "{full}");
+    for short in [
+        "deploy/checkout",
+        "deployments/checkout",
+        "deployments.apps/checkout",
+    ] {
+        assert_eq!(stdout(&explain(short, deployment, "web")), full, "{short}");
+    }
+    let pod = stdout(&explain("pod/web-5c9f8b7d6-hx2lq", None, "web"));
+    assert_eq!(stdout(&explain("po/web-5c9f8b7d6-hx2lq", None, "web")), pod);
+    let typo = explain("deplyment/checkout", deployment, "web");
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&typo.stderr)
+            .starts_with("error: unknown kind \"deplyment\" in \"deplyment/checkout\" (did you mean \"Deployment\"?)"),
+        "{}",
+        String::from_utf8_lossy(&typo.stderr)
+    );
+}
+
 #[test]
 fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
     let args = |pod: &'static str, output: &'static str| {

@@ -167,7 +167,14 @@ fn directory_walks_skip_special_files_and_symlink_loops() {
     std::os::unix::fs::symlink(&root, root.join("sub/loop")).unwrap();
     std::os::unix::fs::symlink(root.join("gone.yaml"), root.join("dangling.yaml")).unwrap();
     let root_arg = root.display().to_string();
-    let (code, err) = outcome(&["lint", "-R", "-f", &root_arg]);
+    let (code, err) = outcome(&[
+        "lint",
+        "-R",
+        "-f",
+        &root_arg,
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+    ]);
     assert_eq!(code, 0, "{err}");
     let notes: Vec<String> = err.lines().map(|l| l.replace(&root_arg, "DIR")).collect();
     assert_eq!(

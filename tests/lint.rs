@@ -55,6 +55,40 @@ const FAILING: &[(&str, Expected)] = &[
     ),
     ("df003-fail.yaml", &[(1, 1, "DF003", "")]),
     (
+        "df005-fail.yaml",
+        &[
+            (9, 3, "DF005", "spec.nodeSelecter"),
+            (
+                13,
+                7,
+                "DF005",
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoreDuringExecution",
+            ),
+            (36, 9, "DF005", "spec.template.spec.tolerations[0].operater"),
+            (37, 20, "DF005", "spec.template.spec.hostNetwork"),
+            (
+                58,
+                13,
+                "DF005",
+                "spec.tasks[0].template.spec.containers[0].resources.request",
+            ),
+            (
+                78,
+                11,
+                "DF101",
+                "spec.processor.job.podSpec.containers[0].comand",
+            ),
+        ],
+    ),
+    (
+        "df006-fail.yaml",
+        &[
+            (10, 1, "DF006", "apiVersion"),
+            (18, 1, "DF006", "apiVersion"),
+        ],
+    ),
+    ("df007-fail.yaml", &[(15, 9, "DF007", "metadata.name")]),
+    (
         "df101-fail.yaml",
         &[(21, 7, "DF101", "spec.runAfter.affinityStrategy.require")],
     ),

@@ -514,3 +514,96 @@ fn redacted_snapshots_hide_names_but_keep_references() {
         .collect();
     assert_eq!(bound, [1, 1]);
 }
+
+/// The live state is the whole cluster whatever `-n` says: `plan -n team` places a pod that
+/// needs a pod of namespace `default` exactly as `plan -A` does. Where RBAC forbids listing
+/// pods cluster-wide, the namespace is read instead and one note says what is missing.
+#[test]
+fn a_namespace_plans_against_the_whole_live_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("reader.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: reader, namespace: team}\nspec:\n  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector: {matchLabels: {app: cache}}\n        namespaces: [default]\n        topologyKey: kubernetes.io/hostname\n  containers: [{name: c, image: reader}]\n",
+    )
+    .unwrap();
+    let manifest = manifest.display().to_string();
+    let with_cache = |behaviour: Behaviour| {
+        let server = cluster(behaviour);
+        server.add(
+            &PODS,
+            json!({"metadata": {"name": "cache-0", "namespace": "default", "labels": {"app": "cache"}},
+            "spec": {"nodeName": "node-a", "containers": [{"name": "c", "image": "cache"}]},
+            "status": {"phase": "Running"}}),
+        );
+        server
+    };
+    let placed = |out: &Output| -> Vec<(String, serde_json::Value)> {
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        plan["batch"]["pods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    format!(
+                        "{}/{}",
+                        p["namespace"].as_str().unwrap(),
+                        p["name"].as_str().unwrap()
+                    ),
+                    p["node"].clone(),
+                )
+            })
+            .collect()
+    };
+    let server = with_cache(Behaviour::default());
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let plan = |namespace: &[&str]| {
+        let args = [
+            &["plan", "-f", manifest.as_str(), "-o", "json"][..],
+            namespace,
+        ]
+        .concat();
+        run(&args, Some(&kubeconfig))
+    };
+    let all = plan(&["-A"]);
+    let team = plan(&["-n", "team"]);
+    assert_eq!(team.status.code(), Some(0), "{}", text(&team.stderr));
+    assert_eq!(
+        placed(&all),
+        vec![("team/reader".to_string(), json!("node-a"))]
+    );
+    assert_eq!(placed(&team), placed(&all));
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|line| line == "GET /api/v1/pods?limit=500"),
+        "-n team still lists pods cluster-wide"
+    );
+
+    let server = with_cache(Behaviour {
+        forbidden: vec!["/api/v1/pods".into()],
+        ..Default::default()
+    });
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(
+        &["plan", "-f", manifest.as_str(), "-n", "team", "-o", "json"],
+        Some(&kubeconfig),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(placed(&out), vec![("team/reader".to_string(), json!(null))]);
+    assert!(
+        text(&out.stderr).contains(
+            "note: not allowed to list pods in all namespaces; read namespace \"team\" only: pods of other namespaces (their resource use, affinity and spread) and their objects are missing from this answer\n"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|line| line == "GET /api/v1/namespaces/team/pods?limit=500")
+    );
+}

@@ -74,7 +74,7 @@ fn three_step_flow_is_the_json_contract() {
                     ("topology.kubernetes.io/zone", "us-east-1b"),
                 ]),
                 "warnings": [], "flow": 1, "step": 1, "status": "Planned",
-                "score": 497, "zone": "us-east-1b",
+                "dependOn": null, "score": 497, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:9:9"
             },
             {
@@ -85,7 +85,7 @@ fn three_step_flow_is_the_json_contract() {
                 "affinity": {"nodeAffinity": host_b3},
                 "node": "node-b3", "recordedNodeAffinity": null,
                 "warnings": [], "flow": 1, "step": 2, "status": "Planned",
-                "score": 492, "zone": "us-east-1b",
+                "dependOn": null, "score": 492, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:29:9"
             },
             {
@@ -102,11 +102,12 @@ fn three_step_flow_is_the_json_contract() {
                 ]),
                 "warnings": [], "flow": 1, "step": 3, "status": "Planned",
                 "dependOn": {"kind": "DataLoad", "namespace": "data", "name": "load-imagenet"},
-                "score": 695, "zone": "us-east-1b",
+                "score": 695, "zone": "us-east-1b", "tied": [], "summary": null,
                 "source": "testdata/flows/three-step.yaml:57:9"
             }
         ],
-        "groups": []
+        "groups": [],
+        "batch": null
     });
     assert_eq!(plan, expected);
 }
@@ -441,7 +442,7 @@ fn volcano_job_fills_groups_next_to_a_flow() {
         "6/6 pods placed; nodes: gpu-node-05 x3, gpu-node-06 x3"
     );
     assert_eq!(plan["groups"].as_array().unwrap().len(), 1);
-    assert!(plan.get("batch").is_none());
+    assert!(plan["batch"].is_null());
 }
 
 /// 40 copies (`--replicas`) of an 8-GPU pod, all required in one bigPod of 16 nodes: no group
@@ -890,10 +891,7 @@ fn every_gang_kind_plans_from_its_testdata_example() {
             ),
             "{file}"
         );
-        assert!(
-            plan.get("batch").is_none(),
-            "{file}: members left the batch"
-        );
+        assert!(plan["batch"].is_null(), "{file}: members left the batch");
         if file == "volcano-podgroup.yaml" {
             assert_eq!(
                 (&g["queue"], &g["priorityClassName"]),
@@ -1180,7 +1178,7 @@ spec:
         let g = &plan["groups"][0];
         assert_eq!(g["status"], status);
         assert_eq!(g["summary"], summary);
-        assert!(plan.get("batch").is_none());
+        assert!(plan["batch"].is_null());
     }
 }
 const CACHED_PIPELINE: &str = "testdata/flows/cached-pipeline.yaml";

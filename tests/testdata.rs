@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::lint;
 use kubectl_dataflow::manifest;
 use kubectl_dataflow::model::OpKind;
 
@@ -70,6 +71,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/self-affinity.yaml", &[("Pod", 1)]),
     ("pods/topology-spread.yaml", &[("Pod", 1)]),
     ("pods/tolerations.yaml", &[("Pod", 3)]),
+    ("pods/namespaces.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
@@ -125,7 +127,7 @@ const BAD: &[(&str, &[&str], usize)] = &[
     (
         "bad/wrong-type-second-doc.yaml",
         &[
-            "bad/wrong-type-second-doc.yaml:21:19: spec.runAfter.affinityStrategy.prefers[0].weight: invalid type: string \"high\", expected i32",
+            "bad/wrong-type-second-doc.yaml:21:19: spec.runAfter.affinityStrategy.prefers[0].weight: expected an integer, got the string \"high\"",
         ],
         1,
     ),
@@ -134,15 +136,53 @@ const BAD: &[(&str, &[&str], usize)] = &[
         &["bad/binary.yaml:3:1: binary content (NUL byte); expected YAML or JSON text"],
         0,
     ),
+    // Loads: the misspelled field is the strict check's (tests/cli.rs), not the decoder's.
+    ("bad/misspelled-node-selector.yaml", &[], 1),
     // An empty file is not a load error; commands say "no objects" themselves.
     ("bad/empty.yaml", &[], 0),
 ];
+
+/// Real-world shapes written after upstream examples (Kubernetes docs, Volcano, Kueue,
+/// scheduler-plugins, Fluid, Godel): each loads, passes the strict schema check, and only
+/// the kinds this tool does not model are reported as unchecked.
+const CORPUS: &[(&str, &[&str])] = &[
+    ("corpus/coscheduling-podgroup.yaml", &[]),
+    ("corpus/fluid-dataload.yaml", &[]),
+    ("corpus/godel-podgroup.yaml", &[]),
+    ("corpus/k8s-docs-node-affinity.yaml", &[]),
+    ("corpus/k8s-docs-topology-spread.yaml", &[]),
+    (
+        "corpus/kueue-job.yaml",
+        &[
+            "1 object of kueue.x-k8s.io/v1beta1 ResourceFlavor not checked (no schema for this kind)",
+        ],
+    ),
+    ("corpus/volcano-job.yaml", &[]),
+];
+
+#[test]
+fn upstream_example_corpus_parses_and_passes_the_strict_check() {
+    for (file, unchecked) in CORPUS {
+        let set = manifest::load(&[path(file)], false).unwrap();
+        assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
+        assert!(!set.manifests.is_empty(), "{file}");
+        let strict = lint::strict::check_set(&set);
+        assert_eq!(strict.problems, vec![], "{file}");
+        assert_eq!(strict.unchecked_lines(), *unchecked, "{file}");
+    }
+}
 
 #[test]
 fn manifests_load_without_problems() {
     for (file, expected) in MANIFESTS {
         let set = manifest::load(&[path(file)], false).unwrap();
         assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
+        let strict = lint::strict::check_set(&set);
+        assert_eq!(
+            strict,
+            Default::default(),
+            "{file}: schema problems or unchecked kinds"
+        );
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         for m in &set.manifests {
             *kinds.entry(m.object.kind()).or_default() += 1;
@@ -198,6 +238,7 @@ fn every_testdata_file_is_covered() {
         .iter()
         .map(|(f, _)| *f)
         .chain(BAD.iter().map(|(f, _, _)| *f))
+        .chain(CORPUS.iter().map(|(f, _)| *f))
         .chain(["README.md", "clusters/openb.json"])
         .collect();
     listed.sort();

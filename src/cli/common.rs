@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum, ValueHint};
 
 use crate::cluster::secrets::redact;
 use crate::cluster::{ClusterState, live, recorded};
+use crate::lint::strict;
 use crate::manifest::{self, LoadError, ManifestSet};
 use crate::report;
 
@@ -51,12 +52,28 @@ pub struct GlobalArgs {
 /// Inputs given with `-f`.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable
-    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath)]
+    /// Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma
+    /// separated (a.yaml,b.yaml)
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
+        value_delimiter = ','
+    )]
     pub filenames: Vec<String>,
     /// Process the directories given with -f recursively
     #[arg(short = 'R', long)]
     pub recursive: bool,
+}
+
+/// `--lenient`, for the commands that plan from manifests.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Plan input with unknown fields or values of the wrong shape anyway (as warnings); by
+    /// default it is refused, since the misspelled constraint would be silently dropped
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 /// `-o` for commands that print a plan or an explanation.
@@ -70,6 +87,27 @@ pub enum ReportFormat {
     Json,
     /// The same contract as YAML
     Yaml,
+    /// KIND/NAME of each planned object (plan) or the selected node (explain-placement)
+    Name,
+}
+
+/// `--no-headers`, for the commands that print tables.
+#[derive(Debug, Clone, Args)]
+pub struct TableArgs {
+    /// Leave out the column headers of tables (as kubectl's --no-headers)
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+impl TableArgs {
+    /// Whether tables get their header rows; `--no-headers` outside a table says it does nothing.
+    pub fn headers(&self, format: ReportFormat) -> bool {
+        let tables = matches!(format, ReportFormat::Table | ReportFormat::Wide);
+        if self.no_headers && !tables {
+            report::stderr_line("warning: --no-headers only applies to -o table and wide");
+        }
+        !self.no_headers
+    }
 }
 
 /// `--dry-run` of the commands that change objects, as kubectl's.
@@ -101,6 +139,8 @@ pub enum CommandError {
     NotImplemented(&'static str),
     #[error(transparent)]
     Plan(#[from] crate::plan::PlanError),
+    #[error(transparent)]
+    Schema(#[from] crate::lint::strict::SchemaErrors),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -139,22 +179,68 @@ impl InputArgs {
         Ok(set)
     }
 
-    /// [`Self::load`], where any problem fails the command (lint loads on its own terms).
-    pub fn load_strict(&self) -> Result<ManifestSet, CommandError> {
-        self.load()?.into_result().map_err(CommandError::Load)
+    /// [`Self::load`], where any problem fails the command (lint loads on its own terms),
+    /// and so does a schema problem unless `--lenient` (then it is a warning). Objects that
+    /// name no namespace go to `namespace` (see [`GlobalArgs::namespace`]).
+    pub fn load_strict(
+        &self,
+        schema: &SchemaArgs,
+        namespace: &str,
+    ) -> Result<ManifestSet, CommandError> {
+        let mut set = self.load()?.into_result().map_err(CommandError::Load)?;
+        set.default_namespace(namespace);
+        for warning in strict::check_set(&set).enforce(schema.lenient)? {
+            report::stderr_line(&format!("warning: {warning}"));
+        }
+        Ok(set)
     }
 }
 
 impl GlobalArgs {
-    /// The cluster state: recorded files when given, else the live cluster. What the input
-    /// held that placement ignores is said on stderr; `-v 1` also says what was read and how
-    /// long it took.
+    /// The namespace of objects that name none: `-n`, else the kubeconfig context's, else
+    /// `default` (kubectl's order).
+    pub fn namespace(&self) -> String {
+        self.namespace
+            .clone()
+            .or_else(|| {
+                let options = self.connect_options().ok()?;
+                live::context_namespace(&options)
+            })
+            .unwrap_or_else(|| "default".to_string())
+    }
+
+    /// The namespace whose objects are planned, explained or patched: `-n` unless `-A`;
+    /// `None` is every namespace.
+    pub fn planned_namespace(&self) -> Option<String> {
+        self.namespace.clone().filter(|_| !self.all_namespaces)
+    }
+
+    /// The cluster state placement sees: recorded files when given, else the whole live
+    /// cluster (`-n` only names the namespace to fall back to where RBAC forbids listing
+    /// cluster-wide). What the input held that placement ignores is said on stderr; `-v 1`
+    /// also says what was read and how long it took.
     pub fn cluster_state(&self) -> Result<ClusterState, CommandError> {
+        self.state_in(live::Scope::Placement(self.planned_namespace()))
+    }
+
+    /// The state `snapshot` records: as `kubectl get`, `-n` narrows the namespaced lists.
+    pub fn snapshot_state(&self) -> Result<ClusterState, CommandError> {
+        let scope = match &self.namespace {
+            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
+            _ => live::Scope::All,
+        };
+        self.state_in(scope)
+    }
+
+    fn state_in(&self, scope: live::Scope) -> Result<ClusterState, CommandError> {
         match self.recorded_state()? {
             Some(state) => Ok(state),
             None => {
                 let start = std::time::Instant::now();
-                let state = self.live_state()?;
+                let options = self.connect_options()?;
+                let mut progress = live::StderrProgress::default();
+                let state = live::load(&options, &scope, &mut progress)
+                    .map_err(|e| CommandError::Other(anyhow::Error::from(e)))?;
                 self.report_state(&state, "the live cluster", start.elapsed());
                 Ok(state)
             }
@@ -178,6 +264,11 @@ impl GlobalArgs {
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {
         for warning in &state.warnings {
             report::stderr_line(&format!("warning: {warning}"));
+        }
+        if state.nodes.is_empty() {
+            report::stderr_line(&format!(
+                "warning: {source} has no nodes: every pod is unschedulable against it"
+            ));
         }
         if self.verbosity >= 1 {
             report::stderr_line(&format!(
@@ -205,18 +296,6 @@ impl GlobalArgs {
             context: self.context.clone(),
             request_timeout,
         })
-    }
-
-    /// Pods of every namespace count on their nodes, so only an explicit `-n` narrows the read.
-    fn live_state(&self) -> Result<ClusterState, CommandError> {
-        let options = self.connect_options()?;
-        let scope = match &self.namespace {
-            Some(namespace) if !self.all_namespaces => live::Scope::Namespace(namespace.clone()),
-            _ => live::Scope::All,
-        };
-        let mut progress = live::StderrProgress::default();
-        live::load(&options, &scope, &mut progress)
-            .map_err(|e| CommandError::Other(anyhow::Error::from(e)))
     }
 
     pub fn color(&self) -> bool {

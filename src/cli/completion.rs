@@ -22,20 +22,22 @@ the kubeconfig and KIND/NAME from the -f files.";
 
 const EXAMPLES: &str = "\
 Examples:
-  # Complete `kubectl dataflow ...` through kubectl itself (kubectl 1.26 or later)
+  # Complete `kubectl dataflow ...` through kubectl itself (kubectl 1.26+)
   install -m 755 completions/kubectl_complete-dataflow ~/.local/bin/
 
   # Load completion of kubectl-dataflow into the current bash session
   source <(kubectl dataflow completion bash)
 
   # Install it for every bash session
-  kubectl dataflow completion bash > ~/.local/share/bash-completion/completions/kubectl-dataflow
+  kubectl dataflow completion bash \\
+      > ~/.local/share/bash-completion/completions/kubectl-dataflow
 
   # zsh: a file named _kubectl-dataflow in a directory of $fpath
   kubectl dataflow completion zsh > \"${fpath[1]}/_kubectl-dataflow\"
 
   # fish
-  kubectl dataflow completion fish > ~/.config/fish/completions/kubectl-dataflow.fish
+  kubectl dataflow completion fish \\
+      > ~/.config/fish/completions/kubectl-dataflow.fish
 
   # PowerShell: load it from your profile
   kubectl dataflow completion powershell >> $PROFILE";

@@ -3,8 +3,7 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::ReportFormat;
-use super::common::print_stdout;
+use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -15,28 +14,31 @@ use crate::systems::fluid::webhook::{self, AssumeCached};
 const EXAMPLES: &str = "\
 Examples:
   # Why would this pod land where it lands?
-  kubectl dataflow explain-placement -f testdata/pods/affinity.yaml --state testdata/clusters/three-zone.yaml
+  kubectl dataflow explain-placement -f testdata/pods/affinity.yaml \\
+      --state testdata/clusters/three-zone.yaml
 
-  # One object among several in the inputs
-  kubectl dataflow explain-placement -f manifests/ Deployment/web --state cluster.json
+  # One object among several in the inputs (short names work too: deploy/web)
+  kubectl dataflow explain-placement -f manifests/ Deployment/web \\
+      --state cluster.json
 
   # A pod already in the recorded state, as if it were pending again
   kubectl dataflow explain-placement pod/web-0 -n shop --state cluster.json
 
-  # One operation of a flow, with the earlier steps placed and where each inherited term came from
-  kubectl dataflow explain-placement -f testdata/flows/three-step.yaml DataProcess/preprocess-imagenet \
-      --state testdata/clusters/three-zone.yaml
+  # One operation of a flow: earlier steps placed, each inherited term's origin
+  kubectl dataflow explain-placement -f testdata/flows/three-step.yaml \\
+      DataProcess/preprocess-imagenet --state testdata/clusters/three-zone.yaml
 
   # One pod of a gang, inside its group's plan
-  kubectl dataflow explain-placement -f testdata/gangs/godel-podgroup.yaml pod/bert-large-3 \
-      --state testdata/clusters/gang.yaml
+  kubectl dataflow explain-placement -f testdata/gangs/godel-podgroup.yaml \\
+      pod/bert-large-3 --state testdata/clusters/gang.yaml
 
-  # One pod of a batch: the min-cost-flow placement next to the greedy decision
-  kubectl dataflow explain-placement -f testdata/pods/batch.yaml pod/gpu-eval --solver flow \
-      --state testdata/clusters/three-zone.yaml
+  # One pod of a batch: the min-cost-flow placement next to the greedy one
+  kubectl dataflow explain-placement -f testdata/pods/batch.yaml \\
+      pod/gpu-eval --solver flow --state testdata/clusters/three-zone.yaml
 
   # Everything about one node: each filter's verdict and each score's inputs
-  kubectl dataflow explain-placement -f pod.yaml --state cluster.json --node worker-3";
+  kubectl dataflow explain-placement -f pod.yaml --state cluster.json \\
+      --node worker-3";
 
 /// Explain why a pod or operation lands on a node, and why not on the others
 #[derive(Debug, Args)]
@@ -48,18 +50,22 @@ pub struct ExplainArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
-    /// How many feasible nodes the table shows
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub top: usize,
+    /// How many feasible nodes the table shows [default: 10]
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
     /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<String>,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// With flow, a pod of the -f batch is shown with its min-cost-flow placement next to
     /// the greedy decision
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
@@ -74,7 +80,13 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
-    let manifests = args.input.load_strict()?;
+    let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
+    if args.top.is_some() && !tables {
+        report::stderr_line(
+            "warning: --top only shortens the table; -o json, yaml and name list every node",
+        );
+    }
+    let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),
@@ -94,23 +106,26 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let explanation = match in_plan {
         Some(explanation) => explanation,
         None => {
-            let namespace = global.namespace.as_deref().unwrap_or("default");
+            let namespace = global.namespace();
             let target = explain::resolve_target(
                 explain::candidates(&manifests, &state),
                 &state,
                 args.target.as_deref(),
-                namespace,
+                &namespace,
             )
             .map_err(|e| anyhow!(e))?;
             explain::explain(&state, profile, &target, args.node.as_deref())
                 .map_err(|e| anyhow!(e))?
         }
     };
+    let top = args.top.unwrap_or(10);
+    let headers = args.table.headers(args.output);
     let text = match args.output {
         ReportFormat::Json => report::to_json(&explanation),
         ReportFormat::Yaml => report::to_yaml(&explanation),
-        ReportFormat::Table => report::explain::render(&explanation, args.top, false),
-        ReportFormat::Wide => report::explain::render(&explanation, args.top, true),
+        ReportFormat::Table => report::explain::render(&explanation, top, false, headers),
+        ReportFormat::Wide => report::explain::render(&explanation, top, true, headers),
+        ReportFormat::Name => report::explain::selected_name(&explanation),
     };
     print_stdout(&text)?;
     Ok(if explanation.placed() {

@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::common::DryRun;
-use super::common::print_stdout;
+use super::common::{SchemaArgs, print_stdout};
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::desired;
@@ -16,7 +16,7 @@ use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, affinity_path, set_path, unified_diff};
 use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::{FluidOp, NodeAffinity, Object};
 use crate::plan::{self, OpStatus};
@@ -28,10 +28,11 @@ const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 const EXAMPLES: &str = "\
 Examples:
-  # Create an operation with the affinity it inherits, after a diff and a confirmation
-  kubectl dataflow launch -f testdata/flows/three-step.yaml DataProcess/preprocess-imagenet
+  # Create an operation with the affinity it inherits, after a confirmation
+  kubectl dataflow launch -f testdata/flows/three-step.yaml \\
+      DataProcess/preprocess-imagenet
 
-  # Follow it until it is Complete or Failed, then tell where it ran and whether the plan was right
+  # Follow it until Complete or Failed: where it ran, and was the plan right?
   kubectl dataflow launch -f op.yaml --wait
 
   # Only show what would be created
@@ -46,6 +47,8 @@ pub struct LaunchArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Create without asking for confirmation (required without a terminal)
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -63,7 +66,7 @@ pub struct LaunchArgs {
 pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandError> {
     let timeout = parse_timeout(&args.timeout)
         .map_err(|e| anyhow!(e.replace("--request-timeout", "--timeout")))?;
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let ops: Vec<(&Manifest, &FluidOp)> = set
         .manifests
         .iter()
@@ -87,13 +90,9 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
             .into());
         }
         (Some(target), _) => {
-            let (kind, name) = target.split_once('/').ok_or_else(|| {
-                anyhow!("name the operation as KIND/NAME, e.g. DataLoad/{target}")
-            })?;
+            let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
             ops.iter()
-                .find(|(_, op)| {
-                    op.kind.as_str().eq_ignore_ascii_case(kind) && op.metadata.name == name
-                })
+                .find(|(_, op)| wanted.is_kind(op.kind.as_str()) && op.metadata.name == wanted.name)
                 .copied()
                 .ok_or_else(|| anyhow!("{target} is not an operation of the -f inputs"))?
         }

@@ -23,8 +23,9 @@ Examples:
   # What does a rule check?
   kubectl dataflow lint --explain DF101
 
-Suppress a finding with `# kubectl-dataflow: ignore DF101` on its line or on the object's
-first line. Exit status: 0 clean, 1 errors (or warnings with --strict), 2 the tool could not run.";
+Suppress a finding with `# kubectl-dataflow: ignore DF101` on its line or on
+the object's first line. Exit status: 0 clean, 1 errors (or warnings with
+--strict), 2 the tool could not run.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LintFormat {
@@ -78,9 +79,21 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         disable: args.disable.clone(),
         enable: args.enable.clone(),
     };
-    options.enabled_codes().map_err(anyhow::Error::new)?;
+    let enabled = options.enabled_codes().map_err(anyhow::Error::new)?;
     let set = args.input.load()?;
     let state = global.recorded_state()?;
+    if state.is_none() {
+        let skipped: Vec<&str> = rules::needing_state()
+            .filter(|rule| enabled.contains(rule.code))
+            .map(|rule| rule.code)
+            .collect();
+        if !skipped.is_empty() {
+            report::stderr_line(&format!(
+                "warning: no --state given: skipped the checks against a cluster ({}); pass --state FILE to run them",
+                skipped.join(", ")
+            ));
+        }
+    }
     let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {

@@ -32,8 +32,9 @@ affinity and Volcano task-topology.";
 
 const EXAMPLES: &str = "\
 Examples:
-  # Where does each step of this DataFlow run, and what affinity does it inherit?
-  kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml
+  # Where does each step of this DataFlow run, and what does it inherit?
+  kubectl dataflow plan -f testdata/flows/three-step.yaml \\
+      --state testdata/clusters/three-zone.yaml
 
   # Check manifests in CI, with file:line:column
   kubectl dataflow lint -f manifests/ -R -o github

@@ -4,14 +4,14 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::DryRun;
-use super::common::print_stdout;
+use super::common::{SchemaArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::change::{self, LiveChange};
 use crate::apply::desired::{self, DesiredError};
 use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::model::{Affinity, Object};
 use crate::plan::{self, OperationPlan};
 use crate::report::stderr_line;
@@ -20,7 +20,8 @@ use crate::sched::Profile;
 const EXAMPLES: &str = "\
 Examples:
   # Show the affinity each operation of a flow inherits, as a diff of the file
-  kubectl dataflow patch -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml --dry-run=client
+  kubectl dataflow patch -f testdata/flows/three-step.yaml \\
+      --state testdata/clusters/three-zone.yaml --dry-run=client
 
   # Write it into the file (only the changed documents are rewritten)
   kubectl dataflow patch -f flow.yaml --state cluster.json --write
@@ -41,6 +42,8 @@ pub struct PatchArgs {
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Rewrite the -f files in place (without it, -f only shows the diff)
     #[arg(long)]
     pub write: bool,
@@ -74,31 +77,25 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
     files_mode(global, args)
 }
 
-/// `KIND/NAME` split; a bare name is a pod, as kubectl reads it.
-fn split_target(target: &str) -> (&str, &str) {
-    target.split_once('/').unwrap_or(("pod", target))
-}
-
-fn same_kind(kind: &str, wanted: &str) -> bool {
-    let wanted = wanted.to_ascii_lowercase();
-    let kind = kind.to_ascii_lowercase();
-    wanted == kind || wanted == format!("{kind}s") || (kind == "pod" && wanted == "po")
-}
-
 /// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
 /// pinned to the node the engine selects.
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
     let plan = plan::plan(&set.manifests, &state, Profile::default())?;
-    let wanted = args.target.as_deref().map(split_target);
+    let wanted = args
+        .target
+        .as_deref()
+        .map(manifest::ObjectRef::parse)
+        .transpose()
+        .map_err(anyhow::Error::new)?;
     let mut targets: Vec<(&Manifest, Affinity)> = Vec::new();
     let mut found = false;
     for manifest in &set.manifests {
         let meta = manifest.object.metadata();
-        let named = wanted.is_some_and(|(kind, name)| {
-            same_kind(manifest.object.kind(), kind) && meta.name == name
-        });
+        let named = wanted
+            .as_ref()
+            .is_some_and(|w| w.is_kind(manifest.object.kind()) && meta.name == w.name);
         if wanted.is_some() && !named {
             continue;
         }
@@ -198,7 +195,8 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
         )
         .into());
     };
-    let (kind, name) = split_target(target);
+    let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
+    let (kind, name) = (wanted.kind, wanted.name.as_str());
     let options = global.connect_options()?;
     let api = Api::connect(&options).map_err(anyhow::Error::from)?;
     let namespace = global

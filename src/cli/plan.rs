@@ -2,8 +2,7 @@
 
 use clap::Args;
 
-use super::common::ReportFormat;
-use super::common::print_stdout;
+use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -15,23 +14,27 @@ use crate::systems::gang::model::{parse_route, scheduler_config_routes};
 const EXAMPLES: &str = "\
 Examples:
   # Preview a DataFlow against a recorded cluster
-  kubectl dataflow plan -f testdata/flows/three-step.yaml --state testdata/clusters/three-zone.yaml
+  kubectl dataflow plan -f testdata/flows/three-step.yaml \\
+      --state testdata/clusters/three-zone.yaml
 
   # The same as JSON for scripts
   kubectl dataflow plan -f flow.yaml --state cluster.json -o json
 
-  # A Godel PodGroup and its pods, or a Volcano Job: where the gang lands, per topology level
-  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml
+  # A Godel PodGroup or a Volcano Job: where the gang lands, per topology level
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml \\
+      --state testdata/clusters/gang.yaml
 
-  # What the job-level affinity buys: the same gang placed by the plain default scheduler
-  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml --state testdata/clusters/gang.yaml --compare
+  # What job-level affinity buys: the same gang by the plain default scheduler
+  kubectl dataflow plan -f testdata/gangs/godel-podgroup.yaml \\
+      --state testdata/clusters/gang.yaml --compare
 
   # A batch of pods placed by min-cost flow, against the greedy scheduler
-  kubectl dataflow plan -f testdata/pods/batch.yaml --state testdata/clusters/three-zone.yaml \
-      --solver flow --compare
+  kubectl dataflow plan -f testdata/pods/batch.yaml \\
+      --state testdata/clusters/three-zone.yaml --solver flow --compare
 
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
-  kubectl dataflow plan -f flow.yaml --state cluster.json --what-if drain=worker-1 \\
+  kubectl dataflow plan -f flow.yaml --state cluster.json \\
+      --what-if drain=worker-1 \\
       --what-if label=worker-2:topology.kubernetes.io/zone=zone-c";
 
 /// Preview where every operation of a DataFlow and every pod of a gang lands
@@ -40,9 +43,13 @@ Examples:
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: ReportFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict
     /// its pods) or label=NODE:key=value; repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
@@ -80,7 +87,7 @@ pub struct PlanArgs {
 const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
-    let set = args.input.load_strict()?;
+    let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
         None => Profile::default(),
@@ -100,15 +107,22 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         compare: args.compare,
         solver: args.solver,
         routes,
+        namespace: global.planned_namespace(),
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
+    let headers = args.table.headers(args.output);
     let text = match args.output {
-        ReportFormat::Table => report::plan::table(&plan, false),
-        ReportFormat::Wide => report::plan::table(&plan, true),
+        ReportFormat::Table => report::plan::table(&plan, false, headers),
+        ReportFormat::Wide => report::plan::table(&plan, true, headers),
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
+        ReportFormat::Name => report::plan::names(&plan),
     };
     print_stdout(&text)?;
+    if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {
+        report::stderr_line(&reason);
+        return Ok(Outcome::Findings);
+    }
     Ok(if plan.has_findings() {
         Outcome::Findings
     } else {

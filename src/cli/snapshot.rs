@@ -15,7 +15,7 @@ Examples:
   kubectl dataflow snapshot -o json --output-file cluster.json
   kubectl dataflow plan -f flow.yaml --state cluster.json
 
-  # A snapshot safe to attach to a bug report (a fixed key makes two of them comparable)
+  # A snapshot for a bug report (a fixed key makes two of them comparable)
   kubectl dataflow snapshot --redact > cluster.yaml
   kubectl dataflow snapshot --redact-key $KEY > cluster.yaml
 
@@ -49,7 +49,7 @@ pub enum SnapshotFormat {
 }
 
 pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandError> {
-    let state = global.cluster_state()?;
+    let state = global.snapshot_state()?;
     let format = match args.output {
         SnapshotFormat::Yaml => Format::Yaml,
         SnapshotFormat::Json => Format::Json,

@@ -51,6 +51,12 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
             "kubectl-dataflow {} (commit {}), Kubernetes {} scheduler semantics\n",
             info.version, info.git_commit, info.kubernetes_semantics
         ),
+        ReportFormat::Name => {
+            return Err(anyhow::anyhow!(
+                "-o name does not apply to version: use table, json or yaml"
+            )
+            .into());
+        }
     };
     print_stdout(&text)?;
     Ok(Outcome::Clean)

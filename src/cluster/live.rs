@@ -42,6 +42,11 @@ pub struct ConnectOptions {
 pub enum Scope {
     All,
     Namespace(String),
+    /// What placement needs: every namespace, since pods of all namespaces take node resources
+    /// and count for affinity and spread. Kinds that RBAC does not let the user list
+    /// cluster-wide are read from this namespace instead (the context's when `None`), and one
+    /// note says what the answer may be missing.
+    Placement(Option<String>),
 }
 
 /// One kind the tool reads, and where the API serves it.
@@ -245,23 +250,18 @@ impl Session {
     pub async fn connect(options: &ConnectOptions) -> Result<Session, LiveError> {
         let redactor = Redactor::for_kubeconfig(options.kubeconfig.as_deref());
         // The parser's first line says what and where; the snippet under it quotes the file.
-        let kubeconfig_error = |e: &dyn std::error::Error| {
-            let chain = error_chain(e);
-            let first_line = chain.lines().next().unwrap_or_default();
-            LiveError::Kubeconfig(redactor.redact(first_line))
-        };
-        let kubeconfig = match &options.kubeconfig {
-            Some(path) => Kubeconfig::read_from(path),
-            None => Kubeconfig::read(),
-        }
-        .map_err(|e| kubeconfig_error(&e))?;
+        let first_line = |chain: &str| redactor.redact(chain.lines().next().unwrap_or_default());
+        let kubeconfig = read_kubeconfig(options).map_err(|e| match e {
+            LiveError::Kubeconfig(chain) => LiveError::Kubeconfig(first_line(&chain)),
+            other => other,
+        })?;
         let kube_options = KubeConfigOptions {
             context: options.context.clone(),
             ..Default::default()
         };
         let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options)
             .await
-            .map_err(|e| kubeconfig_error(&e))?;
+            .map_err(|e| LiveError::Kubeconfig(first_line(&error_chain(&e))))?;
         // kube retries 429/503/504 for up to 15 attempts with growing delays, which outlasts
         // --request-timeout and turns "rate limited" into "did not answer": report the cause.
         config.default_retry = false;
@@ -547,6 +547,15 @@ pub async fn read_objects(
 ) -> Result<Vec<Object>, LiveError> {
     let mut objects = Vec::new();
     let mut installed: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    let mut narrowed: Vec<String> = Vec::new();
+    let fallback = match scope {
+        Scope::Placement(namespace) => Some(
+            namespace
+                .clone()
+                .unwrap_or_else(|| session.default_namespace.clone()),
+        ),
+        Scope::All | Scope::Namespace(_) => None,
+    };
     for resource in RESOURCES {
         if !resource.group.is_empty() {
             let group_path = resource.group_path();
@@ -568,7 +577,16 @@ pub async fn read_objects(
                 continue;
             }
         }
-        match list(session, resource, scope, &mut objects, progress).await {
+        let mut result = list(session, resource, scope, &mut objects, progress).await;
+        if let (Err(RequestError::Failed(LiveError::Forbidden { .. })), Some(namespace)) =
+            (&result, &fallback)
+            && resource.namespaced
+        {
+            narrowed.push(resource.display());
+            let narrow = Scope::Namespace(namespace.clone());
+            result = list(session, resource, &narrow, &mut objects, progress).await;
+        }
+        match result {
             Ok(()) => {}
             Err(RequestError::NotFound) if !resource.group.is_empty() => progress.note(&format!(
                 "{} ({}) is not served by the cluster; skipping {} objects",
@@ -583,6 +601,14 @@ pub async fn read_objects(
         }
     }
     progress.done();
+    if let (false, Some(namespace)) = (narrowed.is_empty(), &fallback) {
+        progress.note(&format!(
+            "not allowed to list {} in all namespaces; read namespace {namespace:?} only: \
+             pods of other namespaces (their resource use, affinity and spread) and their \
+             objects are missing from this answer",
+            narrowed.join(", ")
+        ));
+    }
     Ok(objects)
 }
 
@@ -730,6 +756,57 @@ fn percent_encode(text: &str) -> String {
         }
     }
     out
+}
+
+/// The kubeconfig as kubectl reads it: `--kubeconfig`; else every file of the `KUBECONFIG`
+/// path list that exists, merged (the first file to set a value wins; missing files are
+/// skipped, as kubectl does); else `~/.kube/config`.
+fn read_kubeconfig(options: &ConnectOptions) -> Result<Kubeconfig, LiveError> {
+    let error = |e: kube::config::KubeconfigError| LiveError::Kubeconfig(error_chain(&e));
+    if let Some(path) = &options.kubeconfig {
+        return Kubeconfig::read_from(path).map_err(error);
+    }
+    let listed: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+        .map(|value| {
+            std::env::split_paths(&value)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if listed.is_empty() {
+        return Kubeconfig::read().map_err(error);
+    }
+    let existing: Vec<&PathBuf> = listed.iter().filter(|p| p.exists()).collect();
+    if existing.is_empty() {
+        let names: Vec<String> = listed.iter().map(|p| p.display().to_string()).collect();
+        return Err(LiveError::Kubeconfig(format!(
+            "none of the KUBECONFIG files exist: {}",
+            names.join(", ")
+        )));
+    }
+    existing
+        .into_iter()
+        .try_fold(Kubeconfig::default(), |merged, path| {
+            Kubeconfig::read_from(path).and_then(|next| merged.merge(next))
+        })
+        .map_err(error)
+}
+
+/// The namespace of the kubeconfig context (`--context` or the current one), read without
+/// contacting the cluster; `None` when the context sets none or there is no kubeconfig.
+pub fn context_namespace(options: &ConnectOptions) -> Option<String> {
+    let kubeconfig = read_kubeconfig(options).ok()?;
+    let name = options
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())?;
+    kubeconfig
+        .contexts
+        .into_iter()
+        .find(|c| c.name == name)?
+        .context?
+        .namespace
+        .filter(|ns| !ns.is_empty())
 }
 
 /// Read the live cluster into a `ClusterState`, blocking: the CLI is synchronous and this is

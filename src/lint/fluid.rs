@@ -4,7 +4,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
-use super::schema::{OP_SPEC, unknown_fields};
+use super::schema::{Issue, OP_SPEC, check_shape};
 use super::{Context, Finding, literal_key, node_at};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, Node, Value};
@@ -120,13 +120,15 @@ fn check_fields(ctx: &mut Context<'_>, m: &Manifest) {
     let Some(spec) = m.root.get("spec") else {
         return;
     };
-    let mut unknown = Vec::new();
-    unknown_fields(spec, &OP_SPEC, "spec", &mut unknown);
+    let mut issues = Vec::new();
+    check_shape(spec, &OP_SPEC, "spec", &mut issues);
+    // Values of the wrong shape are DF005's (the strict check of every object).
+    let unknown = issues.into_iter().filter_map(|issue| match issue {
+        Issue::Unknown(field) => Some(field),
+        Issue::Invalid(_) => None,
+    });
     for field in unknown {
-        let message = match field.suggestion {
-            Some(s) => format!("unknown field {:?}; did you mean {s:?}?", field.key),
-            None => format!("unknown field {:?}", field.key),
-        };
+        let message = super::strict::unknown_message(&field);
         let mut finding = Finding::at_key(m, "DF101", &field.path, message);
         let rewrite = match (field.suggestion, &field.value.value) {
             (Some(to @ ("requires" | "prefers")), Value::Seq(items)) => {

@@ -10,6 +10,7 @@ mod godel;
 mod podspec;
 pub mod rules;
 mod schema;
+pub mod strict;
 mod volcano;
 
 use std::collections::{BTreeSet, HashMap};
@@ -212,6 +213,7 @@ pub fn lint(
         out: Vec::new(),
     };
     load_diagnostics(set, &mut ctx);
+    strict::lint(&mut ctx, &set.manifests);
     let fluid_index = fluid::Index::new(&set.manifests, state);
     let godel_index = godel::Index::new(&set.manifests, state);
     let gang_index = gang::Index::new(set, state);

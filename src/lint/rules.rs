@@ -115,6 +115,30 @@ pub const RULES: &[Rule] = &[
         "Check the file's permissions, or split huge generated inputs.",
     ),
     rule(
+        "DF005",
+        "schema",
+        Error,
+        "unknown field or wrong value shape in a Kubernetes object",
+        "Every object is checked against its schema, as `kubectl apply --validate=strict` does: core, apps, batch, scheduling and policy kinds against the Kubernetes v1.34 API, and the custom resources this tool models (Fluid operations, Godel, Volcano, coscheduling and kube-batch PodGroups, Volcano Jobs) against theirs, including the pod templates inside them. A misspelled field (`nodeSelecter`, `requiredDuringSchedulingIgnoreDuringExecution`) is dropped by the API server or by this tool's decoder, so the pod would be planned and run without the constraint you meant. `plan` and `explain-placement` refuse such input unless given `--lenient`.",
+        "Use the suggested field name, or move the field to where the schema has it; `kubectl explain KIND.FIELD` shows the schema.",
+    ),
+    rule(
+        "DF006",
+        "unchecked-kind",
+        Warning,
+        "objects of a kind this tool does not check",
+        "The object's apiVersion/kind has no schema here, so nothing in it is checked and nothing in it is planned. When the same kind exists under a near apiVersion (an older API group such as Godel's before it moved to scheduling.godel.kubewharf.io), the message says which one was probably meant.",
+        "Nothing to do for kinds unrelated to placement; for a near-miss apiVersion, use the suggested one.",
+    ),
+    rule(
+        "DF007",
+        "duplicate-object",
+        Error,
+        "the same object defined twice in the inputs",
+        "Two documents define the same apiVersion group, kind, namespace and name. kubectl apply would apply both, the later one winning, so the result depends on the order of the files; this tool would plan only one of them.",
+        "Remove one of the two definitions, or give them different names.",
+    ),
+    rule(
         "DF101",
         "fluid-unknown-field",
         Error,
@@ -455,6 +479,11 @@ pub const RULES: &[Rule] = &[
 /// The rule with `code`.
 pub fn find(code: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+/// The rules that need a cluster state (`--state`) to run.
+pub fn needing_state() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().filter(|rule| rule.needs_state)
 }
 
 #[cfg(test)]

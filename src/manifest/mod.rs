@@ -91,6 +91,90 @@ impl Manifest {
     }
 }
 
+/// `KIND/NAME` as kubectl users type it: the kind in any case, singular, plural, short name
+/// (`po`, `deploy`, `ds`, `pg`, `vcjob`...) or `plural.group`; a bare `NAME` is a pod. The one
+/// parser of object references: explain, patch and launch all read targets through it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectRef {
+    /// The kind as the API spells it (`Pod`, `Deployment`, `DataLoad`).
+    pub kind: &'static str,
+    pub name: String,
+}
+
+/// Why a `KIND/NAME` does not name an object this tool knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectRefError {
+    #[error("{0:?} names no object: write KIND/NAME, e.g. pod/web-0")]
+    Empty(String),
+    #[error("unknown kind {kind:?} in {text:?}{}; known kinds: {}", .suggestion.map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(), KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "))]
+    UnknownKind {
+        text: String,
+        kind: String,
+        suggestion: Option<&'static str>,
+    },
+}
+
+/// Every kind a target may name, with the short names the API's discovery data lists for it
+/// (core and apps from Kubernetes, `pg`/`vcjob`/`vj` from Volcano's CRDs).
+const KINDS: &[(&str, &[&str])] = &[
+    ("Pod", &["po"]),
+    ("Node", &["no"]),
+    ("Deployment", &["deploy"]),
+    ("StatefulSet", &["sts"]),
+    ("DaemonSet", &["ds"]),
+    ("ReplicaSet", &["rs"]),
+    ("Job", &["vcjob", "vj"]),
+    ("CronJob", &["cj"]),
+    ("PodGroup", &["pg", "podgroup-v1beta1"]),
+    ("DataLoad", &[]),
+    ("DataMigrate", &[]),
+    ("DataProcess", &[]),
+    ("DataBackup", &[]),
+];
+
+impl ObjectRef {
+    pub fn parse(text: &str) -> Result<ObjectRef, ObjectRefError> {
+        let (kind, name) = text.split_once('/').unwrap_or(("pod", text));
+        if name.is_empty() || kind.is_empty() {
+            return Err(ObjectRefError::Empty(text.to_string()));
+        }
+        Ok(ObjectRef {
+            kind: canonical_kind(kind).ok_or_else(|| ObjectRefError::UnknownKind {
+                text: text.to_string(),
+                kind: kind.to_string(),
+                suggestion: crate::lint::strict::closest_kind(kind),
+            })?,
+            name: name.to_string(),
+        })
+    }
+
+    /// Whether `kind` (as the API spells it) is this reference's kind.
+    pub fn is_kind(&self, kind: &str) -> bool {
+        self.kind.eq_ignore_ascii_case(kind)
+    }
+}
+
+/// The API spelling of a kind as users type it; `None` when it names no kind we know.
+pub fn canonical_kind(word: &str) -> Option<&'static str> {
+    // `jobs.batch.volcano.sh`, `podgroups.scheduling.volcano.sh`: the resource, then its group.
+    let resource = word.split_once('.').map_or(word, |(resource, _)| resource);
+    let lower = resource.to_ascii_lowercase();
+    KINDS.iter().find_map(|(kind, short)| {
+        let singular = kind.to_ascii_lowercase();
+        let matches = lower == singular
+            || lower == format!("{singular}s")
+            || short.iter().any(|s| *s == lower);
+        matches.then_some(*kind)
+    })
+}
+
+/// Every kind and short name, for did-you-mean.
+pub(crate) fn kind_words() -> impl Iterator<Item = &'static str> + Clone {
+    KINDS
+        .iter()
+        .flat_map(|(kind, short)| std::iter::once(*kind).chain(short.iter().copied()))
+}
+
 /// Everything read from `-f` inputs: objects, sources and per-document problems.
 #[derive(Debug, Default, Clone)]
 pub struct ManifestSet {
@@ -104,6 +188,22 @@ pub struct ManifestSet {
 impl ManifestSet {
     pub fn source(&self, name: &str) -> Option<&Source> {
         self.sources.iter().find(|s| &*s.name == name)
+    }
+
+    /// Put the objects whose manifest names no namespace into `namespace` (kubectl's `-n`, or
+    /// the kubeconfig context's namespace), as `kubectl apply -f` does.
+    pub fn default_namespace(&mut self, namespace: &str) {
+        for m in &mut self.manifests {
+            let written = m
+                .root
+                .get("metadata")
+                .and_then(|meta| meta.get("namespace"))
+                .and_then(Node::as_str)
+                .is_some_and(|ns| !ns.is_empty());
+            if m.object.is_namespaced() && !written {
+                m.object.metadata_mut().namespace = namespace.to_string();
+            }
+        }
     }
 
     /// Fail on the first problem: commands other than lint cannot plan around a broken input.
@@ -371,8 +471,53 @@ fn decode_problem(file: &str, root: &Node, prefix: &str, e: DecodeError) -> Load
         file: file.to_string(),
         pos,
         path,
-        message: e.message,
+        message: in_kubernetes_terms(&e.message),
     }
+}
+
+/// serde's wording (`invalid type: string "3", expected i32`, `expected struct OpSpec`)
+/// said as the Kubernetes API reference says it: `expected an integer, got the string "3"`.
+fn in_kubernetes_terms(message: &str) -> String {
+    let shape = |rust: &str| -> String {
+        let rust = rust.trim();
+        match rust {
+            "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+                "an integer".into()
+            }
+            "f32" | "f64" => "a number".into(),
+            "a string" | "a borrowed string" | "string" => "a string".into(),
+            "a boolean" | "bool" => "true or false".into(),
+            "a sequence" | "sequence" => "a list".into(),
+            "a map" => "an object (field: value)".into(),
+            "map" => "an object".into(),
+            "unit value" | "null" => "null".into(),
+            _ if rust.starts_with("struct ") || rust.starts_with("enum ") => {
+                "an object (field: value)".into()
+            }
+            _ => {
+                let value = rust
+                    .replace("integer `", "the number `")
+                    .replace("floating point `", "the number `")
+                    .replace("boolean `", "the boolean `")
+                    .replace("string ", "the string ");
+                value.replace('`', "")
+            }
+        }
+    };
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((got, expected)) = rest.rsplit_once(", expected ")
+        {
+            return format!("expected {}, got {}", shape(expected), shape(got));
+        }
+    }
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        return format!("missing required field {field:?}");
+    }
+    message.to_string()
 }
 
 /// Decode one document tree into a typed object.
@@ -454,13 +599,55 @@ mod tests {
             ),
             (
                 "apiVersion: v1\nkind: Pod\nspec:\n  nodeSelector: [a]\n",
-                "m.yaml:4:17: spec.nodeSelector: invalid type: sequence, expected a map",
+                "m.yaml:4:17: spec.nodeSelector: expected an object (field: value), got a list",
+            ),
+            (
+                "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: \"3\"\n",
+                "m.yaml:4:13: spec.replicas: expected an integer, got the string \"3\"",
             ),
         ];
         for (text, expected) in cases {
             let (_, problems) = parse(text);
             assert_eq!(problems.len(), 1, "{text}");
             assert_eq!(problems[0].to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn object_references_read_like_kubectl() {
+        let cases = [
+            ("web-0", Ok(("Pod", "web-0"))),
+            ("po/web-0", Ok(("Pod", "web-0"))),
+            ("pods/web-0", Ok(("Pod", "web-0"))),
+            ("deploy/api", Ok(("Deployment", "api"))),
+            ("ds/agent", Ok(("DaemonSet", "agent"))),
+            ("STS/db", Ok(("StatefulSet", "db"))),
+            ("pg/bert", Ok(("PodGroup", "bert"))),
+            (
+                "podgroups.scheduling.volcano.sh/bert",
+                Ok(("PodGroup", "bert")),
+            ),
+            ("vcjob/tf", Ok(("Job", "tf"))),
+            ("dataload/warmup", Ok(("DataLoad", "warmup"))),
+            (
+                "deplyment/api",
+                Err(
+                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: Pod, Node, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PodGroup, DataLoad, DataMigrate, DataProcess, DataBackup",
+                ),
+            ),
+            (
+                "pod/",
+                Err("\"pod/\" names no object: write KIND/NAME, e.g. pod/web-0"),
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = ObjectRef::parse(text)
+                .map(|r| (r.kind, r.name))
+                .map_err(|e| e.to_string());
+            let expected = expected
+                .map(|(kind, name)| (kind, name.to_string()))
+                .map_err(str::to_string);
+            assert_eq!(got, expected, "{text}");
         }
     }
 

@@ -89,9 +89,7 @@ pub struct BatchPlan {
     #[serde(skip_serializing_if = "is_zero")]
     pub not_modelled: usize,
     /// The flow solver's objective (placement costs plus the penalty of pods left pending).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<BatchComparison>,
 }
 

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::manifest::{ObjectRef, ObjectRefError};
+
 use super::batch::{self, Solver};
 use super::workload;
 use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
@@ -31,6 +33,8 @@ pub enum TargetError {
     },
     #[error("node {0:?} is not in the cluster state")]
     UnknownNode(String),
+    #[error(transparent)]
+    Reference(#[from] ObjectRefError),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,7 +50,6 @@ pub struct Explanation {
     pub pod: PodRef,
     #[serde(flatten)]
     pub decision: Decision,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_detail: Option<NodeDetail>,
     /// Nodes considered (the `N` of `0/N nodes are available`).
     pub total_nodes: usize,
@@ -61,7 +64,6 @@ pub struct Explanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admission: Option<Admission>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
 }
 
@@ -139,19 +141,17 @@ pub fn resolve_target(
             }),
         };
     };
-    let (kind, name) = target.split_once('/').unwrap_or(("pod", target));
-    let same_kind = |label: &str| {
-        let label_kind = label.split('/').next().unwrap_or("");
-        label_kind.eq_ignore_ascii_case(kind)
-            || (label_kind == "Pod" && matches!(kind.to_ascii_lowercase().as_str(), "pods" | "po"))
+    let wanted = ObjectRef::parse(target)?;
+    let name = wanted.name.as_str();
+    let named = |label: &str| {
+        label
+            .split_once('/')
+            .is_some_and(|(kind, label_name)| wanted.is_kind(kind) && label_name == name)
     };
-    if let Some(found) = candidates
-        .into_iter()
-        .find(|c| same_kind(&c.label) && c.label.split('/').nth(1) == Some(name))
-    {
+    if let Some(found) = candidates.into_iter().find(|c| named(&c.label)) {
         return Ok(from_inputs(found.pod));
     }
-    if matches!(kind.to_ascii_lowercase().as_str(), "pod" | "pods" | "po") {
+    if wanted.kind == "Pod" {
         if let Some(pod) = state.pod(namespace, name) {
             return Ok(Target {
                 pod: pod.clone(),
@@ -292,17 +292,15 @@ pub fn explain_in_plan(
     let Some(target) = target else {
         return Ok(None);
     };
-    let (kind, name) = target.split_once('/').unwrap_or(("pod", target));
-    // kubectl spells kinds in any case: dataload/NAME works too.
-    if let Some(kind) = OpKind::ALL
-        .into_iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(kind))
-    {
+    let wanted = ObjectRef::parse(target).map_err(TargetError::from)?;
+    let name = wanted.name.as_str();
+    if let Some(kind) = OpKind::ALL.into_iter().find(|k| wanted.is_kind(k.as_str())) {
         return explain_operation(scope, kind, name, node).map(Some);
     }
-    if !matches!(kind.to_ascii_lowercase().as_str(), "pod" | "pods" | "po") {
+    if wanted.kind != "Pod" {
         if scope.solver == Solver::Flow {
-            return explain_batch_pod(scope, |m| m.from.eq_ignore_ascii_case(target), node);
+            let from = format!("{}/{name}", wanted.kind);
+            return explain_batch_pod(scope, |m| m.from == from, node);
         }
         return Ok(None);
     }

@@ -6,6 +6,7 @@ pub mod batch;
 pub mod explain;
 pub mod flow;
 pub mod graph;
+mod namespace;
 pub mod what_if;
 pub mod workload;
 
@@ -42,7 +43,6 @@ pub struct Plan {
     /// Gang placements (PodGroups, Volcano Jobs).
     pub groups: Vec<GroupPlan>,
     /// Plain pods and workload replicas of the inputs, when there are any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchPlan>,
 }
 
@@ -69,6 +69,8 @@ pub struct PlanOptions {
     pub solver: Solver,
     /// `--scheduler-name NAME=SYSTEM`, on top of the default routes.
     pub routes: Vec<(String, System)>,
+    /// `-n`: plan only the objects of this namespace (the state stays the whole cluster).
+    pub namespace: Option<String>,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -136,18 +138,13 @@ pub struct OperationPlan {
     pub step: usize,
     pub status: OpStatus,
     /// Where the inherited affinity comes from when `dependOn` overrides `runAfter`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub depend_on: Option<OpRef>,
     /// Weighted score of the chosen node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     /// Other nodes with the same top score (we pick the smallest name; upstream picks one).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tied: Vec<String>,
     /// `0/N nodes are available: ...` when unschedulable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,
@@ -225,9 +222,11 @@ pub fn plan_all(
             opts.compare,
         )
     });
-    Ok(Plan {
+    let mut plan = Plan {
         operations,
         groups,
         batch,
-    })
+    };
+    plan.retain_namespace(opts.namespace.as_deref());
+    Ok(plan)
 }

@@ -26,12 +26,23 @@ fn short_name(plugin: &str) -> &str {
 /// How many node names to list per rejection reason before summarising.
 const NAMES_PER_REASON: usize = 5;
 
-/// The explanation for people, [`super::terminal_safe`]: names come from manifests and the cluster.
-pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
+/// `-o name`: `node/NAME` of the selected node; nothing when the pod stays pending.
+pub fn selected_name(explanation: &Explanation) -> String {
+    explanation
+        .decision
+        .selected
+        .as_ref()
+        .map(|node| format!("node/{node}\n"))
+        .unwrap_or_default()
+}
+
+/// The explanation for people, [`super::terminal_safe`]: names come from manifests and the
+/// cluster. `headers: false` is `--no-headers`: the column header rows are left out.
+pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) -> String {
     let mut out = explanation
         .context
         .as_ref()
-        .map(render_context)
+        .map(|c| render_context(c, headers))
         .unwrap_or_default();
     let decision = &explanation.decision;
     let pod = &explanation.pod;
@@ -136,7 +147,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
             t.add_row(row);
         }
         out.push('\n');
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
         if shown < ranked.len() {
             let _ = writeln!(
                 out,
@@ -164,23 +175,23 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool) -> String {
             t.add_row(vec![nodes.len().to_string(), reason.to_string(), names]);
         }
         out.push('\n');
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
     }
     if let Some(summary) = &decision.summary {
         let _ = writeln!(out, "\n{summary}");
     }
     if let Some(preemption) = &explanation.preemption {
-        out.push_str(&render_preemption(preemption));
+        out.push_str(&render_preemption(preemption, headers));
     }
     if let Some(detail) = &explanation.node_detail {
         out.push('\n');
-        out.push_str(&render_node(detail, explanation));
+        out.push_str(&render_node(detail, explanation, headers));
     }
     super::terminal_safe(&out).into_owned()
 }
 
 /// The candidates preemption weighed: victims, budget violations, and the rule each lost on.
-fn render_preemption(preemption: &Preemption) -> String {
+fn render_preemption(preemption: &Preemption, headers: bool) -> String {
     let mut out = String::new();
     for note in &preemption.notes {
         let _ = writeln!(out, "Note: {note}");
@@ -211,13 +222,13 @@ fn render_preemption(preemption: &Preemption) -> String {
             },
         ]);
     }
-    out.push_str(&render_table(&t));
+    out.push_str(&render_table(&t, headers));
     out
 }
 
 /// The plan around the pod: what it is part of, what was placed before it, where its
 /// inherited terms come from, and what the solvers say.
-fn render_context(context: &Context) -> String {
+fn render_context(context: &Context, headers: bool) -> String {
     let mut out = format!("Within {}\n", context.within);
     if let Some(restricted) = &context.restricted_to {
         let _ = writeln!(out, "Decided within {restricted}");
@@ -242,7 +253,7 @@ fn render_context(context: &Context) -> String {
                 term.recorded.clone(),
             ]);
         }
-        out.push_str(&render_table(&t));
+        out.push_str(&render_table(&t, headers));
     }
     if let Some(solvers) = &context.solvers {
         let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".to_string());
@@ -304,7 +315,7 @@ fn why_line(
     })
 }
 
-fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
+fn render_node(detail: &NodeDetail, explanation: &Explanation, headers: bool) -> String {
     let mut out = String::new();
     let verdict = if detail.feasible {
         "feasible"
@@ -330,7 +341,7 @@ fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
         };
         t.add_row(vec![f.plugin.to_string(), result, f.detail.clone()]);
     }
-    out.push_str(&render_table(&t));
+    out.push_str(&render_table(&t, headers));
     out.push('\n');
     let mut t = table(&["SCORE", "RAW", "NORMALIZED", "WEIGHT", "WEIGHTED", "DETAIL"]);
     for s in &detail.scores {
@@ -343,6 +354,6 @@ fn render_node(detail: &NodeDetail, explanation: &Explanation) -> String {
             s.detail.clone(),
         ]);
     }
-    out.push_str(&render_table(&t));
+    out.push_str(&render_table(&t, headers));
     out
 }

@@ -64,23 +64,15 @@ fn summary_line(report: &LintReport) -> String {
         report.count(Severity::Error),
         report.count(Severity::Warning),
     );
-    let files = plural(report.files, "file");
+    let files = super::plural(report.files, "file");
     if errors + warnings == 0 {
         return format!("no problems found in {files}");
     }
     format!(
         "{}, {} in {files}",
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        super::plural(errors, "error"),
+        super::plural(warnings, "warning")
     )
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 fn paint(text: &str, severity: Severity, color: bool) -> String {

@@ -22,6 +22,15 @@ pub fn to_yaml<T: Serialize>(value: &T) -> String {
     serde_saphyr::to_string(&json).expect("JSON values serialize to YAML")
 }
 
+/// `1 node`, `3 nodes`.
+pub(crate) fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// A table with kubectl's borderless look.
 pub fn table(header: &[&str]) -> comfy_table::Table {
     let mut table = comfy_table::Table::new();
@@ -32,10 +41,12 @@ pub fn table(header: &[&str]) -> comfy_table::Table {
     table
 }
 
-/// comfy-table pads every line, including the last column; kubectl does not.
-pub fn render_table(table: &comfy_table::Table) -> String {
+/// comfy-table pads every line, including the last column; kubectl does not. Without
+/// `headers` (kubectl's `--no-headers`) the header row is left out.
+pub fn render_table(table: &comfy_table::Table, headers: bool) -> String {
     let mut out = String::new();
-    for line in table.to_string().lines() {
+    let skip = usize::from(!headers && table.header().is_some());
+    for line in table.to_string().lines().skip(skip) {
         out.push_str(line.trim_end());
         out.push('\n');
     }

@@ -11,25 +11,40 @@ use crate::systems::gang::{GangStatus, GroupPlan};
 
 /// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
 /// then the gangs, then the batch, each with its notes under it; [`super::terminal_safe`], as
-/// names and messages come from manifests and the cluster.
-pub fn table(plan: &Plan, wide: bool) -> String {
+/// names and messages come from manifests and the cluster. `headers: false` is
+/// `--no-headers`: the column header rows are left out.
+pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
     for flow in 1..=flows {
         let ops: Vec<&OperationPlan> = plan.operations.iter().filter(|o| o.flow == flow).collect();
-        sections.push(flow_section(flow, &ops, wide));
+        sections.push(flow_section(flow, &ops, wide, headers));
     }
-    sections.extend(plan.groups.iter().map(group_section));
-    sections.extend(plan.batch.iter().map(batch_section));
-    if sections.is_empty() {
-        return "Nothing to plan: no DataFlow operations, gangs or pods found.\n".to_string();
-    }
+    sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
+    sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
     super::terminal_safe(&sections.join("\n")).into_owned()
 }
 
-fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool) -> String {
-    let mut out = format!("Flow {flow} ({} operations)\n", ops.len());
-    out.push_str(&super::render_table(&flow_table(ops, wide)));
+/// `-o name`: one `kind/name` per planned object (operations, gangs, batch pods), the form
+/// `explain-placement KIND/NAME` takes.
+pub fn names(plan: &Plan) -> String {
+    let operations = plan.operations.iter().map(|o| (o.kind.as_str(), &o.name));
+    let groups = plan.groups.iter().map(|g| (g.kind, &g.name));
+    let pods = plan
+        .batch
+        .iter()
+        .flat_map(|b| &b.pods)
+        .map(|p| ("Pod", &p.name));
+    operations
+        .chain(groups)
+        .chain(pods)
+        .map(|(kind, name)| format!("{}/{name}\n", kind.to_ascii_lowercase()))
+        .collect()
+}
+
+fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) -> String {
+    let mut out = format!("Flow {flow} ({})\n", super::plural(ops.len(), "operation"));
+    out.push_str(&super::render_table(&flow_table(ops, wide), headers));
     let notes: Vec<String> = ops
         .iter()
         .flat_map(|o| {
@@ -52,7 +67,7 @@ const NAMES_PER_REASON: usize = 5;
 
 /// One gang: the summary line, a row per pod with its domain at each level, then why pods
 /// stay pending and why node groups were turned down.
-fn group_section(group: &GroupPlan) -> String {
+fn group_section(group: &GroupPlan, headers: bool) -> String {
     let mut out = format!(
         "{} {}/{} ({}, minMember {}): {}\n",
         group.kind, group.namespace, group.name, group.gang_kind, group.min_member, group.summary
@@ -88,7 +103,7 @@ fn group_section(group: &GroupPlan) -> String {
         }));
         t.add_row(row);
     }
-    out.push_str(&super::render_table(&t));
+    out.push_str(&super::render_table(&t, headers));
     if let Some(node_group) = &group.node_group {
         out.push_str(&format!("Node group: {node_group}\n"));
     }
@@ -157,19 +172,19 @@ fn group_section(group: &GroupPlan) -> String {
                 level.default.to_string(),
             ]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
     }
     out
 }
 
-fn batch_section(batch: &BatchPlan) -> String {
+fn batch_section(batch: &BatchPlan, headers: bool) -> String {
     let solver = match batch.solver {
         Solver::Greedy => "greedy",
         Solver::Flow => "flow",
     };
     let mut out = format!(
-        "Batch ({} pods, solver {solver}): {}/{} pods placed",
-        batch.pods.len(),
+        "Batch ({}, solver {solver}): {}/{} pods placed",
+        super::plural(batch.pods.len(), "pod"),
         batch.placed,
         batch.pods.len()
     );
@@ -191,7 +206,7 @@ fn batch_section(batch: &BatchPlan) -> String {
             },
         ]);
     }
-    out.push_str(&super::render_table(&t));
+    out.push_str(&super::render_table(&t, headers));
     for pod in batch.pods.iter().filter(|p| !p.preempts.is_empty()) {
         let victims: Vec<String> = pod
             .preempts
@@ -224,7 +239,7 @@ fn batch_section(batch: &BatchPlan) -> String {
         for (name, value) in rows {
             t.add_row(vec![name.to_string(), value(&c.greedy), value(&c.flow)]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
         let mut t = super::table(&["POD", "GREEDY", "FLOW"]);
         let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "<pending>".into());
         for pod in &c.pods {
@@ -234,7 +249,7 @@ fn batch_section(batch: &BatchPlan) -> String {
             }
             t.add_row(vec![name, node(&pod.greedy), node(&pod.flow)]);
         }
-        out.push_str(&super::render_table(&t));
+        out.push_str(&super::render_table(&t, headers));
     }
     out
 }

@@ -48,7 +48,6 @@ pub struct NodeVerdict {
     /// Upstream failure messages of the first failing filter (several for NodeResourcesFit).
     pub reasons: Vec<String>,
     /// The plugin that rejected the node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_plugin: Option<&'static str>,
     /// That plugin's status code (UnschedulableAndUnresolvable: preemption cannot help).
     #[serde(skip)]
@@ -56,7 +55,6 @@ pub struct NodeVerdict {
     /// Normalised 0..100 scores by plugin (feasible nodes only).
     pub scores: BTreeMap<&'static str, i64>,
     /// Weighted total of `scores`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<i64>,
 }
 
@@ -72,7 +70,6 @@ pub struct Decision {
     /// `0/N nodes are available: ...` when no node fits.
     pub summary: Option<String>,
     /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
 }
 

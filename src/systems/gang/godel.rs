@@ -700,13 +700,7 @@ pub fn plan_pod_group(
     };
     let outcomes: Vec<PodOutcome> = running
         .iter()
-        .map(|pod| PodOutcome {
-            pod,
-            task: None,
-            result: Ok(pod.spec.node_name.clone()),
-            running: true,
-            source: None,
-        })
+        .map(|pod| PodOutcome::running(pod))
         .chain(
             gang.members
                 .iter()

@@ -255,6 +255,19 @@ pub struct PodOutcome<'a> {
     pub source: Option<PodSource>,
 }
 
+impl<'a> PodOutcome<'a> {
+    /// A member already running on its node: it counts toward the minimum as it is.
+    pub fn running(pod: &'a Pod) -> PodOutcome<'a> {
+        PodOutcome {
+            pod,
+            task: None,
+            result: Ok(pod.spec.node_name.clone()),
+            running: true,
+            source: None,
+        }
+    }
+}
+
 impl GroupPlan {
     /// The plan of a gang from its pods' outcomes, in planning order.
     pub fn assemble(
@@ -334,13 +347,7 @@ pub fn unplanned(
     let outcomes: Vec<PodOutcome> = gang
         .running
         .iter()
-        .map(|pod| PodOutcome {
-            pod,
-            task: None,
-            result: Ok(pod.spec.node_name.clone()),
-            running: true,
-            source: None,
-        })
+        .map(PodOutcome::running)
         .chain(gang.members.iter().map(|m| PodOutcome {
             pod: &m.pod,
             task: m.task.clone(),

@@ -179,13 +179,7 @@ pub fn plan_pod_by_pod(
     let outcomes: Vec<PodOutcome> = gang
         .running
         .iter()
-        .map(|pod| PodOutcome {
-            pod,
-            task: None,
-            result: Ok(pod.spec.node_name.clone()),
-            running: true,
-            source: None,
-        })
+        .map(PodOutcome::running)
         .chain(gang.members.iter().zip(&attempt.outcomes).map(|(m, o)| {
             let result = match o {
                 Some(Ok(_)) if !attempt.ready => Err(not_ready.clone()),

@@ -11,6 +11,7 @@ use super::model::{Gang, task_of};
 use super::outcome::{
     GangStatus, GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked,
 };
+use crate::cluster::ClusterState;
 use crate::model::Pod;
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::sched::Scheduler;
@@ -70,6 +71,28 @@ pub struct Attempt {
 }
 
 impl Attempt {
+    /// The group's plan once the attempt is made, for gangs placed node by node (hostname
+    /// level): how many fit counting the `running` members, and, when the quorum is missed,
+    /// the group is Unschedulable with each unplaced pod's first blocking reason summarised.
+    pub fn group_plan(
+        &self,
+        gang: &Gang,
+        state: &ClusterState,
+        outcomes: &[PodOutcome],
+        min: usize,
+        running: usize,
+        not_tried: &str,
+    ) -> GroupPlan {
+        let mut plan =
+            GroupPlan::assemble(gang, state, vec![HOSTNAME_LABEL.to_string()], outcomes, min);
+        plan.fit = running + self.fit;
+        if !self.ready {
+            plan.status = GangStatus::Unschedulable;
+            plan.blocked = summarise_blocked(self.first_reasons(not_tried));
+        }
+        plan
+    }
+
     /// The first reason each unplaced pod was blocked by (`not_tried` for pods never tried).
     pub fn first_reasons<'a>(&'a self, not_tried: &'a str) -> impl Iterator<Item = &'a str> {
         self.outcomes.iter().filter_map(move |o| match o {
@@ -195,17 +218,8 @@ pub fn plan_pod_by_pod(
             }
         }))
         .collect();
-    let mut plan = GroupPlan::assemble(
-        gang,
-        state,
-        vec![HOSTNAME_LABEL.to_string()],
-        &outcomes,
-        min,
-    );
-    plan.fit = running + attempt.fit;
+    let mut plan = attempt.group_plan(gang, state, &outcomes, min, running, &not_tried);
     if !attempt.ready {
-        plan.status = GangStatus::Unschedulable;
-        plan.blocked = summarise_blocked(attempt.first_reasons(&not_tried));
         plan.rejections.push(Rejection {
             group: "gang".into(),
             reason: refused.unwrap_or(format!(

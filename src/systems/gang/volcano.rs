@@ -15,9 +15,8 @@ use serde::Serialize;
 use super::model::{
     Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
 };
-use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked};
+use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
 use super::place::{Chooser, Quorum, all_or_nothing};
-use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
@@ -846,18 +845,7 @@ pub fn plan_job(
         let i = index_of[o.pod.metadata.name.as_str()];
         (!o.running, rank.get(&i).copied().unwrap_or(0), i)
     });
-    let mut plan = GroupPlan::assemble(
-        gang,
-        state,
-        vec![HOSTNAME_LABEL.to_string()],
-        &outcomes,
-        min_available,
-    );
-    plan.fit = running + attempt.fit;
-    if !attempt.ready {
-        plan.status = super::outcome::GangStatus::Unschedulable;
-        plan.blocked = summarise_blocked(attempt.first_reasons(&not_tried));
-    }
+    let mut plan = attempt.group_plan(gang, state, &outcomes, min_available, running, &not_tried);
     plan.rejections = rejections;
     plan.warnings = warnings;
     if let Some(before) = before {

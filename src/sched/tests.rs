@@ -74,6 +74,15 @@ pub(super) fn decide(state_yaml: &str, pod_yaml: &str) -> Decision {
     Scheduler::new(&state, Profile::default()).decide(&pod(pod_yaml))
 }
 
+/// Each node's failure reasons, joined, in node order (empty for a feasible node).
+pub(super) fn reasons(decision: &Decision) -> Vec<String> {
+    decision
+        .nodes
+        .iter()
+        .map(|v| v.reasons.join("; "))
+        .collect()
+}
+
 pub(super) fn scores(decision: &Decision, plugin: &str) -> Vec<i64> {
     decision
         .nodes

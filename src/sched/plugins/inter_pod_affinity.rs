@@ -292,11 +292,7 @@ mod tests {
         ];
         for (name, spec, want) in cases {
             let decision = decide(&cluster, spec);
-            let got: Vec<String> = decision
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decision);
             assert_eq!(got, want, "{name}");
         }
     }
@@ -328,11 +324,7 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            let got: Vec<String> = decide(&cluster, spec)
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decide(&cluster, spec));
             assert_eq!(got, want, "{name}");
         }
         // Without the pod that matches both, nothing counts: the terms are not satisfiable, and the
@@ -340,11 +332,7 @@ mod tests {
         let halves = nodes(&["zone: a", "zone: a"])
             + &running("db", "n1", "app: db", "")
             + &running("metrics", "n2", "role: metrics", "");
-        let got: Vec<String> = decide(&halves, &two_terms("zone"))
-            .nodes
-            .iter()
-            .map(|v| v.reasons.join("; "))
-            .collect();
+        let got = reasons(&decide(&halves, &two_terms("zone")));
         assert_eq!(got, [affinity, affinity]);
     }
 

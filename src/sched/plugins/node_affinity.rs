@@ -317,11 +317,7 @@ mod tests {
         ];
         for (name, spec, want, summary) in cases {
             let decision = decide(&cluster, &spec);
-            let got: Vec<String> = decision
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decision);
             assert_eq!(got, want, "{name}");
             assert_eq!(decision.summary, summary, "{name}");
         }

@@ -171,11 +171,7 @@ mod tests {
         ];
         for (name, spec, want) in cases {
             let decision = decide(&cluster, spec);
-            let got: Vec<String> = decision
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decision);
             assert_eq!(got, want, "{name}");
         }
         let full = format!("{cluster}{}", running("third", "small", "app: y", ""));
@@ -259,11 +255,7 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            let got: Vec<String> = decide(&cluster, spec)
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decide(&cluster, spec));
             assert_eq!(got, want, "{name}");
         }
         let empty = nodes(&["zone: a"]);

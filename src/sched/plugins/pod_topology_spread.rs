@@ -331,11 +331,7 @@ mod tests {
         ];
         for (name, spec, want) in cases {
             let decision = decide(&cluster, &spec);
-            let got: Vec<String> = decision
-                .nodes
-                .iter()
-                .map(|v| v.reasons.join("; "))
-                .collect();
+            let got = reasons(&decision);
             assert_eq!(got, want, "{name}");
         }
         // Nodes the pod's nodeSelector excludes are no domain (nodeAffinityPolicy Honor): zone a
@@ -345,7 +341,7 @@ mod tests {
             &constraint(1, "").replace("spec:\n", "spec:\n  nodeSelector: {zone: a}\n"),
         );
         let miss = "node(s) didn't match Pod's node affinity/selector";
-        let got: Vec<String> = honor.nodes.iter().map(|v| v.reasons.join("; ")).collect();
+        let got = reasons(&honor);
         assert_eq!(got, ["", "", miss, miss, miss]);
     }
 

@@ -226,11 +226,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --solver)
@@ -694,11 +694,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --what-if)
@@ -864,11 +864,11 @@ _kubectl__dataflow() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

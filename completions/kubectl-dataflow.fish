@@ -66,11 +66,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
-name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
+custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
@@ -97,11 +99,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format' -r -f -a "table\t'Tables for people'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per node)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
-name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
+custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
 flow\t'Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l assume-cached -d 'Explain as if a Fluid dataset were already cached on these nodes (as `plan --assume-cached`); repeatable' -r
@@ -190,7 +194,9 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand versio
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
-name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
+name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
+custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

@@ -68,7 +68,7 @@ fn bash_script_completes_kubectl_dataflow() {
         ),
         (
             &["kubectl-dataflow", "plan", "-o", ""],
-            "table wide json yaml name",
+            "table wide json yaml name jsonpath= custom-columns=",
         ),
         (&["kubectl-dataflow", "completion", "p"], "powershell"),
         (&["kubectl-dataflow", "patch", "--dry-run", "s"], "server"),
@@ -154,7 +154,10 @@ fn kubectl_completes_through_the_plugin_script() {
             "lint\nplan\nexplain-placement\nsnapshot\npatch\nlaunch\ncompletion\nversion\nhelp\n:4",
         ),
         (&["ex"], "explain-placement\n:4"),
-        (&["plan", "-o", ""], "table\nwide\njson\nyaml\nname\n:4"),
+        (
+            &["plan", "-o", ""],
+            "table\nwide\njson\nyaml\nname\njsonpath=\ncustom-columns=\n:4",
+        ),
         (&["snapshot", "--output="], "yaml\njson\n:4"),
         (&["--context", ""], "dev\nprod\n:4"),
         (&["plan", "-n", ""], "data\nshop\n:4"),

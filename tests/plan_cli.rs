@@ -1482,3 +1482,110 @@ fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
         json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
     );
 }
+
+/// `-o jsonpath=` and `-o custom-columns=` as kubectl users write them, over the JSON contract
+/// of plan and explain-placement (and version); a bad template is a usage error (exit 2).
+#[test]
+fn jsonpath_and_custom_columns_outputs() {
+    let flow = [
+        "-f",
+        "testdata/flows/three-step.yaml",
+        "--state",
+        THREE_ZONE,
+    ];
+    let pod = ["-f", "testdata/pods/affinity.yaml", "--state", THREE_ZONE];
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &[
+                &["plan"],
+                &flow[..],
+                &[
+                    "-o",
+                    "jsonpath={range .operations[*]}{.kind}/{.name}{\"\\t\"}{.node}{\"\\n\"}{end}",
+                ],
+            ]
+            .concat(),
+            0,
+            "DataLoad/load-imagenet\tnode-b3\nDataProcess/preprocess-imagenet\tnode-b3\nDataMigrate/export-imagenet\tnode-b3\n",
+        ),
+        (
+            &[
+                &["plan"],
+                &flow[..],
+                &[
+                    "-o",
+                    "jsonpath={.operations[?(@.kind==\"DataProcess\")].step}",
+                ],
+            ]
+            .concat(),
+            0,
+            "2",
+        ),
+        (
+            &[
+                &["plan"],
+                &flow[..],
+                &[
+                    "-o",
+                    "custom-columns=KIND:.kind,NAME:.metadata.name,NODE:node",
+                ],
+            ]
+            .concat(),
+            0,
+            "KIND          NAME     NODE\nDataLoad      <none>   node-b3\nDataProcess   <none>   node-b3\nDataMigrate   <none>   node-b3\n",
+        ),
+        (
+            &[
+                &["explain-placement"],
+                &pod[..],
+                &["-o", "jsonpath={.selected} {.tied}"],
+            ]
+            .concat(),
+            0,
+            "node-b3 []",
+        ),
+        (
+            &[
+                &["explain-placement"],
+                &pod[..],
+                &[
+                    "-o",
+                    "custom-columns=NODE:.name,SCORE:.score",
+                    "--no-headers",
+                ],
+            ]
+            .concat(),
+            0,
+            "node-a1   <none>\nnode-a2   668\nnode-a3   663\nnode-b1   <none>\nnode-b2   <none>\nnode-b3   697\nnode-c1   <none>\nnode-c2   <none>\nnode-c3   489\n",
+        ),
+        (
+            &["version", "-o", "jsonpath={.kubernetesSemantics}"],
+            0,
+            "v1.34",
+        ),
+        (
+            &[
+                &["plan"],
+                &flow[..],
+                &["-o", "jsonpath={.operations[?(@.step<>1)]}"],
+            ]
+            .concat(),
+            2,
+            "",
+        ),
+        (
+            &[&["plan"], &flow[..], &["-o", "custom-columns=NAME"]].concat(),
+            2,
+            "",
+        ),
+    ];
+    for (args, code, stdout) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+            .args(*args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), *stdout, "{args:?}");
+    }
+}

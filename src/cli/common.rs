@@ -9,6 +9,8 @@ use crate::cluster::{ClusterState, live, recorded};
 use crate::lint::strict;
 use crate::manifest::{self, LoadError, ManifestSet};
 use crate::report;
+use crate::report::columns::Columns;
+use crate::report::jsonpath::Template;
 
 /// kubectl's global flags, accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -77,7 +79,7 @@ pub struct SchemaArgs {
 }
 
 /// `-o` for commands that print a plan or an explanation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ReportFormat {
     /// Tables for people
     Table,
@@ -89,6 +91,112 @@ pub enum ReportFormat {
     Yaml,
     /// KIND/NAME of each planned object (plan) or the selected node (explain-placement)
     Name,
+    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the JSON contract
+    JsonPath(Template),
+    /// `custom-columns=HEADER:PATH,...`: one row per object of the JSON contract
+    CustomColumns(Columns),
+}
+
+impl ReportFormat {
+    /// The two template formats over `report`'s JSON contract (`rows` picks the objects that
+    /// custom-columns prints a row each for); `None` for the other formats.
+    pub fn templated<T: serde::Serialize>(
+        &self,
+        report: &T,
+        rows: fn(&serde_json::Value) -> Vec<&serde_json::Value>,
+        headers: bool,
+    ) -> Option<String> {
+        let json = || serde_json::to_value(report).expect("report types serialize to JSON");
+        match self {
+            ReportFormat::JsonPath(template) => Some(template.render(&json())),
+            ReportFormat::CustomColumns(columns) => Some(columns.render(&rows(&json()), headers)),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `-o` (clap's `ValueEnum` cannot carry the template of `jsonpath=`).
+#[derive(Debug, Clone, Copy)]
+pub struct ReportFormatParser;
+
+/// The `-o` values with their help, for `--help` and shell completion.
+const FORMATS: [(&str, &str); 7] = [
+    ("table", "Tables for people"),
+    ("wide", "Tables with extra columns"),
+    ("json", "The JSON contract (stable field names)"),
+    ("yaml", "The same contract as YAML"),
+    (
+        "name",
+        "KIND/NAME of each planned object (plan) or the selected node (explain-placement)",
+    ),
+    (
+        "jsonpath=",
+        "kubectl's JSONPath template over the JSON contract",
+    ),
+    (
+        "custom-columns=",
+        "HEADER:PATH,...: one row per object of the JSON contract",
+    ),
+];
+
+impl clap::builder::TypedValueParser for ReportFormatParser {
+    type Value = ReportFormat;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ReportFormat, clap::Error> {
+        let invalid = |message: String| {
+            let arg = arg.map_or("-o".to_string(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "invalid value for '{arg}': {message}
+"
+                ),
+            )
+            .with_cmd(cmd)
+        };
+        let text = value.to_str().ok_or_else(|| invalid("not UTF-8".into()))?;
+        let format = match text.split_once('=') {
+            Some(("jsonpath", template)) => ReportFormat::JsonPath(
+                Template::parse(template).map_err(|e| invalid(e.to_string()))?,
+            ),
+            Some(("custom-columns", spec)) => ReportFormat::CustomColumns(
+                Columns::parse(spec).map_err(|e| invalid(e.to_string()))?,
+            ),
+            _ => match text {
+                "table" => ReportFormat::Table,
+                "wide" => ReportFormat::Wide,
+                "json" => ReportFormat::Json,
+                "yaml" => ReportFormat::Yaml,
+                "name" => ReportFormat::Name,
+                other => {
+                    return Err(invalid(format!(
+                        "{other:?}; one of {}",
+                        FORMATS
+                            .map(|(f, _)| if f.ends_with('=') {
+                                format!("{f}...")
+                            } else {
+                                f.to_string()
+                            })
+                            .join(", ")
+                    )));
+                }
+            },
+        };
+        Ok(format)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(FORMATS.into_iter().map(|(name, help)| {
+            clap::builder::PossibleValue::new(name).help(help)
+        })))
+    }
 }
 
 /// `--no-headers`, for the commands that print tables.
@@ -101,10 +209,15 @@ pub struct TableArgs {
 
 impl TableArgs {
     /// Whether tables get their header rows; `--no-headers` outside a table says it does nothing.
-    pub fn headers(&self, format: ReportFormat) -> bool {
-        let tables = matches!(format, ReportFormat::Table | ReportFormat::Wide);
+    pub fn headers(&self, format: &ReportFormat) -> bool {
+        let tables = matches!(
+            format,
+            ReportFormat::Table | ReportFormat::Wide | ReportFormat::CustomColumns(_)
+        );
         if self.no_headers && !tables {
-            report::stderr_line("warning: --no-headers only applies to -o table and wide");
+            report::stderr_line(
+                "warning: --no-headers only applies to -o table, wide and custom-columns",
+            );
         }
         !self.no_headers
     }

@@ -3,7 +3,7 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
+use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -61,8 +61,15 @@ pub struct ExplainArgs {
     /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<String>,
-    /// Output format
-    #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
+    /// custom-columns=HEADER:PATH,... (one row per node)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_parser = ReportFormatParser,
+        default_value = "table",
+        value_name = "FORMAT"
+    )]
     pub output: ReportFormat,
     #[command(flatten)]
     pub table: TableArgs,
@@ -119,13 +126,16 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         }
     };
     let top = args.top.unwrap_or(10);
-    let headers = args.table.headers(args.output);
-    let text = match args.output {
+    let headers = args.table.headers(&args.output);
+    let text = match &args.output {
         ReportFormat::Json => report::to_json(&explanation),
         ReportFormat::Yaml => report::to_yaml(&explanation),
         ReportFormat::Table => report::explain::render(&explanation, top, false, headers),
         ReportFormat::Wide => report::explain::render(&explanation, top, true, headers),
         ReportFormat::Name => report::explain::selected_name(&explanation),
+        templated => templated
+            .templated(&explanation, report::explain::rows, headers)
+            .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
     Ok(if explanation.placed() {

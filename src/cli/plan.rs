@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
+use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
 use crate::report;
@@ -45,8 +45,15 @@ pub struct PlanArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
-    /// Output format
-    #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
+    /// custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_parser = ReportFormatParser,
+        default_value = "table",
+        value_name = "FORMAT"
+    )]
     pub output: ReportFormat,
     #[command(flatten)]
     pub table: TableArgs,
@@ -110,13 +117,16 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         namespace: global.planned_namespace(),
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
-    let headers = args.table.headers(args.output);
-    let text = match args.output {
+    let headers = args.table.headers(&args.output);
+    let text = match &args.output {
         ReportFormat::Table => report::plan::table(&plan, false, headers),
         ReportFormat::Wide => report::plan::table(&plan, true, headers),
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
         ReportFormat::Name => report::plan::names(&plan),
+        templated => templated
+            .templated(&plan, report::plan::rows, headers)
+            .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
     if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {

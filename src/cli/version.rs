@@ -3,8 +3,8 @@
 use clap::Args;
 use serde::Serialize;
 
-use super::common::ReportFormat;
 use super::common::print_stdout;
+use super::common::{ReportFormat, ReportFormatParser};
 use super::{CommandError, Outcome};
 use crate::report;
 
@@ -24,7 +24,13 @@ Examples:
 #[command(after_help = EXAMPLES)]
 pub struct VersionArgs {
     /// Output format (table prints plain text)
-    #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_parser = ReportFormatParser,
+        default_value = "table",
+        value_name = "FORMAT"
+    )]
     pub output: ReportFormat,
 }
 
@@ -44,7 +50,7 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
         git_commit: env!("KUBECTL_DATAFLOW_GIT_COMMIT"),
         kubernetes_semantics: KUBERNETES_SEMANTICS,
     };
-    let text = match args.output {
+    let text = match &args.output {
         ReportFormat::Json => report::to_json(&info),
         ReportFormat::Yaml => report::to_yaml(&info),
         ReportFormat::Table | ReportFormat::Wide => format!(
@@ -57,6 +63,9 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
             )
             .into());
         }
+        templated => templated
+            .templated(&info, |info| vec![info], true)
+            .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
     Ok(Outcome::Clean)

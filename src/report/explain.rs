@@ -357,3 +357,12 @@ fn render_node(detail: &NodeDetail, explanation: &Explanation, headers: bool) ->
     out.push_str(&render_table(&t, headers));
     out
 }
+
+/// The objects `explain-placement -o custom-columns` prints a row each for: the nodes.
+pub fn rows(explanation: &serde_json::Value) -> Vec<&serde_json::Value> {
+    explanation
+        .get("nodes")
+        .and_then(serde_json::Value::as_array)
+        .map(|nodes| nodes.iter().collect())
+        .unwrap_or_default()
+}

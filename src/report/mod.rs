@@ -1,6 +1,8 @@
 //! Renderers: tables for people, the JSON/YAML contracts for scripts.
 
+pub mod columns;
 pub mod explain;
+pub mod jsonpath;
 pub mod lint;
 pub mod plan;
 pub mod topology;

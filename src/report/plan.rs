@@ -371,3 +371,18 @@ fn node_text(op: &OperationPlan) -> String {
         (None, status) => format!("<{}>", status.as_str().to_lowercase()),
     }
 }
+
+/// The objects `plan -o custom-columns` prints a row each for, in the plan's order: each
+/// operation, each gang, each pod of the batch.
+pub fn rows(plan: &serde_json::Value) -> Vec<&serde_json::Value> {
+    fn list(value: Option<&serde_json::Value>) -> impl Iterator<Item = &serde_json::Value> {
+        value
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+    }
+    list(plan.get("operations"))
+        .chain(list(plan.get("groups")))
+        .chain(list(plan.get("batch").and_then(|b| b.get("pods"))))
+        .collect()
+}

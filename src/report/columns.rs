@@ -1,0 +1,171 @@
+//! `-o custom-columns=HEADER:PATH,...`, as kubectl prints it: one row per object, each cell
+//! the values its JSONPath finds (joined by `,`; `<none>` when there is none or only
+//! `null`, which the JSON contracts use for "absent"), columns
+//! aligned as kubectl's tabwriter aligns them (three spaces between columns, the last column
+//! not padded). Cells are made terminal-safe before their width is measured, so an escaped
+//! control character cannot shift the columns after it.
+
+use serde_json::Value;
+
+use super::jsonpath::{self, JsonPathError, Template};
+use super::terminal_safe;
+
+/// Spaces between columns (kubectl's tabwriter padding).
+const PADDING: usize = 3;
+
+/// A parsed `HEADER:PATH,...` spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Columns {
+    columns: Vec<(String, Template)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ColumnsError {
+    #[error("custom-columns {0:?}: expected HEADER:JSONPATH[,HEADER:JSONPATH...]")]
+    Shape(String),
+    #[error(transparent)]
+    Path(#[from] JsonPathError),
+}
+
+impl Columns {
+    /// kubectl's relaxed paths: `.a.b`, `a.b` and `{.a.b}` are the same column.
+    pub fn parse(spec: &str) -> Result<Columns, ColumnsError> {
+        let columns = spec
+            .split(',')
+            .map(|column| {
+                let (header, path) = column
+                    .split_once(':')
+                    .filter(|(h, p)| !h.is_empty() && !p.is_empty())
+                    .ok_or_else(|| ColumnsError::Shape(column.to_string()))?;
+                let path = path.trim();
+                let path = path
+                    .strip_prefix('{')
+                    .and_then(|p| p.strip_suffix('}'))
+                    .unwrap_or(path);
+                let path = if path.starts_with(['.', '$', '@', '[']) {
+                    path.to_string()
+                } else {
+                    format!(".{path}")
+                };
+                Ok((header.to_string(), Template::parse(&format!("{{{path}}}"))?))
+            })
+            .collect::<Result<_, ColumnsError>>()?;
+        Ok(Columns { columns })
+    }
+
+    /// The table of `rows`, with the header row unless `headers` is false.
+    pub fn render(&self, rows: &[&Value], headers: bool) -> String {
+        let mut lines: Vec<Vec<String>> = Vec::new();
+        if headers {
+            lines.push(self.columns.iter().map(|(h, _)| h.clone()).collect());
+        }
+        for row in rows {
+            lines.push(
+                self.columns
+                    .iter()
+                    .map(|(_, template)| {
+                        let mut found = template.values(row);
+                        found.retain(|v| !v.is_null());
+                        let cell = if found.is_empty() {
+                            "<none>".to_string()
+                        } else {
+                            found
+                                .into_iter()
+                                .map(jsonpath::print)
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        };
+                        terminal_safe(&cell).replace(['\n', '\t'], " ")
+                    })
+                    .collect(),
+            );
+        }
+        aligned(&lines)
+    }
+}
+
+/// Lines of cells, each column as wide as its widest cell plus the padding, the last column
+/// as it is.
+pub fn aligned(lines: &[Vec<String>]) -> String {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .filter_map(|line| line.get(i))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        for (i, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if i + 1 < line.len() {
+                let pad = widths[i] - cell.chars().count() + PADDING;
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn columns_as_kubectl_prints_them() {
+        let rows = [
+            json!({"name": "train-0", "node": "gpu-1", "labels": {"app": "bert"}}),
+            json!({"name": "eval", "node": null, "zones": ["a", "b"]}),
+            json!({"name": "bad\u{1b}[31mname", "node": "n"}),
+        ];
+        let rows: Vec<&Value> = rows.iter().collect();
+        let cases = [
+            (
+                "NAME:.name,NODE:.node",
+                true,
+                "NAME                NODE\ntrain-0             gpu-1\neval                <none>\nbad\\u{1b}[31mname   n\n",
+            ),
+            (
+                "NAME:name,APP:{.labels.app},ZONES:.zones[*]",
+                false,
+                "train-0             bert     <none>\neval                <none>   a,b\nbad\\u{1b}[31mname   <none>   <none>\n",
+            ),
+        ];
+        for (spec, headers, want) in cases {
+            let columns = Columns::parse(spec).unwrap();
+            assert_eq!(columns.render(&rows, headers), want, "{spec}");
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_the_expected_shape() {
+        let cases = [
+            (
+                "NAME",
+                "custom-columns \"NAME\": expected HEADER:JSONPATH[,HEADER:JSONPATH...]",
+            ),
+            (
+                "NAME:.name,:.x",
+                "custom-columns \":.x\": expected HEADER:JSONPATH[,HEADER:JSONPATH...]",
+            ),
+            (
+                "NAME:.a[?(@.b<>1)]",
+                "jsonpath template \"{.a[?(@.b<>1)]}\": unrecognized filter operator <>",
+            ),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(
+                Columns::parse(spec).unwrap_err().to_string(),
+                want,
+                "{spec}"
+            );
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, Scope};
-use kubectl_dataflow::cluster::{ClusterState, recorded};
+use kubectl_dataflow::cluster::{ClusterState, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
     ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES, NAMESPACES, NODES,
@@ -384,6 +384,16 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         assert_eq!(text(&out.stdout), "");
         let recorded = recorded::load_files(&[file.to_str().unwrap().to_string()]).unwrap();
         assert_eq!(objects(&recorded), objects(&live), "{format}");
+        // The snapshot's binary cache is beside it, fresh, and holds the same state.
+        let cached = cache::read(&file).unwrap();
+        assert_eq!(cached.len(), 11, "{format}");
+        let options = recorded::LoadOptions {
+            use_cache: true,
+            ..recorded::LoadOptions::default()
+        };
+        let from_cache =
+            recorded::load_files_with(&[file.to_str().unwrap().to_string()], options).unwrap();
+        assert_eq!(objects(&from_cache), objects(&live), "{format}");
     }
 }
 

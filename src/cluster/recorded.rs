@@ -938,16 +938,23 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
-    /// Every state the project ships and generated ones, compact and pretty-printed, valid and
-    /// broken at several places: the streaming loader gives exactly what the whole-buffer
-    /// loader gave, objects or error, whatever the read and batch sizes.
+    /// Every state the project ships (JSON and YAML) and generated ones, compact and
+    /// pretty-printed, valid and broken at several places: the streaming loader (JSON batches,
+    /// YAML pieces) gives exactly what the whole-buffer loader gave, objects or error, whatever
+    /// the read and batch sizes.
     #[test]
     fn streaming_loader_matches_the_whole_buffer_loader() {
-        let mut states: Vec<(String, String)> = Vec::new();
-        for name in ["gang.yaml", "openb.json", "three-zone.yaml"] {
-            let path = format!("{}/testdata/clusters/{name}", env!("CARGO_MANIFEST_DIR"));
-            states.push((name.to_string(), std::fs::read_to_string(path).unwrap()));
-        }
+        let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/clusters");
+        let mut states: Vec<(String, String)> = std::fs::read_dir(shipped)
+            .unwrap()
+            .map(|entry| {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(path).unwrap())
+            })
+            .collect();
+        states.sort();
+        assert_eq!(states.len(), 6, "every shipped state");
         let spec = crate::synth::SynthSpec {
             seed: 3,
             nodes: 20,

@@ -87,6 +87,9 @@ impl ClusterState {
         keep_last(&mut state.fluid_ops, |o| {
             (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
         });
+        keep_last(&mut state.fluid_runtimes, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
         keep_last(&mut state.godel_pod_groups, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });

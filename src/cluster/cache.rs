@@ -19,7 +19,7 @@ use crate::model::fluid::{self, FluidRuntime};
 use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
-use crate::model::{NodeAffinity, Object, ObjectMeta, TypeMeta};
+use crate::model::{Labels, NodeAffinity, Object, ObjectMeta, TypeMeta};
 
 /// What a cache file is called: the state's path with this appended.
 pub const SUFFIX: &str = ".dfcache";
@@ -275,11 +275,25 @@ struct MetadataBody<'a> {
     metadata: &'a ObjectMeta,
 }
 
+/// A Fluid runtime's body, in the shape `FluidRuntimeBody` reads: destructuring the runtime
+/// below makes a new field of it a compile error here until the cache keeps it too.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct RuntimeBody<'a> {
     metadata: &'a ObjectMeta,
+    spec: RuntimeSpec<'a>,
     status: RuntimeStatus<'a>,
+}
+
+#[derive(Serialize)]
+struct RuntimeSpec<'a> {
+    fuse: FuseSpec<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FuseSpec<'a> {
+    node_selector: &'a Labels,
 }
 
 #[derive(Serialize)]
@@ -315,14 +329,18 @@ impl Serialize for CachedItem<'_> {
                 kind,
                 metadata,
                 cache_affinity,
+                fuse_node_selector,
             }) => {
-                let status = RuntimeStatus { cache_affinity };
-                item(
-                    s,
-                    fluid::API_VERSION,
-                    kind,
-                    &RuntimeBody { metadata, status },
-                )
+                let body = RuntimeBody {
+                    metadata,
+                    spec: RuntimeSpec {
+                        fuse: FuseSpec {
+                            node_selector: fuse_node_selector,
+                        },
+                    },
+                    status: RuntimeStatus { cache_affinity },
+                };
+                item(s, fluid::API_VERSION, kind, &body)
             }
             Object::GodelPodGroup(o) => item(s, GODEL_API_VERSION, "PodGroup", o),
             Object::VolcanoJob(o) => item(s, VOLCANO_JOB_API_VERSION, "Job", o),
@@ -457,7 +475,16 @@ mod tests {
         crate::synth::write_cluster_json(&spec, crate::synth::Detail::Realistic, &mut file)
             .unwrap();
         sources.push(realistic);
-        assert_eq!(sources.len(), 7);
+        // Kinds no shipped state holds: a Fluid runtime, a Deployment (counted, not kept) and
+        // an unknown kind.
+        let others = dir.path().join("others.yaml");
+        std::fs::write(
+            &others,
+            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+        )
+        .unwrap();
+        sources.push(others);
+        assert_eq!(sources.len(), 8);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {
@@ -472,6 +499,13 @@ mod tests {
             assert_eq!(cached.len(), decoded.len(), "{shipped:?}");
             let from_cache = recorded::load_files_with(&path, WITH_CACHE).unwrap();
             assert_eq!(seen(&from_cache), seen(&from_file), "{shipped:?}");
+            if source.ends_with("others.yaml") {
+                let runtime = &from_cache.fluid_runtimes[0];
+                assert_eq!(runtime.fuse_node_selector.len(), 1);
+                assert!(runtime.cache_affinity.is_some());
+                let warnings = from_cache.warnings.join("\n");
+                assert!(warnings.contains("Deployment") && warnings.contains("Widget"));
+            }
         }
     }
 

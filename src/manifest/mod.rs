@@ -214,6 +214,30 @@ impl ManifestSet {
             Err(self.problems)
         }
     }
+
+    /// [`Self::into_result`], also refusing the values lint reports under rules of their own
+    /// ([`validate::refused_for_planning`]), positioned: what every command but lint plans.
+    pub fn into_plannable(self) -> Result<ManifestSet, Vec<LoadError>> {
+        let set = self.into_result()?;
+        let refused: Vec<LoadError> = set
+            .manifests
+            .iter()
+            .filter_map(|m| {
+                let e = validate::refused_for_planning(&m.object).err()?;
+                Some(LoadError::Decode {
+                    file: m.file.to_string(),
+                    pos: m.pos_of(&e.path),
+                    path: e.path,
+                    message: e.message,
+                })
+            })
+            .collect();
+        if refused.is_empty() {
+            Ok(set)
+        } else {
+            Err(refused)
+        }
+    }
 }
 
 /// A directory entry that `-f DIR` did not read, and why; commands say these on stderr.

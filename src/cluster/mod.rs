@@ -2,7 +2,9 @@
 //! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
 //! recorded file or a live cluster is invisible from here on.
 
+pub mod cache;
 pub mod live;
+mod parallel;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;
@@ -83,6 +85,9 @@ impl ClusterState {
         });
         keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
         keep_last(&mut state.fluid_ops, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.fluid_runtimes, |o| {
             (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.godel_pod_groups, |o| {

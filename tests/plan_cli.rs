@@ -1751,6 +1751,8 @@ fn against_shows_only_what_moved_between_two_states() {
         "{}",
         run.stderr
     );
+}
+
 /// The default plugins profile end to end: a runtime whose fuse runs only on nodes labelled
 /// `example.com/fluid-fuse: on` makes RequireNodeWithFuse pin the DataProcess there, ahead of
 /// the cache preference; the serverful DataLoad mounts no dataset and gets

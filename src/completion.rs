@@ -490,8 +490,11 @@ metadata: {name: worker-1}
         let cases: &[(&[&str], &str)] = &[
             (&["pl"], "plan\n:4\n"),
             (&["-n", "shop", "e"], "explain-placement\n:4\n"),
-            (&["plan", "-o", ""], "table\nwide\njson\nyaml\nname\n:4\n"),
-            (&["plan", "--output=j"], "json\n:4\n"),
+            (
+                &["plan", "-o", ""],
+                "table\nwide\njson\nyaml\nname\njsonpath=\ncustom-columns=\n:4\n",
+            ),
+            (&["plan", "--output=j"], "json\njsonpath=\n:4\n"),
             (&["snapshot", "-o", ""], "yaml\njson\n:4\n"),
             (&["version", "-o", "y"], "yaml\n:4\n"),
             (&["completion", "z"], "zsh\n:4\n"),

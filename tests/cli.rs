@@ -454,7 +454,7 @@ fn kubectl_output_habits_and_notes() {
             vec!["plan", "-f", "testdata/pods/namespaces.yaml", "-n", "web", "--state", state, "--no-headers", "-o", "name"],
             0,
             "pod/frontend-probe\n".into(),
-            "warning: --no-headers only applies to -o table and wide\n".into(),
+            "warning: --no-headers only applies to -o table, wide and custom-columns\n".into(),
         ),
         (
             vec!["lint", "-f", "testdata/lint/df005-pass.yaml,testdata/lint/df006-pass.yaml"],

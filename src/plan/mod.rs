@@ -3,6 +3,7 @@
 //! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
 pub mod batch;
+pub mod datasets;
 pub mod explain;
 pub mod flow;
 pub mod graph;

@@ -1195,10 +1195,10 @@ fn train_step(plan: &Value) -> (Value, Value, Value) {
 }
 
 fn cache_preference() -> Value {
-    json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+    json!([{"plugin": "NodeAffinityWithCache", "nodeAffinity": {
     "preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 100, "preference": term(&[("fluid.io/s-data-imagenet", "true")])}
-    ]}})
+    ]}}])
 }
 
 #[test]
@@ -1316,12 +1316,12 @@ status:
         train_step(&planned),
         (
             json!("node-a1"),
-            json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+            json!([{"plugin": "NodeAffinityWithCache", "nodeAffinity": {
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 tier(100, "fluid.io/s-data-imagenet", "true"),
                 tier(50, "topology.kubernetes.io/zone", "us-east-1a"),
                 tier(10, "topology.kubernetes.io/region", "us-east-1"),
-            ]}}),
+            ]}}]),
             json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}])
         )
     );
@@ -1350,7 +1350,7 @@ status:
     let op = &planned["operations"][1];
     assert_eq!(op["status"], "Unschedulable");
     assert_eq!(
-        op["webhookAffinity"]["nodeAffinity"],
+        op["webhookAffinity"][0]["nodeAffinity"],
         required(&[("fluid.io/s-data-imagenet", "true")])
     );
     assert_eq!(
@@ -1480,5 +1480,80 @@ fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
     assert_eq!(
         pod["preempts"],
         json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+}
+
+/// The default plugins profile end to end: a runtime whose fuse runs only on nodes labelled
+/// `example.com/fluid-fuse: on` makes RequireNodeWithFuse pin the DataProcess there, ahead of
+/// the cache preference; the serverful DataLoad mounts no dataset and gets
+/// PreferNodesWithoutCache. Each plugin is listed as its own source.
+#[test]
+fn the_webhook_plugins_are_each_a_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = std::fs::read_to_string(THREE_ZONE)
+        .unwrap()
+        .replacen(
+            "      kubernetes.io/hostname: node-a3\n",
+            "      kubernetes.io/hostname: node-a3\n      fluid.io/s-data-imagenet: \"true\"\n      fluid.io/dataset-num: \"1\"\n",
+            1,
+        )
+        .replacen(
+            "      kubernetes.io/hostname: node-b1\n",
+            "      kubernetes.io/hostname: node-b1\n      example.com/fluid-fuse: \"on\"\n",
+            1,
+        )
+        + "---
+apiVersion: data.fluid.io/v1alpha1
+kind: AlluxioRuntime
+metadata: {name: imagenet, namespace: data}
+spec:
+  fuse:
+    nodeSelector: {example.com/fluid-fuse: \"on\"}
+";
+    let state_path = dir.path().join("state.yaml");
+    std::fs::write(&state_path, state).unwrap();
+    let flow = std::fs::read_to_string(CACHED_PIPELINE).unwrap().replacen(
+        "  target:\n    - path: /train\n",
+        "  target:\n    - path: /train\n  podMetadata:\n    labels:\n      fuse.serverful.fluid.io/inject: \"true\"\n",
+        1,
+    );
+    let flow_path = dir.path().join("flow.yaml");
+    std::fs::write(&flow_path, flow).unwrap();
+    let (state_path, flow_path) = (
+        state_path.display().to_string(),
+        flow_path.display().to_string(),
+    );
+    let run = plan(&["-f", &flow_path, "--state", &state_path]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Flow 1 (2 operations)
+ STEP  OPERATION                      AFTER                        POLICY  INHERITED  NODE     ZONE        SCORE  WEBHOOK                                                                                                                                   CACHE
+ 1     DataLoad/data/warm-imagenet    -                            -       -          node-b3  us-east-1b  697    PreferNodesWithoutCache: preferred(100): fluid.io/dataset-num DoesNotExist                                                                -
+ 2     DataProcess/data/train-resnet  DataLoad/data/warm-imagenet  -       -          node-b1  us-east-1b  470    RequireNodeWithFuse: required: example.com/fluid-fuse In [on]; NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]  imagenet: same-region (cache on node-a3)
+";
+    assert_eq!(run.stdout, expected);
+
+    let (code, planned) = plan_json(&["-f", &flow_path, "--state", &state_path]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        planned["operations"][0]["webhookAffinity"],
+        json!([{"plugin": "PreferNodesWithoutCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": {
+                "matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]}}])
+    );
+    let mut cache_then_fuse = json!([{"plugin": "RequireNodeWithFuse", "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [term(&[("example.com/fluid-fuse", "on")])]}}}]);
+    cache_then_fuse
+        .as_array_mut()
+        .unwrap()
+        .extend(cache_preference().as_array().unwrap().iter().cloned());
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-b1"),
+            cache_then_fuse,
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3"], "locality": "same-region"}])
+        )
     );
 }

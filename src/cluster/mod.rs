@@ -6,6 +6,7 @@ pub mod live;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;
+mod yaml_state;
 
 use std::collections::BTreeMap;
 
@@ -88,6 +89,9 @@ impl ClusterState {
         });
         keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
         keep_last(&mut state.fluid_ops, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.fluid_runtimes, |o| {
             (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.godel_pod_groups, |o| {

@@ -149,9 +149,9 @@ pub struct OperationPlan {
     pub summary: Option<String>,
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,
-    /// Terms Fluid's admission webhook adds to the pod, and the plugin that adds them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub webhook_affinity: Option<WebhookAffinity>,
+    /// Terms Fluid's admission webhook adds to the pod, per plugin, in the order they ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhook_affinity: Vec<WebhookAffinity>,
     /// The datasets the pod mounts, where each is cached, and how close the planned node is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<DatasetLocality>,
@@ -161,7 +161,7 @@ pub struct OperationPlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookAffinity {
-    /// The plugin: `NodeAffinityWithCache`.
+    /// The plugin: `RequireNodeWithFuse`, `NodeAffinityWithCache` or `PreferNodesWithoutCache`.
     pub plugin: String,
     pub node_affinity: NodeAffinity,
 }

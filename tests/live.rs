@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, Scope};
-use kubectl_dataflow::cluster::{ClusterState, recorded};
+use kubectl_dataflow::cluster::{ClusterState, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
@@ -418,6 +418,18 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         assert_eq!(text(&out.stdout), "");
         let recorded = recorded::load_files(&[file.to_str().unwrap().to_string()]).unwrap();
         assert_eq!(objects(&recorded), objects(&live), "{format}");
+        // The snapshot's binary cache is beside it, fresh, and holds the same state.
+        let cached = cache::read(&file).unwrap();
+        let text = std::fs::read(&file).unwrap();
+        let decoded = recorded::parse_state("snap", &text).unwrap();
+        assert_eq!(cached, decoded, "{format}");
+        let options = recorded::LoadOptions {
+            use_cache: true,
+            ..recorded::LoadOptions::default()
+        };
+        let from_cache =
+            recorded::load_files_with(&[file.to_str().unwrap().to_string()], options).unwrap();
+        assert_eq!(objects(&from_cache), objects(&live), "{format}");
     }
 }
 

@@ -2,7 +2,9 @@
 //! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
 //! recorded file or a live cluster is invisible from here on.
 
+pub mod cache;
 pub mod live;
+mod parallel;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;

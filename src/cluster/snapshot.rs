@@ -54,11 +54,12 @@ struct Item<'a, T: Serialize> {
     body: &'a T,
 }
 
+/// A Fluid operation's fields as the API serves them (the cache writes the same).
 #[derive(Serialize)]
-struct FluidBody<'a> {
-    metadata: &'a ObjectMeta,
-    spec: &'a OpSpec,
-    status: &'a OpStatus,
+pub(super) struct FluidBody<'a> {
+    pub(super) metadata: &'a ObjectMeta,
+    pub(super) spec: &'a OpSpec,
+    pub(super) status: &'a OpStatus,
 }
 
 /// A Fluid runtime as written back: only what the webhook reads of it.

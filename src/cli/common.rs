@@ -264,11 +264,17 @@ impl GlobalArgs {
         if self.state.is_empty() {
             return Ok(None);
         }
+        self.load_recorded(&self.state).map(Some)
+    }
+
+    /// Recorded state files other than `--state` (a second snapshot to compare with), read
+    /// and reported the same way.
+    pub fn load_recorded(&self, paths: &[String]) -> Result<ClusterState, CommandError> {
         let start = std::time::Instant::now();
         let options = self.state_load_options();
-        let state = recorded::load_files_with(&self.state, options)?;
-        self.report_state(&state, &self.state.join(", "), start.elapsed());
-        Ok(Some(state))
+        let state = recorded::load_files_with(paths, options)?;
+        self.report_state(&state, &paths.join(", "), start.elapsed());
+        Ok(state)
     }
 
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {

@@ -3,6 +3,8 @@
 //! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
 pub mod batch;
+pub mod capacity;
+pub mod diff;
 pub mod explain;
 pub mod flow;
 pub mod graph;
@@ -36,6 +38,8 @@ pub enum PlanError {
     Gang(#[from] GangError),
     #[error(transparent)]
     Target(#[from] explain::TargetError),
+    #[error(transparent)]
+    Capacity(#[from] capacity::CapacityError),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,6 +49,9 @@ pub struct Plan {
     pub groups: Vec<GroupPlan>,
     /// Plain pods and workload replicas of the inputs, when there are any.
     pub batch: Option<BatchPlan>,
+    /// With what-if edits: what they change against the plan on the unedited state.
+    #[serde(rename = "whatIfEffect", skip_serializing_if = "Option::is_none")]
+    pub what_if_effect: Option<diff::PlanDiff>,
 }
 
 impl Plan {
@@ -191,6 +198,7 @@ pub fn plan(
         operations: flow::plan_operations(&graph, &mut scheduler),
         groups: Vec::new(),
         batch: None,
+        what_if_effect: None,
     })
 }
 
@@ -228,6 +236,7 @@ pub fn plan_all(
         operations,
         groups,
         batch,
+        what_if_effect: None,
     };
     plan.retain_namespace(opts.namespace.as_deref());
     Ok(plan)

@@ -24,6 +24,11 @@ pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     }
     sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
     sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
+    sections.extend(
+        plan.what_if_effect
+            .iter()
+            .map(|d| super::capacity::diff_section("What-if effect", d, headers)),
+    );
     super::terminal_safe(&sections.join("\n")).into_owned()
 }
 

@@ -1934,3 +1934,150 @@ Flow 1 (2 operations)
         )
     );
 }
+
+/// Issue 16, pods outside a flow: Fluid's webhook admits the injected Deployment replicas that
+/// mount dataset data/imagenet through its claim (onto the cache node), leaves the unlabelled
+/// reader alone while still saying where the cache is, and steers an injected pod that mounts
+/// no dataset away from cache nodes.
+#[test]
+fn pods_outside_a_flow_go_through_the_webhook() {
+    let args = [
+        "-f",
+        "testdata/pods/dataset-readers.yaml",
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c1",
+    ];
+    let run = plan(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (4 pods, solver greedy): 4/4 pods placed
+ POD            FROM               NODE     METHOD  NOTE  WEBHOOK                                                                     CACHE
+ data/reader-0  Deployment/reader  node-c1  greedy  -     NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]   imagenet: hit (cache on node-c1)
+ data/reader-1  Deployment/reader  node-c1  greedy  -     NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]   imagenet: hit (cache on node-c1)
+ data/report    Pod/report         node-b3  greedy  -     -                                                                           imagenet: same-region (cache on node-c1)
+ data/indexer   Pod/indexer        node-b3  greedy  -     PreferNodesWithoutCache: preferred(100): fluid.io/dataset-num DoesNotExist  -
+"
+    );
+    let (code, planned) = plan_json(&args);
+    assert_eq!(code, 0);
+    let pods = &planned["batch"]["pods"];
+    let hit = json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "hit"}]);
+    assert_eq!(
+        (
+            pods[0]["node"].clone(),
+            pods[0]["webhookAffinity"].clone(),
+            pods[0]["datasets"].clone()
+        ),
+        (json!("node-c1"), cache_preference(), hit)
+    );
+    assert!(pods[2].get("webhookAffinity").is_none());
+    assert_eq!(
+        pods[2]["datasets"],
+        json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "same-region"}])
+    );
+    assert_eq!(
+        pods[3]["webhookAffinity"],
+        json!([{"plugin": "PreferNodesWithoutCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": {
+                "matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]}}])
+    );
+    assert!(pods[3].get("datasets").is_none());
+
+    // Nothing cached and no runtime: the claims are plain claims, and only the label counts.
+    let (_, planned) = plan_json(&args[..4]);
+    let pods = &planned["batch"]["pods"];
+    assert_eq!(
+        pods[0]["webhookAffinity"][0]["plugin"],
+        "PreferNodesWithoutCache"
+    );
+    assert!(pods[0].get("datasets").is_none());
+}
+
+const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";
+
+#[test]
+fn volcano_job_is_kept_in_the_lowest_tier_hypernode_that_holds_it() {
+    let run = plan(&[
+        "-f",
+        "testdata/topology/volcano/job.yaml",
+        "--state",
+        VOLCANO_TOPOLOGY,
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "\
+Job training/allreduce (volcano-job, minMember 6): 6/6 pods placed in tier2=s0; tier1s: r0 x2, r1 x4; nodes: node-1 x2, node-2 x2, node-3 x2
+ POD                 TASK    NODE    TIER2  TIER1
+ allreduce-worker-0  worker  node-1  s0     r0
+ allreduce-worker-1  worker  node-2  s0     r1
+ allreduce-worker-2  worker  node-3  s0     r1
+ allreduce-worker-3  worker  node-1  s0     r0
+ allreduce-worker-4  worker  node-2  s0     r1
+ allreduce-worker-5  worker  node-3  s0     r1
+Topology (volcano-hypernodes, hard, highestTierAllowed 2): kept in s0 (tier2)
+  s0 (tier2)
+    r0 (tier1)
+      node-1: allreduce-worker-0, allreduce-worker-3
+    r1 (tier1)
+      node-2: allreduce-worker-1, allreduce-worker-4
+      node-3: allreduce-worker-2, allreduce-worker-5
+Rejected domains (up to tier2):
+  r1 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r3 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r0 (tier1): 2 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r2 (tier1): 1 of 6 pods fit (free resources and pod slots of its 2 nodes)
+"
+    );
+}
+
+#[test]
+fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
+    let (code, json) = plan_json(&[
+        "-f",
+        "testdata/topology/volcano/job-one-rack.yaml",
+        "--state",
+        VOLCANO_TOPOLOGY,
+    ]);
+    assert_eq!(code, 1);
+    let group = &json["groups"][0];
+    assert_eq!(group["status"], "Unschedulable");
+    assert_eq!(
+        group["topology"],
+        json!({"system": "volcano-hypernodes", "mode": "hard",
+            "constraint": "highestTierAllowed 1", "constrainingLevel": "tier1", "chosen": []})
+    );
+    let rejected: Vec<String> = group["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}/{}",
+                r["level"], r["domain"], r["fit"], r["needed"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            "\"tier1\" \"r1\" 4/6",
+            "\"tier1\" \"r3\" 4/6",
+            "\"tier1\" \"r0\" 2/6",
+            "\"tier1\" \"r2\" 1/6"
+        ]
+    );
+    assert_eq!(
+        group["rejections"][1]["reason"],
+        "highestTierAllowed 1 (hard): no domain up to level tier1 takes the gang; the closest, \
+         r1 (tier1), fits 4 of 6 pods"
+    );
+    assert_eq!(
+        group["levels"],
+        json!(["tier2", "tier1", "kubernetes.io/hostname"])
+    );
+}

@@ -32,6 +32,9 @@ Examples:
   kubectl dataflow plan -f testdata/pods/batch.yaml \\
       --state testdata/clusters/three-zone.yaml --solver flow --compare
 
+  # Why are the Pending pods of the cluster pending, in the scheduling queue's order?
+  kubectl dataflow plan --pending --state testdata/clusters/pending.yaml -A
+
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\
       --what-if drain=worker-1 \\
@@ -81,6 +84,12 @@ pub struct PlanArgs {
     /// How the batch of plain pods and workload replicas in the inputs is placed
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
+    /// Also plan the Pending pods of the cluster state (of -n, or every namespace with -A),
+    /// before the inputs, in the order kube-scheduler's queue pops them: priority, then
+    /// creationTimestamp (a dump records no queue timestamp; creation time stands in); gangs
+    /// as units
+    #[arg(long)]
+    pub pending: bool,
 }
 
 /// The most copies `--replicas` plans: each is a pod the engine places against every node.
@@ -108,6 +117,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         solver: args.solver,
         routes,
         namespace: global.planned_namespace(),
+        pending: args.pending,
     };
     let plan = plan::plan_all(&set, &state, profile, &opts)?;
     let headers = args.table.headers(args.output);

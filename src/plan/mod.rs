@@ -7,6 +7,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 mod namespace;
+pub mod pending;
 pub mod what_if;
 pub mod workload;
 
@@ -71,6 +72,8 @@ pub struct PlanOptions {
     pub routes: Vec<(String, System)>,
     /// `-n`: plan only the objects of this namespace (the state stays the whole cluster).
     pub namespace: Option<String>,
+    /// `--pending`: also plan the Pending pods of the state, in queue order, before the inputs.
+    pub pending: bool,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -193,7 +196,8 @@ pub fn plan(
     })
 }
 
-/// Everything `plan` shows: the DataFlows of the manifests, their gangs and their batch of
+/// Everything `plan` shows: with `--pending` first the Pending pods of the state in queue
+/// order ([`pending`]), then the DataFlows of the manifests, their gangs and their batch of
 /// plain pods, in that order, against one assumed state: every pod placed (an operation's, a
 /// gang's, a batch pod's) takes its resources, ports and affinity effects for everything
 /// planned after it, so no node is promised twice.
@@ -210,8 +214,28 @@ pub fn plan_all(
     };
     let graph = graph::build(&manifests.manifests, state)?;
     let mut scheduler = Scheduler::new(state, profile);
+    // Without inputs, `gangs` reads the state's gangs, which the queue already holds.
+    let input_gangs = if opts.pending && manifests.manifests.is_empty() {
+        Vec::new()
+    } else {
+        gang::gangs(manifests, state, &gang_opts)
+    };
+    let queued = if opts.pending {
+        let same = |a: &gang::Gang, b: &gang::Gang| {
+            a.kind.id == b.kind.id
+                && a.meta.namespace == b.meta.namespace
+                && a.meta.name == b.meta.name
+        };
+        let units = pending::queue(state, &gang_opts.routes, |g| {
+            input_gangs.iter().any(|given| same(g, given))
+        });
+        pending::plan_queue(&mut scheduler, &units, &gang_opts.routes, opts.compare)?
+    } else {
+        pending::QueuePlan::default()
+    };
     let operations = flow::plan_operations(&graph, &mut scheduler);
-    let groups = gang::plan_gangs(manifests, &mut scheduler, &gang_opts)?;
+    let mut groups = queued.groups;
+    groups.extend(gang::plan_gangs(&input_gangs, &mut scheduler, &gang_opts)?);
     let members = batch::members(manifests, state);
     let batch = (!members.is_empty()).then(|| {
         batch::plan_batch(
@@ -225,7 +249,7 @@ pub fn plan_all(
     let mut plan = Plan {
         operations,
         groups,
-        batch,
+        batch: BatchPlan::concat(queued.batch, batch),
     };
     plan.retain_namespace(opts.namespace.as_deref());
     Ok(plan)

@@ -32,8 +32,9 @@ Examples:
   kubectl dataflow plan -f testdata/pods/batch.yaml \\
       --state testdata/clusters/three-zone.yaml --solver flow --compare
 
-  # Why are the Pending pods of the cluster pending, in the scheduling queue's order?
-  kubectl dataflow plan --pending --state testdata/clusters/pending.yaml -A
+  # Why is each Pending pod of the cluster pending? (in scheduling queue order)
+  kubectl dataflow plan --pending -A \\
+      --state testdata/clusters/pending.yaml
 
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\

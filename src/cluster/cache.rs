@@ -19,6 +19,7 @@ use crate::model::fluid::{self, FluidRuntime};
 use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
+use crate::model::hypernode::HYPERNODE_API_VERSION;
 use crate::model::{Labels, NodeAffinity, Object, ObjectMeta, TypeMeta};
 
 /// What a cache file is called: the state's path with this appended.
@@ -349,6 +350,8 @@ impl Serialize for CachedItem<'_> {
             Object::SchedulingWorkload(o) => item(s, &o.api_version, "Workload", o),
             Object::PriorityClass(o) => item(s, "scheduling.k8s.io/v1", "PriorityClass", o),
             Object::PodDisruptionBudget(o) => item(s, "policy/v1", "PodDisruptionBudget", o),
+            Object::HyperNode(o) => item(s, HYPERNODE_API_VERSION, "HyperNode", o),
+            Object::ConfigMap(o) => item(s, "v1", "ConfigMap", o),
             Object::Workload(o) => {
                 let api_version = match o.kind.as_str() {
                     "Job" | "CronJob" => "batch/v1",

@@ -3,6 +3,7 @@
 pub mod core;
 pub mod fluid;
 pub mod gang;
+pub mod hypernode;
 pub mod policy;
 pub mod quantity;
 pub mod resources;
@@ -13,6 +14,7 @@ pub use self::core::*;
 pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 
+pub use hypernode::{ConfigMap, HyperNode};
 pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 
@@ -91,6 +93,10 @@ pub enum Object {
     SchedulingWorkload(SchedulingWorkload),
     PriorityClass(PriorityClass),
     PodDisruptionBudget(PodDisruptionBudget),
+    /// A Volcano network topology domain.
+    HyperNode(HyperNode),
+    /// Read for Volcano's scheduler configuration.
+    ConfigMap(ConfigMap),
     /// Kept so callers can report it, never silently dropped.
     Unknown {
         type_meta: TypeMeta,
@@ -111,6 +117,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("", "v1", "Pod"),
     ("", "v1", "Node"),
     ("", "v1", "Namespace"),
+    ("", "v1", "ConfigMap"),
     ("apps", "v1", "Deployment"),
     ("apps", "v1", "StatefulSet"),
     ("apps", "v1", "ReplicaSet"),
@@ -139,6 +146,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.k8s.io", "v1alpha2", "Workload"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
     ("policy", "v1", "PodDisruptionBudget"),
+    ("topology.volcano.sh", "v1alpha1", "HyperNode"),
 ];
 
 #[derive(Deserialize, Default)]
@@ -243,6 +251,8 @@ impl Object {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
+            ("", "ConfigMap") => Object::ConfigMap(read(deserializer).get()?),
+            ("topology.volcano.sh", _) => Object::HyperNode(read(deserializer).get()?),
             ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
                 let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
                 Object::FluidRuntime(fluid::FluidRuntime {
@@ -327,6 +337,8 @@ impl Object {
             Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
+            Object::HyperNode(o) => &o.metadata,
+            Object::ConfigMap(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -346,6 +358,8 @@ impl Object {
             Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
+            Object::HyperNode(o) => &mut o.metadata,
+            Object::ConfigMap(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -366,6 +380,8 @@ impl Object {
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
+            Object::HyperNode(_) => "HyperNode",
+            Object::ConfigMap(_) => "ConfigMap",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
         }
     }
@@ -374,7 +390,10 @@ impl Object {
     pub fn is_namespaced(&self) -> bool {
         !matches!(
             self,
-            Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
+            Object::Node(_)
+                | Object::Namespace(_)
+                | Object::PriorityClass(_)
+                | Object::HyperNode(_)
         )
     }
 }

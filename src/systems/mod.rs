@@ -3,3 +3,4 @@
 pub mod flow;
 pub mod fluid;
 pub mod gang;
+pub mod topology;

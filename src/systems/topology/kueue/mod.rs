@@ -1,0 +1,3 @@
+//! Kueue Topology Aware Scheduling.
+
+pub mod tas;

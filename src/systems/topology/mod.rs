@@ -1,0 +1,3 @@
+//! Network-topology-aware gang placement.
+
+pub mod kueue;

@@ -88,6 +88,19 @@ impl Resource {
         }
     }
 
+    /// A cluster-scoped custom resource (Kueue's Topology, ResourceFlavor, ClusterQueue).
+    const fn cluster_custom(
+        group: &'static str,
+        version: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+    ) -> Resource {
+        Resource {
+            namespaced: false,
+            ..Resource::custom(group, version, kind, plural)
+        }
+    }
+
     const fn custom(
         group: &'static str,
         version: &'static str,
@@ -181,6 +194,15 @@ pub const RESOURCES: &[Resource] = &[
     Resource::custom("scheduling.k8s.io", "v1alpha1", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "PodGroup", "podgroups"),
+    Resource::cluster_custom("kueue.x-k8s.io", "v1beta1", "Topology", "topologies"),
+    Resource::cluster_custom(
+        "kueue.x-k8s.io",
+        "v1beta1",
+        "ResourceFlavor",
+        "resourceflavors",
+    ),
+    Resource::cluster_custom("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues"),
+    Resource::custom("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::model::kueue::KueueObjects;
 use crate::model::policy::{self, PodPriority};
 use crate::model::resources::{self, Resources};
 use crate::model::{
@@ -37,6 +38,8 @@ pub struct ClusterState {
     pub priority_classes: Vec<PriorityClass>,
     /// Budgets preemption tries not to violate, with their recorded status.
     pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
+    /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).
+    pub kueue: KueueObjects,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
@@ -71,6 +74,7 @@ impl ClusterState {
                 Object::SchedulingWorkload(o) => state.scheduling_workloads.push(o),
                 Object::PriorityClass(o) => state.priority_classes.push(o),
                 Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
+                Object::Kueue(o) => state.kueue.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
                     *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
                 }
@@ -101,6 +105,13 @@ impl ClusterState {
         });
         keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));
         keep_last(&mut state.pod_disruption_budgets, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        let kueue = &mut state.kueue;
+        keep_last(&mut kueue.topologies, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.flavors, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.cluster_queues, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.local_queues, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         for (kind, count) in unknown_kinds {

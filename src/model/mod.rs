@@ -3,6 +3,7 @@
 pub mod core;
 pub mod fluid;
 pub mod gang;
+pub mod kueue;
 pub mod policy;
 pub mod quantity;
 pub mod resources;
@@ -91,6 +92,8 @@ pub enum Object {
     SchedulingWorkload(SchedulingWorkload),
     PriorityClass(PriorityClass),
     PodDisruptionBudget(PodDisruptionBudget),
+    /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue.
+    Kueue(kueue::KueueObject),
     /// Kept so callers can report it, never silently dropped.
     Unknown {
         type_meta: TypeMeta,
@@ -139,6 +142,15 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.k8s.io", "v1alpha2", "Workload"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
     ("policy", "v1", "PodDisruptionBudget"),
+    ("kueue.x-k8s.io", "v1alpha1", "Topology"),
+    ("kueue.x-k8s.io", "v1beta1", "Topology"),
+    ("kueue.x-k8s.io", "v1beta2", "Topology"),
+    ("kueue.x-k8s.io", "v1beta1", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "v1beta2", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "v1beta1", "ClusterQueue"),
+    ("kueue.x-k8s.io", "v1beta2", "ClusterQueue"),
+    ("kueue.x-k8s.io", "v1beta1", "LocalQueue"),
+    ("kueue.x-k8s.io", "v1beta2", "LocalQueue"),
 ];
 
 #[derive(Deserialize, Default)]
@@ -277,6 +289,27 @@ impl Object {
             }
             ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
             ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
+            (kueue::GROUP, _) => {
+                let api_version = type_meta.api_version.clone();
+                Object::Kueue(match kind {
+                    "Topology" => kueue::KueueObject::Topology(kueue::Topology {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    "ResourceFlavor" => kueue::KueueObject::ResourceFlavor(kueue::ResourceFlavor {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    "ClusterQueue" => kueue::KueueObject::ClusterQueue(kueue::ClusterQueue {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    _ => kueue::KueueObject::LocalQueue(kueue::LocalQueue {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                })
+            }
             _ => {
                 let body: WorkloadBody = read(deserializer).get()?;
                 let suspended = body.spec.suspend.unwrap_or(false);
@@ -291,11 +324,14 @@ impl Object {
                         (counts.active(), job.spec.template)
                     }
                     ("Job", _) => {
+                        // A Job handed to Kueue is created suspended and unsuspended when
+                        // admitted: its pods are the ones admission starts.
+                        let queued = body.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL);
                         let counts = JobCounts {
                             parallelism: body.spec.parallelism,
                             completions: body.spec.completions,
                             succeeded: body.status.succeeded,
-                            suspend: suspended,
+                            suspend: suspended && !queued,
                         };
                         (counts.active(), body.spec.template)
                     }
@@ -326,6 +362,7 @@ impl Object {
             Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
+            Object::Kueue(o) => o.metadata(),
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -345,6 +382,7 @@ impl Object {
             Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
+            Object::Kueue(o) => o.metadata_mut(),
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -365,16 +403,20 @@ impl Object {
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
+            Object::Kueue(o) => o.kind(),
             Object::Unknown { type_meta, .. } => &type_meta.kind,
         }
     }
 
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
-        !matches!(
-            self,
-            Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
-        )
+        match self {
+            Object::Kueue(o) => o.is_namespaced(),
+            _ => !matches!(
+                self,
+                Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
+            ),
+        }
     }
 }
 

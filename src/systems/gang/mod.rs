@@ -9,6 +9,7 @@
 pub mod coscheduling;
 pub mod godel;
 pub mod kube_batch;
+pub mod kueue;
 pub mod model;
 pub mod outcome;
 pub mod place;
@@ -36,6 +37,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &coscheduling::Coscheduling,
     &workload::Workloads,
     &workload::WorkloadPodGroups,
+    &kueue::KueueJobs,
 ];
 
 /// Options of `plan` that shape gang plans.
@@ -120,6 +122,8 @@ fn input_pods(manifests: &ManifestSet, replicas: Option<usize>) -> Vec<(Pod, Pod
                     spec: w.template.spec.clone(),
                     status: PodStatus::default(),
                 };
+                let mut pod = pod;
+                kueue::mark_job_pod(w, &mut pod);
                 let n = replicas.unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
                 let from = PodSource::Template(format!("{}/{}", w.kind, w.metadata.name));
                 pods.extend(copies(&pod, n).into_iter().map(|p| (p, from.clone())));
@@ -337,6 +341,9 @@ pub fn plan_gang(
             PlacementRule::Godel(group) => godel::plan_pod_group(scheduler, gang, group, compare)
                 .map_err(|e| error(e.to_string()))?,
             PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare),
+            PlacementRule::Kueue(given) => {
+                crate::systems::topology::kueue::plan(scheduler, gang, given, compare)
+            }
         }
     };
     plan.scheduler_name = shown_name.to_string();

@@ -10,14 +10,13 @@
 //! (default `1,2,4`) picks the state sizes, in multiples of 5,000 nodes / 150,000 pods.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use kubectl_dataflow::cluster::recorded;
-use kubectl_dataflow::synth::{Detail, SynthSpec, write_cluster_json};
-use serde_json::Value;
+use kubectl_dataflow::synth::{self, Detail, SynthSpec, write_cluster_json};
 
 #[path = "common/explain_pod.rs"]
 mod explain_pod;
@@ -103,92 +102,13 @@ fn generate(spec: &SynthSpec, path: &Path) -> u64 {
     std::fs::metadata(path).expect("state written").len()
 }
 
-/// The same state as `kubectl get -o yaml` prints it. The generator writes one item per line,
-/// so the items are converted one at a time.
+/// The same state as `kubectl get -o yaml` prints it.
 fn json_to_yaml(json: &Path, yaml: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(yaml).expect("create yaml"));
-    out.write_all(b"apiVersion: v1\nitems:\n").expect("write");
-    let mut text = String::new();
-    for line in BufReader::new(File::open(json).expect("open json")).lines() {
-        let line = line.expect("read json");
-        let item = line.trim_end_matches(',');
-        if !item.starts_with('{') || item.starts_with("{\"apiVersion\":\"v1\",\"kind\":\"List\"") {
-            continue;
-        }
-        let value: Value = serde_json::from_str(item).expect("an item per line");
-        text.clear();
-        text.push('-');
-        block(&value, 2, true, &mut text);
-        out.write_all(text.as_bytes()).expect("write");
-    }
-    out.write_all(b"kind: List\nmetadata:\n  resourceVersion: \"\"\n")
-        .expect("write");
+    let json = BufReader::new(File::open(json).expect("open json"));
+    synth::write_state_yaml(json, &mut out).expect("convert the state to YAML");
     out.flush().expect("flush");
     std::fs::metadata(yaml).expect("yaml written").len()
-}
-
-/// A non-empty map or list in block style at `indent`; `inline` when the first entry goes on
-/// the current line (after a `-`).
-fn block(value: &Value, indent: usize, inline: bool, out: &mut String) {
-    let pad = |out: &mut String, first: bool| {
-        if first && inline {
-            out.push(' ');
-        } else {
-            out.extend(std::iter::repeat_n(' ', indent));
-        }
-    };
-    match value {
-        Value::Object(map) => {
-            for (i, (key, value)) in map.iter().enumerate() {
-                pad(out, i == 0);
-                let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                    && key
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "./_-".contains(c));
-                if plain {
-                    out.push_str(key);
-                } else {
-                    out.push_str(&Value::String(key.clone()).to_string());
-                }
-                out.push(':');
-                nested(value, indent + 2, out);
-            }
-        }
-        Value::Array(items) => {
-            for (i, value) in items.iter().enumerate() {
-                pad(out, i == 0);
-                out.push('-');
-                match value {
-                    Value::Object(m) if !m.is_empty() => block(value, indent + 2, true, out),
-                    _ => nested(value, indent + 2, out),
-                }
-            }
-        }
-        scalar => {
-            out.push(' ');
-            out.push_str(&scalar.to_string());
-            out.push('\n');
-        }
-    }
-}
-
-/// A value after `key:` or `-`: scalars and empty collections on the line, others below.
-fn nested(value: &Value, indent: usize, out: &mut String) {
-    match value {
-        Value::Object(m) if !m.is_empty() => {
-            out.push('\n');
-            block(value, indent, false, out);
-        }
-        Value::Array(a) if !a.is_empty() => {
-            out.push('\n');
-            block(value, indent, false, out);
-        }
-        scalar => {
-            out.push(' ');
-            out.push_str(&scalar.to_string());
-            out.push('\n');
-        }
-    }
 }
 
 /// A Godel PodGroup of 1,000 pods (required bigPod, preferred miniPod then tor), as manifests.

@@ -519,3 +519,34 @@ fn a_pod_that_names_its_node_is_admitted_by_the_kubelet_not_scheduled() {
         serde_json::json!({"node": "node-b2", "admitted": true, "reasons": []})
     );
 }
+
+/// Objects named by `generateName` are addressed as kubectl users write the prefix
+/// (`job/pi-`) or as the tool shows them (`pod/web-<generated>`).
+#[test]
+fn generate_name_objects_are_addressable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_pod(
+        dir.path(),
+        "generated.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: pi-\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: pi\n        image: perl\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  generateName: web-\nspec:\n  containers:\n  - name: web\n    image: nginx\n",
+    );
+    for (target, pod) in [
+        ("job/pi-", "pi-<generated>-0"),
+        ("pod/web-", "web-<generated>"),
+        ("pod/web-<generated>", "web-<generated>"),
+    ] {
+        let out = run(&[
+            "explain-placement",
+            "-f",
+            &file,
+            target,
+            "--state",
+            "testdata/clusters/three-zone.yaml",
+            "-o",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{target}: {out:?}");
+        let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(json["pod"]["name"], pod, "{target}");
+    }
+}

@@ -447,4 +447,34 @@ fn values_the_api_server_rejects_fail_plan_and_lint_with_positions() {
     );
     let (code, err) = outcome(&["lint", "-f", &file]);
     assert_eq!(code, 1, "{err}");
+    // Values lint reports under rules of their own (DF405, DF209) fail plan and explain too.
+    let volcano_job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n  schedulerName: volcano\n  minAvailable: 1\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers: [{name: c}]\n        affinity:\n          nodeAffinity:\n            preferredDuringSchedulingIgnoredDuringExecution:\n            - {weight: 101, preference: {matchExpressions: [{key: zone, operator: Exists}]}}\n";
+    let pod_group = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {minMember: -1}\n";
+    let cases = [
+        (
+            volcano_job,
+            "16:24: spec.tasks[0].template.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 101: must be in the range 1-100",
+            "DF405",
+        ),
+        (
+            pod_group,
+            "4:19: spec.minMember: -1: must be at least 1",
+            "DF209",
+        ),
+    ];
+    for (text, refusal, rule) in cases {
+        let file = write(dir.path(), "refused.yaml", text);
+        for command in ["plan", "explain-placement"] {
+            let (code, err) = outcome(&[command, "-f", &file, "--state", STATE]);
+            assert_eq!(
+                (code, err),
+                (2, format!("error: {file}:{refusal}\n")),
+                "{command}"
+            );
+        }
+        let lint = run_limited(&["lint", "-f", &file]);
+        let findings = String::from_utf8_lossy(&lint.stdout);
+        assert_eq!(lint.status.code(), Some(1), "{findings}");
+        assert!(findings.contains(&format!("error[{rule}]")), "{findings}");
+    }
 }

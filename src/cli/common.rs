@@ -187,7 +187,7 @@ impl InputArgs {
         schema: &SchemaArgs,
         namespace: &str,
     ) -> Result<ManifestSet, CommandError> {
-        let mut set = self.load()?.into_result().map_err(CommandError::Load)?;
+        let mut set = self.load()?.into_plannable().map_err(CommandError::Load)?;
         set.default_namespace(namespace);
         for warning in strict::check_set(&set).enforce(schema.lenient)? {
             report::stderr_line(&format!("warning: {warning}"));

@@ -6,6 +6,7 @@ pub mod live;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;
+mod yaml_state;
 
 use std::collections::BTreeMap;
 

@@ -4,15 +4,16 @@
 //! `items` array is split into items by a scanner that only matches brackets and skips strings
 //! (no decoding), and batches of items are decoded on every core straight into the slim model
 //! types, skipping unknown fields. A batch's bytes are dropped as soon as it is decoded, so
-//! memory holds the decoded model plus a few blocks of text, not the whole file. YAML goes
-//! through the positioned tree, like manifests.
+//! memory holds the decoded model plus a few blocks of text, not the whole file. YAML is read
+//! whole, cut into documents and runs of List entries, and parsed in parallel
+//! ([`super::yaml_state`]).
 //!
 //! Every state is bounded in size ([`LoadOptions::max_bytes`]): `--state /dev/zero` is an
 //! error, not a machine out of memory.
 
 use std::io::Read;
+use std::sync::Mutex;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
@@ -97,9 +98,9 @@ pub fn read_state(
 /// Objects decoded together, in file order, with the position of each of its nodes (in the
 /// order of the nodes among `objects`). Batches are kept apart up to the state: joining them
 /// into one list would hold every object twice at the peak.
-struct DecodedBatch {
-    objects: Vec<Object>,
-    node_positions: Vec<Pos>,
+pub(super) struct DecodedBatch {
+    pub(super) objects: Vec<Object>,
+    pub(super) node_positions: Vec<Pos>,
 }
 
 impl DecodedBatch {
@@ -815,19 +816,7 @@ fn parse_yaml(file: &str, bytes: Vec<u8>) -> Result<DecodedBatch, LoadError> {
         pos: position_at(e.as_bytes(), e.utf8_error().valid_up_to()),
         message: "invalid UTF-8; expected a JSON or YAML state".into(),
     })?;
-    let (manifests, mut problems) = manifest::parse_text(&Arc::from(file), &text);
-    if !problems.is_empty() {
-        return Err(problems.swap_remove(0));
-    }
-    let node_positions = manifests
-        .iter()
-        .filter(|m| matches!(m.object, Object::Node(_)))
-        .map(|m| m.pos_of("metadata.name"))
-        .collect();
-    Ok(DecodedBatch {
-        objects: manifests.into_iter().map(|m| m.object).collect(),
-        node_positions,
-    })
+    super::yaml_state::parse(file, &text)
 }
 
 #[cfg(test)]
@@ -866,7 +855,7 @@ mod tests {
             items: Option<Vec<&'a serde_json::value::RawValue>>,
         }
         if !text.trim_start().starts_with('{') {
-            let (manifests, mut problems) = manifest::parse_text(&Arc::from(file), text);
+            let (manifests, mut problems) = manifest::parse_text(&std::sync::Arc::from(file), text);
             return match problems.is_empty() {
                 true => Ok(manifests.into_iter().map(|m| m.object).collect()),
                 false => Err(problems.swap_remove(0)),

@@ -173,7 +173,7 @@ fn duplicates(manifests: &[Manifest]) -> Vec<(&Manifest, &Manifest)> {
     let mut pairs = Vec::new();
     for m in manifests {
         let meta = m.object.metadata();
-        if meta.name.is_empty() {
+        if meta.name.is_empty() || meta.name.ends_with(crate::manifest::GENERATED_SUFFIX) {
             continue;
         }
         let (api_version, kind) = type_of(m);

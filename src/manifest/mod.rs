@@ -1,6 +1,7 @@
 //! Reading manifests: files, directories and stdin, split into documents, decoded into typed
 //! objects, each kept with its file, document index and source tree for exact positions.
 
+mod indent;
 pub mod tree;
 pub mod validate;
 
@@ -92,7 +93,8 @@ impl Manifest {
 }
 
 /// `KIND/NAME` as kubectl users type it: the kind in any case, singular, plural, short name
-/// (`po`, `deploy`, `ds`, `pg`, `vcjob`...) or `plural.group`; a bare `NAME` is a pod. The one
+/// (`po`, `deploy`, `ds`, `pg`, `vcjob`...) or `plural.group`; a bare `NAME` is a pod; `NAME-`
+/// is the object of `generateName: NAME-` (and `NAME-<generated>`, as it is shown). The one
 /// parser of object references: explain, patch and launch all read targets through it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectRef {
@@ -138,13 +140,20 @@ impl ObjectRef {
         if name.is_empty() || kind.is_empty() {
             return Err(ObjectRefError::Empty(text.to_string()));
         }
+        // A name cannot end with `-`, so `pod/pi-` can only mean the object generated from
+        // `generateName: pi-`.
+        let name = if name.ends_with('-') {
+            format!("{name}{GENERATED_SUFFIX}")
+        } else {
+            name.to_string()
+        };
         Ok(ObjectRef {
             kind: canonical_kind(kind).ok_or_else(|| ObjectRefError::UnknownKind {
                 text: text.to_string(),
                 kind: kind.to_string(),
                 suggestion: crate::lint::strict::closest_kind(kind),
             })?,
-            name: name.to_string(),
+            name,
         })
     }
 
@@ -212,6 +221,30 @@ impl ManifestSet {
             Ok(self)
         } else {
             Err(self.problems)
+        }
+    }
+
+    /// [`Self::into_result`], also refusing the values lint reports under rules of their own
+    /// ([`validate::refused_for_planning`]), positioned: what every command but lint plans.
+    pub fn into_plannable(self) -> Result<ManifestSet, Vec<LoadError>> {
+        let set = self.into_result()?;
+        let refused: Vec<LoadError> = set
+            .manifests
+            .iter()
+            .filter_map(|m| {
+                let e = validate::refused_for_planning(&m.object).err()?;
+                Some(LoadError::Decode {
+                    file: m.file.to_string(),
+                    pos: m.pos_of(&e.path),
+                    path: e.path,
+                    message: e.message,
+                })
+            })
+            .collect();
+        if refused.is_empty() {
+            Ok(set)
+        } else {
+            Err(refused)
         }
     }
 }
@@ -406,6 +439,36 @@ pub fn add_source(set: &mut ManifestSet, name: Arc<str>, path: Option<PathBuf>, 
     set.sources.push(Source { name, path, text });
 }
 
+/// What stands for the random suffix the API server appends to `metadata.generateName`:
+/// `generateName: pi-` is planned and shown as `pi-<generated>`, the name kubectl prints once
+/// the object exists being `pi-` and five random characters.
+pub const GENERATED_SUFFIX: &str = "<generated>";
+
+impl Manifest {
+    /// A decoded object; one named only by `generateName` gets the name it is shown and
+    /// addressed by (see [`GENERATED_SUFFIX`]).
+    fn decoded(file: Arc<str>, document: usize, root: Node, mut object: Object) -> Manifest {
+        let meta = root.get("metadata");
+        let generate_name = meta
+            .and_then(|m| m.get("generateName"))
+            .and_then(Node::as_str)
+            .filter(|g| !g.is_empty());
+        let named = meta
+            .and_then(|m| m.get("name"))
+            .and_then(Node::as_str)
+            .is_some_and(|n| !n.is_empty());
+        if let (Some(prefix), false) = (generate_name, named) {
+            object.metadata_mut().name = format!("{prefix}{GENERATED_SUFFIX}");
+        }
+        Manifest {
+            file,
+            document,
+            root,
+            object,
+        }
+    }
+}
+
 /// Decode the documents of one text; `v1 List` documents are unwrapped into their items.
 pub fn parse_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
     let mut manifests = Vec::new();
@@ -436,24 +499,19 @@ pub fn parse_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>
                 .enumerate()
             {
                 match decode_node(item) {
-                    Ok(object) => manifests.push(Manifest {
-                        file: file.clone(),
+                    Ok(object) => manifests.push(Manifest::decoded(
+                        file.clone(),
                         document,
-                        root: item.clone(),
+                        item.clone(),
                         object,
-                    }),
+                    )),
                     Err(e) => problems.push(decode_problem(file, item, &format!("items[{i}]"), e)),
                 }
             }
             continue;
         }
         match decode_node(&root) {
-            Ok(object) => manifests.push(Manifest {
-                file: file.clone(),
-                document,
-                root,
-                object,
-            }),
+            Ok(object) => manifests.push(Manifest::decoded(file.clone(), document, root, object)),
             Err(e) => problems.push(decode_problem(file, &root, "", e)),
         }
     }
@@ -578,6 +636,20 @@ mod tests {
         );
     }
 
+    /// An object named only by `generateName` is shown as `PREFIX<generated>`; a written
+    /// name wins over `generateName`, as on the API server.
+    #[test]
+    fn generate_name_objects_get_the_name_they_are_shown_by() {
+        let text = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: pi-\n  namespace: ml\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  generateName: ignored-\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  generateName: \"\"\n";
+        let (manifests, problems) = parse(text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let names: Vec<String> = manifests.iter().map(Manifest::display_name).collect();
+        assert_eq!(
+            names,
+            ["Job/ml/pi-<generated>", "Pod/default/web", "Pod/default/"]
+        );
+    }
+
     #[test]
     fn problems_name_file_position_and_field() {
         let cases = [
@@ -629,6 +701,8 @@ mod tests {
             ),
             ("vcjob/tf", Ok(("Job", "tf"))),
             ("dataload/warmup", Ok(("DataLoad", "warmup"))),
+            ("job/pi-", Ok(("Job", "pi-<generated>"))),
+            ("pod/web-<generated>", Ok(("Pod", "web-<generated>"))),
             (
                 "deplyment/api",
                 Err(

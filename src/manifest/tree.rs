@@ -135,11 +135,43 @@ pub const ALIAS_EXPANSION_BYTES: usize = 16 * 1024 * 1024;
 /// The tree is built from saphyr-parser's event stream with an explicit stack (the parser is
 /// a state machine; its own `load` and saphyr's loader recurse per level), so nesting and
 /// alias expansion are checked at the event that would exceed them and parsing stops there.
+///
+/// The indentation shapes go-yaml accepts and saphyr refuses are parsed as go-yaml does (see
+/// [`super::indent`]); any other error is reported at its place in `text` (repairs move no
+/// node), and the first one when a text needs more repairs than the budget.
 pub fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
+    let mut first_error = None;
+    let mut attempt = std::borrow::Cow::Borrowed(text);
+    for _ in 0..=super::indent::MAX_REPAIRS {
+        let error = match parse_once(&attempt) {
+            Ok(documents) => return Ok(documents),
+            Err(Failure::Tree(error)) => return Err(error),
+            Err(Failure::Scan(error)) => error,
+        };
+        let marker = *error.marker();
+        first_error.get_or_insert_with(|| scan_error(&error));
+        match super::indent::repair(&attempt, error.info(), marker.line(), marker.col()) {
+            Some(repaired) => attempt = std::borrow::Cow::Owned(repaired),
+            None => return Err(scan_error(&error)),
+        }
+    }
+    Err(first_error.expect("the loop runs at least once"))
+}
+
+/// Why one parse of a text stopped: the scanner's errors may be one of the shapes
+/// [`parse_documents`] retries, the tree builder's refusals are final.
+enum Failure {
+    Scan(saphyr_parser::ScanError),
+    Tree(SyntaxError),
+}
+
+fn parse_once(text: &str) -> Result<Vec<Node>, Failure> {
     let mut builder = TreeBuilder::default();
     for event in Parser::new_from_str(text) {
-        let (event, span) = event.map_err(|e| scan_error(&e))?;
-        builder.on_event(event, marker_pos(span.start))?;
+        let (event, span) = event.map_err(Failure::Scan)?;
+        builder
+            .on_event(event, marker_pos(span.start))
+            .map_err(Failure::Tree)?;
     }
     Ok(builder.documents)
 }

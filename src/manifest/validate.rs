@@ -2,9 +2,15 @@
 //! once an object has decoded. Such an object could never be created, so planning it would
 //! show a placement that cannot happen: it is refused like a decode error, positioned at the
 //! field (lint reports it as DF002, every other command exits 2).
+//!
+//! A few such values have lint rules of their own, which say more than a decode error can
+//! (DF405 weights, DF202/DF209 gang sizes): lint keeps reading those objects, and every other
+//! command refuses them through [`refused_for_planning`].
 
 use crate::model::TopologySpreadConstraint;
-use crate::model::{DecodeError, Object, PodSpec, ResourceList, Taint, Toleration};
+use crate::model::{
+    Affinity, DecodeError, Object, PodSpec, ResourceList, Taint, Toleration, gang::SchedulingPolicy,
+};
 
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
@@ -208,10 +214,97 @@ fn spread(path: &str, c: &TopologySpreadConstraint) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// The first value that lint reports under its own rule and the API server (or the gang
+/// scheduler's admission webhook) rejects: preferred affinity weights outside 1..100, and gang
+/// sizes below their minimum. Planning such an object would show a placement that cannot
+/// happen.
+pub fn refused_for_planning(object: &Object) -> Result<(), DecodeError> {
+    for (path, spec) in pod_specs(object) {
+        if let Some(affinity) = &spec.affinity {
+            affinity_weights(&format!("{path}.affinity"), affinity)?;
+        }
+    }
+    gang_sizes(object)
+}
+
+/// validatePreferredSchedulingTerms and validateWeightedPodAffinityTerms: weights are 1..100.
+fn affinity_weights(path: &str, affinity: &Affinity) -> Result<(), DecodeError> {
+    const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+    let node = affinity.node_affinity.iter().flat_map(|node| {
+        let terms = node.preferred.iter().enumerate();
+        terms.map(|(i, term)| (format!("nodeAffinity.{PREFERRED}[{i}]"), term.weight))
+    });
+    let pod = [
+        ("podAffinity", &affinity.pod_affinity),
+        ("podAntiAffinity", &affinity.pod_anti_affinity),
+    ]
+    .into_iter()
+    .filter_map(|(field, terms)| terms.as_ref().map(|terms| (field, terms)))
+    .flat_map(|(field, terms)| {
+        let terms = terms.preferred.iter().enumerate();
+        terms.map(move |(i, term)| (format!("{field}.{PREFERRED}[{i}]"), term.weight))
+    });
+    for (term, weight) in node.chain(pod) {
+        if !(1..=100).contains(&weight) {
+            return invalid(
+                format!("{path}.{term}.weight"),
+                format!("{weight}: must be in the range 1-100"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A gang of fewer than one pod means nothing (Godel, kube-batch, coscheduling, Volcano and
+/// Workload pod groups); Volcano's job webhook refuses a negative `minAvailable`.
+fn gang_sizes(object: &Object) -> Result<(), DecodeError> {
+    let gang_min = |policy: Option<&SchedulingPolicy>| {
+        policy
+            .and_then(|p| p.gang.as_ref())
+            .map(|gang| gang.min_count)
+    };
+    let sizes: Vec<(String, i32, i32)> = match object {
+        Object::GodelPodGroup(g) => vec![("spec.minMember".into(), g.spec.min_member, 1)],
+        Object::VolcanoPodGroup(g) => vec![("spec.minMember".into(), g.spec.min_member, 1)],
+        Object::VolcanoJob(job) => vec![("spec.minAvailable".into(), job.spec.min_available, 0)],
+        Object::PodGroup(g) => match &g.spec.scheduling_policy {
+            Some(policy) => gang_min(Some(policy))
+                .map(|min| ("spec.schedulingPolicy.gang.minCount".into(), min, 1))
+                .into_iter()
+                .collect(),
+            None => g
+                .spec
+                .min_member
+                .map(|min| ("spec.minMember".into(), min, 1))
+                .into_iter()
+                .collect(),
+        },
+        Object::SchedulingWorkload(w) => w
+            .pod_groups()
+            .filter_map(|(path, group)| {
+                let field = match group.policy {
+                    Some(_) => "policy",
+                    None => "schedulingPolicy",
+                };
+                gang_min(group.policy())
+                    .map(|min| (format!("{path}.{field}.gang.minCount"), min, 1))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (path, value, least) in sizes {
+        if value < least {
+            return invalid(path, format!("{value}: must be at least {least}"));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
+    use super::refused_for_planning;
     use crate::manifest::parse_text;
 
     const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: 500m}\n      limits: {cpu: \"1\"}\n";
@@ -277,6 +370,129 @@ mod tests {
         // The valid forms pass.
         for text in [POD.to_string(), with_valid_extras()] {
             assert_eq!(refusal(&text), None, "{text}");
+        }
+    }
+
+    /// Lint reads these objects (its own rules report them); planning refuses them.
+    #[test]
+    fn values_with_lint_rules_of_their_own_are_refused_for_planning() {
+        let pod_affinity = |field: &str, weight: i32| {
+            format!(
+                "{POD}  affinity:\n    {field}:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: {weight}\n        podAffinityTerm: {{topologyKey: zone}}\n"
+            )
+        };
+        let node_affinity = |weight: i32| {
+            format!(
+                "{POD}  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - {{weight: {weight}, preference: {{}}}}\n"
+            )
+        };
+        let volcano_job = |min_available: i32, weight: i32| {
+            format!(
+                "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  minAvailable: {min_available}\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers: [{{name: c}}]\n        affinity:\n          podAntiAffinity:\n            preferredDuringSchedulingIgnoredDuringExecution:\n            - {{weight: {weight}, podAffinityTerm: {{topologyKey: zone}}}}\n"
+            )
+        };
+        let group = |api_version: &str, kind: &str, spec: &str| {
+            format!(
+                "apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: g}}\nspec: {spec}\n"
+            )
+        };
+        let cases = [
+            (
+                node_affinity(101),
+                "m.yaml:14:18: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 101: must be in the range 1-100",
+            ),
+            (
+                node_affinity(0),
+                "m.yaml:14:18: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 0: must be in the range 1-100",
+            ),
+            (
+                pod_affinity("podAffinity", 101),
+                "m.yaml:14:17: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 101: must be in the range 1-100",
+            ),
+            (
+                pod_affinity("podAntiAffinity", -5),
+                "m.yaml:14:17: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: -5: must be in the range 1-100",
+            ),
+            (
+                volcano_job(1, 101),
+                "m.yaml:15:24: spec.tasks[0].template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 101: must be in the range 1-100",
+            ),
+            (
+                volcano_job(-1, 50),
+                "m.yaml:5:17: spec.minAvailable: -1: must be at least 0",
+            ),
+            (
+                group(
+                    "scheduling.volcano.sh/v1beta1",
+                    "PodGroup",
+                    "{minMember: -1}",
+                ),
+                "m.yaml:4:19: spec.minMember: -1: must be at least 1",
+            ),
+            (
+                group(
+                    "scheduling.godel.kubewharf.io/v1alpha1",
+                    "PodGroup",
+                    "{minMember: 0}",
+                ),
+                "m.yaml:4:19: spec.minMember: 0: must be at least 1",
+            ),
+            (
+                group(
+                    "scheduling.x-k8s.io/v1alpha1",
+                    "PodGroup",
+                    "{minMember: -3}",
+                ),
+                "m.yaml:4:19: spec.minMember: -3: must be at least 1",
+            ),
+            (
+                group(
+                    "scheduling.k8s.io/v1alpha2",
+                    "PodGroup",
+                    "{schedulingPolicy: {gang: {minCount: 0}}}",
+                ),
+                "m.yaml:4:44: spec.schedulingPolicy.gang.minCount: 0: must be at least 1",
+            ),
+            (
+                group(
+                    "scheduling.k8s.io/v1alpha1",
+                    "Workload",
+                    "{podGroups: [{name: a, policy: {gang: {minCount: 2}}}, {name: b, policy: {gang: {minCount: -1}}}]}",
+                ),
+                "m.yaml:4:98: spec.podGroups[1].policy.gang.minCount: -1: must be at least 1",
+            ),
+        ];
+        for (text, expected) in &cases {
+            let (manifests, problems) = parse_text(&Arc::from("m.yaml"), text);
+            assert_eq!(problems, [], "lint still reads it: {text}");
+            let set = crate::manifest::ManifestSet {
+                sources: Vec::new(),
+                manifests,
+                problems,
+                skipped: Vec::new(),
+            };
+            let refused = set.into_plannable().err().unwrap_or_default();
+            let refused: Vec<String> = refused.iter().map(ToString::to_string).collect();
+            assert_eq!(refused, [*expected], "{text}");
+        }
+        // The boundaries pass.
+        for text in [
+            node_affinity(1),
+            pod_affinity("podAffinity", 100),
+            volcano_job(0, 100),
+            group(
+                "scheduling.volcano.sh/v1beta1",
+                "PodGroup",
+                "{minMember: 1}",
+            ),
+            group("scheduling.x-k8s.io/v1alpha1", "PodGroup", "{}"),
+        ] {
+            let (manifests, problems) = parse_text(&Arc::from("m.yaml"), &text);
+            let refused: Vec<_> = manifests
+                .iter()
+                .filter_map(|m| refused_for_planning(&m.object).err())
+                .collect();
+            assert_eq!((problems, refused), (vec![], vec![]), "{text}");
         }
     }
 

@@ -18,6 +18,7 @@ use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
 use crate::systems::flow::{self as flow_solver, Method};
 use crate::systems::fluid;
 use crate::systems::gang::{self, GangOptions, PlacementRule, SchedulerRoutes};
+use crate::systems::topology;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -498,6 +499,9 @@ fn explain_gang_pod(
                 .unwrap_or_else(|| plan.summary.clone())
         )),
     }
+    if let Some(path) = row.and_then(|r| topology::domain_path(&plan, r)) {
+        notes.push(format!("its domain path: {path}"));
+    }
     if plan.scheduled < plan.min_member {
         notes.push(format!(
             "the gang reaches {} of minMember {}: none of its pending pods is bound",
@@ -534,8 +538,10 @@ fn explain_gang_pod(
         restricted_to: plan
             .node_group
             .clone()
+            .map(|group| format!("node group {group}"))
+            .or_else(|| topology::chosen_domain(&plan))
             .filter(|_| within.is_some())
-            .map(|group| format!("node group {group} ({} nodes)", plan.group_nodes.len())),
+            .map(|group| format!("{group} ({} nodes)", plan.group_nodes.len())),
         inherited: Vec::new(),
         solvers: None,
         notes,

@@ -3,6 +3,7 @@
 pub mod explain;
 pub mod lint;
 pub mod plan;
+pub mod topology;
 
 use std::borrow::Cow;
 use std::io::Write as _;

@@ -65,6 +65,18 @@ fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) 
 /// How many pod names to list per pending reason before counting the rest.
 const NAMES_PER_REASON: usize = 5;
 
+/// `a, b, c`, or the first few names and how many more.
+pub(super) fn name_list(names: &[&str]) -> String {
+    match names.len() {
+        n if n <= NAMES_PER_REASON => names.join(", "),
+        n => format!(
+            "{} and {} more",
+            names[..NAMES_PER_REASON].join(", "),
+            n - NAMES_PER_REASON
+        ),
+    }
+}
+
 /// One gang: the summary line, a row per pod with its domain at each level, then why pods
 /// stay pending and why node groups were turned down.
 fn group_section(group: &GroupPlan, headers: bool) -> String {
@@ -121,16 +133,7 @@ fn group_section(group: &GroupPlan, headers: bool) -> String {
     if !pending.is_empty() {
         out.push_str("Pending:\n");
         for (reason, pods) in pending {
-            let names = match pods.len() {
-                1 => pods[0].to_string(),
-                n if n <= NAMES_PER_REASON => pods.join(", "),
-                n => format!(
-                    "{} and {} more",
-                    pods[..NAMES_PER_REASON].join(", "),
-                    n - NAMES_PER_REASON
-                ),
-            };
-            out.push_str(&format!("  {names}: {reason}\n"));
+            out.push_str(&format!("  {}: {reason}\n", name_list(&pods)));
         }
     }
     match group.status {
@@ -154,6 +157,7 @@ fn group_section(group: &GroupPlan, headers: bool) -> String {
             out.push_str(&format!("  {}: {}\n", r.group, r.reason));
         }
     }
+    out.push_str(&super::topology::section(group));
     if !group.warnings.is_empty() {
         out.push_str("Warnings:\n");
         out.extend(group.warnings.iter().map(|w| format!("  {w}\n")));

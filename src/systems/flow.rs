@@ -448,7 +448,7 @@ pub fn preferred_weight(pod: &Pod, node: &crate::model::Node) -> i64 {
 }
 
 /// How many pods with `requests` fit into `free`.
-fn fit_count(free: &Resources, requests: &Resources) -> i64 {
+pub(crate) fn fit_count(free: &Resources, requests: &Resources) -> i64 {
     let mut count = free.pods.max(0);
     let native = [
         (requests.milli_cpu, free.milli_cpu),

@@ -25,6 +25,7 @@ use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus};
 use crate::sched::{Profile, Scheduler};
+use crate::systems::topology;
 pub use model::{Adapter, Gang, Member, PlacementRule, PodSource, SchedulerRoutes, System};
 pub use outcome::{GangStatus, GroupPlan};
 
@@ -306,19 +307,13 @@ pub fn plan_gang(
             ),
         ));
     }
-    let error = |message: String| GangError {
-        kind: kind.kind,
-        namespace: gang.meta.namespace.clone(),
-        name: gang.meta.name.clone(),
-        message,
-    };
     let honoured = system == kind.honoured_by;
     let mut plan = if !honoured {
         // The scheduler knows nothing of the group: it places the pods one by one.
         let mut alone = gang.clone();
         alone.min_member = 0;
         alone.min_task_member.clear();
-        let mut plan = place::plan_pod_by_pod(scheduler, &alone, compare, None);
+        let mut plan = place::plan_pod_by_pod(scheduler, &alone, compare, None, None);
         plan.min_member = gang.minimum();
         plan.status = if plan.scheduled >= plan.min_member {
             GangStatus::Scheduled
@@ -332,18 +327,15 @@ pub fn plan_gang(
         ));
         plan
     } else {
-        match &gang.rule {
-            PlacementRule::PodByPod => place::plan_pod_by_pod(scheduler, gang, compare, None),
-            PlacementRule::Coscheduling => {
-                let gap = coscheduling::resource_gap(scheduler, gang);
-                place::plan_pod_by_pod(scheduler, gang, compare, gap)
-            }
-            PlacementRule::Godel(group) => godel::plan_pod_group(scheduler, gang, group, compare)
-                .map_err(|e| error(e.to_string()))?,
-            PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare),
-            PlacementRule::Kueue(given) => {
-                crate::systems::topology::kueue::plan(scheduler, gang, given, compare)
-            }
+        match topology::request_for(gang, state) {
+            Some(request) => topology::plan_in_domains(
+                scheduler,
+                gang,
+                &request,
+                compare,
+                &mut |scheduler, within| place_by_rule(scheduler, gang, false, within),
+            )?,
+            None => place_by_rule(scheduler, gang, compare, None)?,
         }
     };
     plan.scheduler_name = shown_name.to_string();
@@ -360,6 +352,34 @@ pub fn plan_gang(
         ));
     }
     Ok(plan)
+}
+
+/// Place `gang` by its kind's rule, over every node or only `within` a topology domain's
+/// nodes (Godel node groups are their own topology and ignore it).
+fn place_by_rule(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    compare: bool,
+    within: Option<&[usize]>,
+) -> Result<GroupPlan, GangError> {
+    Ok(match &gang.rule {
+        PlacementRule::PodByPod => place::plan_pod_by_pod(scheduler, gang, compare, None, within),
+        PlacementRule::Coscheduling => {
+            let gap = coscheduling::resource_gap(scheduler, gang);
+            place::plan_pod_by_pod(scheduler, gang, compare, gap, within)
+        }
+        PlacementRule::Godel(group) => godel::plan_pod_group(scheduler, gang, group, compare)
+            .map_err(|e| GangError {
+                kind: gang.kind.kind,
+                namespace: gang.meta.namespace.clone(),
+                name: gang.meta.name.clone(),
+                message: e.to_string(),
+            })?,
+        PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare, within),
+        PlacementRule::Kueue(given) => {
+            topology::kueue::plan(scheduler, gang, given, compare, within)
+        }
+    })
 }
 
 /// Plan every gang of [`gangs`], in order, each seeing the placements of the ones before it.

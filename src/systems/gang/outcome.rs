@@ -12,6 +12,7 @@ use crate::model::{Node, Pod};
 use crate::sched::Scheduler;
 
 use super::model::{Gang, PodSource, System};
+use crate::systems::topology::output::{RejectedDomain, TopologyPlan};
 
 /// One gang in `plan -o json` (`groups[]`). The first six fields are the contract; the rest
 /// explain the plan.
@@ -64,6 +65,12 @@ pub struct GroupPlan {
     /// Why candidate groups (or the gang as a whole) were turned down.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejections: Vec<Rejection>,
+    /// The network topology domain the gang was kept in (Volcano HyperNodes, Kueue TAS...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologyPlan>,
+    /// Domains at the constraining level the gang was not placed in, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<RejectedDomain>,
     pub summary: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -330,6 +337,8 @@ impl GroupPlan {
             group_nodes: Vec::new(),
             domains,
             rejections: Vec::new(),
+            topology: None,
+            rejected: Vec::new(),
             warnings: Vec::new(),
             comparison: None,
         }

@@ -14,7 +14,7 @@ use super::outcome::{
 use crate::cluster::ClusterState;
 use crate::model::Pod;
 use crate::model::fluid::HOSTNAME_LABEL;
-use crate::sched::Scheduler;
+use crate::sched::{Decision, Scheduler};
 
 /// Where one pod of the gang goes, given everything assumed so far.
 pub trait Chooser {
@@ -24,12 +24,23 @@ pub trait Chooser {
     fn placed(&mut self, _index: usize, _node: &str) {}
 }
 
-/// Plain pod-by-pod placement over every node: the engine's own decision.
-pub struct AnyNode;
+/// The engine's decision for `pod` over every node, or only over `within` (state node indexes:
+/// the topology domain a network-topology-aware system gave the gang).
+pub fn decide_in(scheduler: &Scheduler, pod: &Pod, within: Option<&[usize]>) -> Decision {
+    match within {
+        Some(nodes) => scheduler.decide_within(pod, nodes),
+        None => scheduler.decide(pod),
+    }
+}
 
-impl Chooser for AnyNode {
+/// Plain pod-by-pod placement: the engine's own decision, over every node or only `within`.
+pub struct AnyNode<'n> {
+    pub within: Option<&'n [usize]>,
+}
+
+impl Chooser for AnyNode<'_> {
     fn choose(&mut self, scheduler: &Scheduler, _: usize, pod: &Pod) -> Result<String, String> {
-        let decision = scheduler.decide(pod);
+        let decision = decide_in(scheduler, pod, self.within);
         decision
             .selected
             .ok_or_else(|| decision.summary.unwrap_or_default())
@@ -171,12 +182,14 @@ impl Quorum {
 
 /// Plan a gang pod by pod over every node through the all-or-nothing path (kube-batch,
 /// Volcano PodGroups, coscheduling, Workload gangs). `refused` is a reason the scheduler
-/// turns the whole group away before trying any pod (coscheduling's PreFilter).
+/// turns the whole group away before trying any pod (coscheduling's PreFilter). `within`
+/// restricts the pods to a topology domain's nodes.
 pub fn plan_pod_by_pod(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     refused: Option<String>,
+    within: Option<&[usize]>,
 ) -> GroupPlan {
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
@@ -190,7 +203,14 @@ pub fn plan_pod_by_pod(
             fit: 0,
             ready: false,
         },
-        None => all_or_nothing(scheduler, &pods, &tasks, &quorum, false, &mut AnyNode),
+        None => all_or_nothing(
+            scheduler,
+            &pods,
+            &tasks,
+            &quorum,
+            false,
+            &mut AnyNode { within },
+        ),
     };
     let running = gang.running.len();
     let not_tried = format!("not tried: the gang can no longer reach minMember {min}");

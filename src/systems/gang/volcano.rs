@@ -16,7 +16,7 @@ use super::model::{
     Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
 };
 use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
-use super::place::{Chooser, Quorum, all_or_nothing};
+use super::place::{Chooser, Quorum, all_or_nothing, decide_in};
 use crate::model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
@@ -634,12 +634,14 @@ struct Buckets<'p> {
     /// Planning position -> index into `task_pods`.
     order: &'p [usize],
     node_names: BTreeMap<&'p str, usize>,
+    /// The topology domain the job is restricted to, if any.
+    within: Option<&'p [usize]>,
 }
 
 impl Chooser for Buckets<'_> {
     fn choose(&mut self, scheduler: &Scheduler, at: usize, pod: &Pod) -> Result<String, String> {
         let i = self.order[at];
-        let decision = scheduler.decide(pod);
+        let decision = decide_in(scheduler, pod, self.within);
         let best = decision
             .nodes
             .iter()
@@ -677,12 +679,14 @@ impl Buckets<'_> {
 /// weighted score and the task-topology score; stop at the first pod that fits nowhere; keep
 /// the placements only when `minAvailable` pods (running ones counted), and each task's
 /// `minAvailable`, fit. Task-topology annotations Volcano cannot read are skipped with a
-/// warning, as its plugin logs and skips them.
+/// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
+/// nodes.
 pub fn plan_job(
     scheduler: &mut Scheduler,
     gang: &Gang,
     job: &VolcanoJob,
     compare: bool,
+    within: Option<&[usize]>,
 ) -> GroupPlan {
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
@@ -770,6 +774,7 @@ pub fn plan_job(
             .enumerate()
             .map(|(i, n)| (n.metadata.name.as_str(), i))
             .collect(),
+        within,
     };
     let attempt = all_or_nothing(scheduler, &pods, &tasks, &quorum, true, &mut chooser);
     let blocker = pods

@@ -1,3 +1,396 @@
-//! Network-topology-aware gang placement.
+//! Network-topology-aware gang placement, shared by every system that keeps a gang inside one
+//! domain (Volcano HyperNodes, Kueue Topology Aware Scheduling, KEP-5732 workload topology).
+//!
+//! A system is one file implementing [`TopologySystem`] plus one line in [`SYSTEMS`]: it reads
+//! a gang's constraint and the cluster's topology into a [`Request`] (the topology's levels,
+//! each node's domains, and the candidate domains in the order the system tries them). This
+//! module then places the gang through the kind's own all-or-nothing path restricted to each
+//! candidate in turn, keeps the first that takes the gang, explains every domain turned down
+//! in numbers, and writes the outcome into the group's plan ([`output`]).
+//!
+//! Module graph: [`output`] is a leaf the gang report shape embeds; this module uses the gang
+//! model, outcome and placement path; `gang::plan_gang` calls [`request_for`] and
+//! [`plan_in_domains`].
 
 pub mod kueue;
+pub mod output;
+
+use std::collections::BTreeMap;
+
+pub use output::{DomainRef, Mode, RejectedDomain, TopologyPlan};
+
+use crate::cluster::ClusterState;
+use crate::model::Pod;
+use crate::model::fluid::HOSTNAME_LABEL;
+use crate::sched::{Resources, Scheduler, pod_requests};
+use crate::systems::flow::fit_count;
+use crate::systems::gang::outcome::{
+    GangStatus, GroupPlan, LevelCount, PodRow, Rejection, compare_with_default, summary_line,
+    unplanned,
+};
+use crate::systems::gang::{Gang, GangError};
+
+/// One network-topology-aware system: which gangs it constrains and how.
+pub trait TopologySystem: Sync {
+    /// The request `gang` makes under this system, read from the gang and `state` (its
+    /// topology objects and scheduler configuration); `None` when this system does not
+    /// constrain the gang.
+    fn request(&self, gang: &Gang, state: &ClusterState) -> Option<Request>;
+}
+
+/// Every network-topology-aware system; the first that constrains a gang plans it.
+pub static SYSTEMS: &[&dyn TopologySystem] = &[];
+
+/// The request of the first system in [`SYSTEMS`] that constrains `gang`.
+pub fn request_for(gang: &Gang, state: &ClusterState) -> Option<Request> {
+    SYSTEMS
+        .iter()
+        .find_map(|system| system.request(gang, state))
+}
+
+/// A candidate domain: its name and its nodes (state node indexes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Domain {
+    pub name: String,
+    pub nodes: Vec<usize>,
+}
+
+/// The candidate domains of one level, in the order the system prefers them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Round {
+    /// One of [`Request::levels`].
+    pub level: String,
+    pub domains: Vec<Domain>,
+}
+
+/// What a system asks for one gang.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// `volcano-hypernodes`, `kueue-tas`, `workload-topology`.
+    pub system: &'static str,
+    pub mode: Mode,
+    /// The constraint as the gang wrote it (`highestTierAllowed 2`).
+    pub constraint: String,
+    /// The topology's levels, widest first.
+    pub levels: Vec<String>,
+    /// Per state node, its domain at each of `levels` (`None` outside any domain there).
+    pub node_domains: Vec<Vec<Option<String>>>,
+    /// The candidates, narrowest level first: within a round the first domain that takes the
+    /// gang wins; a round where none does passes to the next. In a strict mode, a gang no
+    /// round takes stays pending; otherwise it is placed over every node.
+    pub rounds: Vec<Round>,
+    /// What the system noticed while reading the request (plugin off, topology assumed...).
+    pub warnings: Vec<String>,
+}
+
+/// The gang's pending pods (in planning order) and how many of its pods are already bound.
+/// A Volcano Job's members include its running tasks, so each member is looked up in `state`.
+fn pending_pods<'g>(gang: &'g Gang, state: &ClusterState) -> (Vec<&'g Pod>, usize) {
+    let mut bound = gang.running.len();
+    let mut pending = Vec::new();
+    for member in &gang.members {
+        let pod = &member.pod;
+        let running = state
+            .pod(&pod.metadata.namespace, &pod.metadata.name)
+            .is_some_and(|p| !p.spec.node_name.is_empty() && !p.is_terminated());
+        if running {
+            bound += 1;
+        } else {
+            pending.push(pod);
+        }
+    }
+    (pending, bound)
+}
+
+/// How many of the gang's pending pods a domain's free resources and pod slots could take,
+/// counted on the nodes the first pending pod passes the filters of (taints, node affinity,
+/// unschedulable): the numbers behind "6 of 8 pods fit". A necessary condition only; the
+/// placement through the engine decides.
+struct Capacity {
+    usable: Vec<bool>,
+    /// Distinct requests of the pending pods with how many pods ask for each, in order.
+    classes: Vec<(Resources, usize)>,
+}
+
+impl Capacity {
+    fn new(scheduler: &Scheduler, pending: &[&Pod]) -> Capacity {
+        let nodes = scheduler.state().nodes.len();
+        let mut usable = vec![true; nodes];
+        // A pod that needs its siblings (required pod affinity) passes on no node before they
+        // are placed: its filters say nothing about the domain.
+        if let Some(first) = pending.first().filter(|p| !needs_siblings(p)) {
+            for verdict in scheduler.decide(first).nodes {
+                usable[verdict.index] = verdict.feasible;
+            }
+        }
+        let mut classes: Vec<(Resources, usize)> = Vec::new();
+        for pod in pending {
+            let request = pod_requests(&pod.spec, false);
+            match classes.iter_mut().find(|(r, _)| *r == request) {
+                Some((_, count)) => *count += 1,
+                None => classes.push((request, 1)),
+            }
+        }
+        Capacity { usable, classes }
+    }
+
+    /// Pods that fit on `nodes`, each request class filling the nodes in order.
+    fn fit(&self, scheduler: &Scheduler, nodes: &[usize]) -> usize {
+        let mut free: Vec<Resources> = nodes
+            .iter()
+            .filter(|&&n| self.usable[n])
+            .filter_map(|&n| scheduler.free(n))
+            .collect();
+        let mut fit = 0;
+        for (request, count) in &self.classes {
+            let mut left = *count;
+            for room in free.iter_mut() {
+                if left == 0 {
+                    break;
+                }
+                let n = usize::try_from(fit_count(room, request))
+                    .unwrap_or(0)
+                    .min(left);
+                for _ in 0..n {
+                    room.sub(request);
+                }
+                room.pods -= n as i64;
+                left -= n;
+                fit += n;
+            }
+        }
+        fit
+    }
+}
+
+fn needs_siblings(pod: &Pod) -> bool {
+    pod.spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pod_affinity.as_ref())
+        .is_some_and(|a| !a.required.is_empty())
+}
+
+/// The kind's own all-or-nothing placement of a gang, over every node (`None`) or only over
+/// the given nodes (state indexes).
+pub type PlaceFn<'p> =
+    dyn FnMut(&mut Scheduler, Option<&[usize]>) -> Result<GroupPlan, GangError> + 'p;
+
+/// Plan `gang` as `request` says: each candidate domain in turn, through `place` (the kind's
+/// own all-or-nothing placement, restricted to the given nodes, or over every node for
+/// `None`), keeping the first domain that takes the gang. A domain whose free capacity cannot
+/// hold the gang's minimum is turned down without trying its pods. `compare` adds the plain
+/// default scheduler's placement of the same pods.
+pub fn plan_in_domains(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    request: &Request,
+    compare: bool,
+    place: &mut PlaceFn,
+) -> Result<GroupPlan, GangError> {
+    let state = scheduler.state();
+    let before = compare.then(|| scheduler.clone());
+    let (pending, bound) = pending_pods(gang, state);
+    let needed = gang.minimum();
+    let capacity = Capacity::new(scheduler, &pending);
+    let mut rejected: Vec<RejectedDomain> = Vec::new();
+    // The domain that came closest (most pods fit), with its nodes, for a hard failure.
+    let mut closest: Option<(usize, &[usize])> = None;
+    let mut chosen: Option<(&Round, &Domain, GroupPlan)> = None;
+    'rounds: for round in &request.rounds {
+        for domain in &round.domains {
+            let fit = bound + capacity.fit(scheduler, &domain.nodes).min(pending.len());
+            let (fit, reason) = if fit < needed {
+                let nodes = domain.nodes.len();
+                let reason = format!(
+                    "{fit} of {needed} pods fit (free resources and pod slots of its {nodes} {})",
+                    if nodes == 1 { "node" } else { "nodes" }
+                );
+                (fit, reason)
+            } else {
+                let plan = place(scheduler, Some(&domain.nodes))?;
+                if plan.status == GangStatus::Scheduled {
+                    chosen = Some((round, domain, plan));
+                    break 'rounds;
+                }
+                let why = plan
+                    .blocked
+                    .first()
+                    .map(|b| format!(": {}", b.reason))
+                    .unwrap_or_default();
+                (plan.fit, format!("{} of {needed} pods fit{why}", plan.fit))
+            };
+            if closest.is_none_or(|(best, _)| fit > best) {
+                closest = Some((fit, &domain.nodes));
+            }
+            rejected.push(RejectedDomain {
+                level: round.level.clone(),
+                domain: domain.name.clone(),
+                fit,
+                needed,
+                reason,
+            });
+        }
+    }
+    let widest_allowed = request
+        .rounds
+        .last()
+        .map(|r| r.level.clone())
+        .unwrap_or_default();
+    let mut topology = TopologyPlan {
+        system: request.system,
+        mode: request.mode,
+        constraint: request.constraint.clone(),
+        constraining_level: widest_allowed,
+        chosen: Vec::new(),
+    };
+    let mut plan = match chosen {
+        Some((round, domain, plan)) => {
+            topology.constraining_level = round.level.clone();
+            topology.chosen = chosen_path(request, &round.level, domain);
+            let mut plan = plan;
+            plan.group_nodes = domain.nodes.clone();
+            plan
+        }
+        None if request.mode.is_strict() => {
+            let shortfall = format!(
+                "{} ({}): no domain up to level {} takes the gang",
+                request.constraint,
+                request.mode.as_str(),
+                topology.constraining_level
+            );
+            let mut plan = match closest {
+                // The pods' own reasons in the domain that came closest.
+                Some((_, nodes)) => place(scheduler, Some(nodes))?,
+                None => unplanned(
+                    gang,
+                    state,
+                    GangStatus::Unschedulable,
+                    format!("{shortfall}: the topology has no domain there"),
+                ),
+            };
+            if let Some(tightest) = rejected.iter().max_by_key(|r| r.fit) {
+                plan.rejections.push(Rejection {
+                    group: "topology".into(),
+                    reason: format!(
+                        "{shortfall}; the closest, {} ({}), fits {} of {} pods",
+                        tightest.domain, tightest.level, tightest.fit, tightest.needed
+                    ),
+                });
+            }
+            plan.status = GangStatus::Unschedulable;
+            plan
+        }
+        None => {
+            let mut plan = place(scheduler, None)?;
+            plan.warnings.push(format!(
+                "{} ({}): no single domain takes the gang, so its pods are placed across domains",
+                request.constraint,
+                request.mode.as_str()
+            ));
+            plan
+        }
+    };
+    with_domains(&mut plan, request, state);
+    plan.topology = Some(topology);
+    plan.rejected = rejected;
+    plan.warnings.extend(request.warnings.iter().cloned());
+    if let Some(before) = before {
+        let pods: Vec<Pod> = pending.iter().map(|&p| p.clone()).collect();
+        let running: Vec<&Pod> = gang.running.iter().collect();
+        plan.comparison = Some(compare_with_default(&before, &pods, &running, &plan));
+    }
+    Ok(plan)
+}
+
+/// The chosen domain at `level` and its domains at every wider level, widest first.
+fn chosen_path(request: &Request, level: &str, domain: &Domain) -> Vec<DomainRef> {
+    let Some(at) = request.levels.iter().position(|l| l == level) else {
+        return Vec::new();
+    };
+    let above = domain
+        .nodes
+        .first()
+        .and_then(|&n| request.node_domains.get(n));
+    let mut path: Vec<DomainRef> = request.levels[..at]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, level)| {
+            Some(DomainRef {
+                level: level.clone(),
+                domain: above?.get(i)?.clone()?,
+            })
+        })
+        .collect();
+    path.push(DomainRef {
+        level: level.to_string(),
+        domain: domain.name.clone(),
+    });
+    path
+}
+
+/// Show each pod's domain path: the plan's levels become the topology's levels then the node,
+/// each row's domains that node's domains, and the per-level counts and summary follow.
+pub fn with_domains(plan: &mut GroupPlan, request: &Request, state: &ClusterState) {
+    let path_of = |node: &str| -> Vec<Option<String>> {
+        let mut path = state
+            .node_index(node)
+            .and_then(|i| request.node_domains.get(i).cloned())
+            .unwrap_or_else(|| vec![None; request.levels.len()]);
+        path.push(Some(node.to_string()));
+        path
+    };
+    plan.levels = request.levels.clone();
+    plan.levels.push(HOSTNAME_LABEL.to_string());
+    for row in &mut plan.pods {
+        row.domains = match &row.node {
+            Some(node) => path_of(node),
+            None => vec![None; plan.levels.len()],
+        };
+    }
+    plan.domains = plan
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(i, level)| {
+            let mut pods: BTreeMap<String, usize> = BTreeMap::new();
+            for domain in plan.pods.iter().filter_map(|r| r.domains[i].as_ref()) {
+                *pods.entry(domain.clone()).or_default() += 1;
+            }
+            LevelCount {
+                key: level.clone(),
+                pods,
+            }
+        })
+        .collect();
+    if plan.status == GangStatus::Scheduled {
+        plan.summary = summary_line(plan.scheduled, plan.placements.len(), &plan.domains);
+    }
+}
+
+/// `hypernode r1 (tier1)`: the domain the gang was kept in, for the explanation of one of its
+/// pods; `None` when no topology system placed it in one.
+pub fn chosen_domain(plan: &GroupPlan) -> Option<String> {
+    let topology = plan.topology.as_ref()?;
+    let last = topology.chosen.last()?;
+    Some(format!("domain {} ({})", last.domain, last.level))
+}
+
+/// `s0 (tier2) > r1 (tier1) > n3`: a placed pod's domains, widest first, then its node;
+/// `None` for a pod not placed or a gang no topology system placed.
+pub fn domain_path(plan: &GroupPlan, row: &PodRow) -> Option<String> {
+    plan.topology.as_ref()?;
+    let node = row.node.as_ref()?;
+    let mut parts: Vec<String> = plan
+        .levels
+        .iter()
+        .zip(&row.domains)
+        .take(plan.levels.len().saturating_sub(1))
+        .map(|(level, domain)| format!("{} ({level})", domain.as_deref().unwrap_or("-")))
+        .collect();
+    parts.push(node.clone());
+    Some(parts.join(" > "))
+}
+
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,6 @@ pub mod tas;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cluster::ClusterState;
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::kueue::{self, ClusterQueue, KueueObjects, LocalQueue, ResourceFlavor, Topology};
 use crate::model::resources::{Resources, pod_requests};
@@ -23,6 +22,8 @@ use crate::sched::plugins::taint_toleration::untolerated_taint;
 use crate::sched::selector::{node_selector_map_matches, node_selector_matches};
 use crate::systems::gang::outcome::{self, GangStatus, GroupPlan, Rejection};
 use crate::systems::gang::{Gang, place};
+use crate::systems::topology::Request;
+use crate::systems::topology::output::{DomainRef, Mode, RejectedDomain, TopologyPlan};
 use tas::{Exclusions, LevelMode, PodSetRequest, Tree};
 
 /// Kueue objects looked up in the inputs first, then in the state.
@@ -330,6 +331,8 @@ pub fn snapshot(
 struct Tried<'a> {
     candidate: Candidate<'a>,
     levels: Vec<String>,
+    /// State node indexes of each lowest-level domain.
+    nodes: BTreeMap<Vec<String>, Vec<usize>>,
     request: Option<PodSetRequest>,
     result: Result<tas::Assignment, tas::NoFit>,
 }
@@ -373,13 +376,6 @@ fn admitted(
     admitted
 }
 
-/// `rack r2` for a domain at `level` of `levels`.
-fn domain_name(levels: &[String], level: usize, values: &[String]) -> String {
-    let key = &levels[level];
-    let short = key.rsplit('/').next().unwrap_or(key);
-    format!("{short} {}", values[level])
-}
-
 /// Plan a Kueue Job's pod set: admission through its queues, the topology assignment when
 /// its flavor has a topology, then kube-scheduler inside each pod's domain, all or nothing.
 pub fn plan(
@@ -387,6 +383,7 @@ pub fn plan(
     gang: &Gang,
     given: &KueueObjects,
     compare: bool,
+    within: Option<&[usize]>,
 ) -> GroupPlan {
     let state = scheduler.state();
     let queues = Queues {
@@ -394,8 +391,17 @@ pub fn plan(
         state: &state.kueue,
     };
     let Some(template) = gang.members.first().map(|m| m.pod.clone()) else {
-        return place::plan_pod_by_pod(scheduler, gang, compare, None);
+        return place::plan_pod_by_pod(scheduler, gang, compare, None, within);
     };
+    if given.is_empty() && state.kueue.is_empty() {
+        let mut plan = place::plan_pod_by_pod(scheduler, gang, compare, None, within);
+        plan.warnings.push(
+            "no Kueue LocalQueue, ClusterQueue, ResourceFlavor or Topology in the inputs or the \
+             state: planned as if Kueue admits the Job on a flavor without topology"
+                .to_string(),
+        );
+        return plan;
+    }
     let candidates = match candidates(
         queues,
         &gang.meta.namespace,
@@ -412,7 +418,7 @@ pub fn plan(
     for candidate in candidates {
         let Some(topology) = candidate.topology else {
             let admitted = admitted(gang, candidate.flavor, None);
-            let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None);
+            let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None, within);
             plan.warnings.push(format!(
                 "Kueue admits it on ResourceFlavor {}, which has no topologyName: Topology Aware \
                  Scheduling does not apply",
@@ -421,6 +427,7 @@ pub fn plan(
             return plan;
         };
         let levels = topology.level_keys();
+        let snapshot = snapshot(scheduler, candidate.flavor, topology, &template);
         let (request, result) = match request(&template, &levels, count) {
             Err(reason) => (
                 None,
@@ -429,18 +436,16 @@ pub fn plan(
                     candidates: Vec::new(),
                 }),
             ),
-            Ok(request) => {
-                let snapshot = snapshot(scheduler, candidate.flavor, topology, &template);
-                (
-                    Some(request),
-                    snapshot.tree.assign(&request, &snapshot.excluded),
-                )
-            }
+            Ok(request) => (
+                Some(request),
+                snapshot.tree.assign(&request, &snapshot.excluded),
+            ),
         };
         let fits = result.is_ok();
         tried.push(Tried {
             candidate,
             levels,
+            nodes: snapshot.nodes,
             request,
             result,
         });
@@ -448,10 +453,19 @@ pub fn plan(
             break;
         }
     }
-    report(scheduler, gang, tried, compare)
+    report(scheduler, gang, tried, compare, within)
 }
 
-fn report(scheduler: &mut Scheduler, gang: &Gang, tried: Vec<Tried>, compare: bool) -> GroupPlan {
+/// The plan of the last flavor tried (the one that fits, or the last that does not), in the
+/// shared topology output: the chosen domain per level, every domain of the requested level
+/// Kueue did not use with its numbers, and each pod's domain path.
+fn report(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    tried: Vec<Tried>,
+    compare: bool,
+    within: Option<&[usize]>,
+) -> GroupPlan {
     let state = scheduler.state();
     let last = tried.last().expect("at least one flavor is tried");
     let mut warnings: Vec<String> = tried[..tried.len() - 1]
@@ -465,98 +479,177 @@ fn report(scheduler: &mut Scheduler, gang: &Gang, tried: Vec<Tried>, compare: bo
         })
         .collect();
     let topology = last.candidate.topology.expect("TAS flavors only");
-    let flavor = &last.candidate.flavor.metadata.name;
+    let levels = &last.levels;
     let mut plan = match &last.result {
         Ok(assignment) => {
-            let admitted = admitted(
-                gang,
-                last.candidate.flavor,
-                Some((&last.levels, assignment)),
-            );
-            let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None);
-            relevel(&mut plan, state, &last.levels);
-            plan
+            let admitted = admitted(gang, last.candidate.flavor, Some((levels, assignment)));
+            place::plan_pod_by_pod(scheduler, &admitted, compare, None, within)
         }
         Err(no_fit) => {
-            let mut reason = format!("Kueue TAS: {}", no_fit.reason);
-            if let (Some(request), Some(closest)) = (last.request, no_fit.candidates.first()) {
-                let needed = request.count / request.slice_size;
-                reason.push_str(&format!(
-                    "; closest: {} ({} of {needed})",
-                    domain_name(&last.levels, request.level, &closest.values),
-                    closest.slices
-                ));
-            }
-            let mut plan = outcome::unplanned(gang, state, GangStatus::Unschedulable, reason);
-            relevel(&mut plan, state, &last.levels);
-            plan
+            let reason = format!("Kueue TAS: {}", no_fit.reason);
+            outcome::unplanned(gang, state, GangStatus::Unschedulable, reason)
         }
     };
-    if let Some(request) = last.request {
-        let candidates = match &last.result {
-            Ok(a) => &a.candidates,
-            Err(e) => &e.candidates,
-        };
-        let chosen: Vec<&Vec<String>> = match &last.result {
-            Ok(a) => a.domains.iter().map(|(v, _)| v).collect(),
-            Err(_) => Vec::new(),
-        };
-        let unit = if request.slice_size == 1 {
-            "pods"
-        } else {
-            "slices"
-        };
-        let needed = request.count / request.slice_size;
-        for candidate in candidates {
-            let holds = chosen
-                .iter()
-                .any(|values| values.starts_with(&candidate.values));
-            if holds {
-                continue;
-            }
-            let room = candidate.slices;
-            let reason = if room < needed {
-                format!("{room} of {needed} {unit} fit")
-            } else if request.mode == LevelMode::Unconstrained {
-                format!(
-                    "{room} {unit} fit, {needed} needed: Kueue takes the least free domain that holds them"
-                )
-            } else {
-                format!(
-                    "{room} {unit} fit, {needed} needed: Kueue takes the tightest domain that holds them"
-                )
-            };
-            plan.rejections.push(Rejection {
-                group: domain_name(&last.levels, request.level, &candidate.values),
-                reason,
-            });
+    let Some(request) = last.request else {
+        plan.warnings.extend(warnings);
+        return plan;
+    };
+    let (candidates, leaves) = match &last.result {
+        Ok(a) => (&a.candidates, a.domains.iter().map(|(v, _)| v).collect()),
+        Err(e) => (&e.candidates, Vec::new()),
+    };
+    let unit = if request.slice_size == 1 {
+        "pods"
+    } else {
+        "slices"
+    };
+    let needed = usize::try_from(request.count / request.slice_size).unwrap_or(0);
+    let level = &levels[request.level];
+    for candidate in candidates {
+        if leaves
+            .iter()
+            .any(|values: &&Vec<String>| values.starts_with(&candidate.values))
+        {
+            continue;
         }
-        warnings.insert(
-            0,
+        let fit = usize::try_from(candidate.slices).unwrap_or(0);
+        let reason = if fit < needed {
+            format!("{fit} of {needed} {unit} fit")
+        } else if request.mode == LevelMode::Unconstrained {
             format!(
-                "Kueue TAS on ResourceFlavor {flavor}, Topology {}: {} level {}",
-                topology.metadata.name,
-                request.mode.as_str(),
-                last.levels[request.level]
-            ),
-        );
+                "{fit} {unit} fit, {needed} needed: Kueue takes the least free domain that holds them"
+            )
+        } else {
+            format!(
+                "{fit} {unit} fit, {needed} needed: Kueue takes the tightest domain that holds them"
+            )
+        };
+        plan.rejected.push(RejectedDomain {
+            level: level.clone(),
+            domain: candidate.values[request.level].clone(),
+            fit,
+            needed,
+            reason,
+        });
     }
+    let fit_level = match &last.result {
+        Ok(a) => a.fit_level,
+        Err(_) => request.level,
+    };
+    // The domain at the fit level that took the pods, when it is one.
+    let mut taken: Vec<&[String]> = leaves.iter().map(|v| &v[..=fit_level]).collect();
+    taken.dedup();
+    let chosen = match taken.as_slice() {
+        [one] => levels[..=fit_level]
+            .iter()
+            .zip(one.iter())
+            .map(|(level, domain)| DomainRef {
+                level: level.clone(),
+                domain: domain.clone(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if taken.len() > 1 {
+        warnings.push(format!(
+            "no single {} domain holds the pod set: Kueue spreads it over {}",
+            levels[fit_level],
+            taken
+                .iter()
+                .map(|d| d[fit_level].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Err(no_fit) = &last.result
+        && let Some(closest) = plan.rejected.iter().rev().max_by_key(|r| r.fit)
+    {
+        plan.rejections.push(Rejection {
+            group: "topology".into(),
+            reason: format!(
+                "{}; the closest, {} ({}), fits {} of {} {unit}",
+                no_fit.reason, closest.domain, closest.level, closest.fit, closest.needed
+            ),
+        });
+    }
+    plan.group_nodes = leaves
+        .iter()
+        .flat_map(|values| last.nodes.get(*values).into_iter().flatten().copied())
+        .collect();
+    let mode = match request.mode {
+        LevelMode::Required => Mode::Required,
+        LevelMode::Preferred => Mode::Preferred,
+        LevelMode::Unconstrained => Mode::Unconstrained,
+    };
+    let shown = shown_levels(levels);
+    let shared = Request {
+        system: SYSTEM,
+        mode,
+        constraint: constraint_text(&gang_template(gang), levels, &request),
+        levels: shown.to_vec(),
+        node_domains: state
+            .nodes
+            .iter()
+            .map(|node| {
+                shown
+                    .iter()
+                    .map(|key| node.metadata.labels.get(key).cloned())
+                    .collect()
+            })
+            .collect(),
+        rounds: Vec::new(),
+        warnings: Vec::new(),
+    };
+    super::with_domains(&mut plan, &shared, state);
+    plan.topology = Some(TopologyPlan {
+        system: SYSTEM,
+        mode,
+        constraint: shared.constraint,
+        constraining_level: levels[fit_level].clone(),
+        chosen,
+    });
+    warnings.insert(
+        0,
+        format!(
+            "Kueue admits it on ResourceFlavor {} (Topology {})",
+            last.candidate.flavor.metadata.name, topology.metadata.name
+        ),
+    );
     plan.warnings.extend(warnings);
     plan
 }
 
-/// Show the plan at the topology's levels instead of only the hostname.
-fn relevel(plan: &mut GroupPlan, state: &ClusterState, levels: &[String]) {
-    let domain = |node: &str, key: &str| state.node(node)?.metadata.labels.get(key).cloned();
-    for row in &mut plan.pods {
-        row.domains = levels
-            .iter()
-            .map(|key| row.node.as_deref().and_then(|n| domain(n, key)))
-            .collect();
+/// How the plan names this system (`groups[].topology.system`).
+pub const SYSTEM: &str = "kueue-tas";
+
+/// The Topology's levels as the plan shows them: the hostname level is the plan's own last
+/// level, so it is left out here.
+fn shown_levels(levels: &[String]) -> &[String] {
+    match levels.split_last() {
+        Some((last, rest)) if last == HOSTNAME_LABEL => rest,
+        _ => levels,
     }
-    plan.domains = outcome::count_domains(levels, outcome::placed_nodes(state, &plan.placements));
-    plan.levels = levels.to_vec();
-    if plan.status == GangStatus::Scheduled {
-        plan.summary = outcome::summary_line(plan.scheduled, plan.placements.len(), &plan.domains);
+}
+
+fn gang_template(gang: &Gang) -> Pod {
+    gang.members
+        .first()
+        .map(|m| m.pod.clone())
+        .unwrap_or_default()
+}
+
+/// The request as the pod template wrote it: `required topology.example.com/rack`, with the
+/// slice pair when set; `implied lowest level <key>` without annotations.
+fn constraint_text(pod: &Pod, levels: &[String], request: &PodSetRequest) -> String {
+    let annotations = &pod.metadata.annotations;
+    let level = &levels[request.level];
+    let mut text = if asks_topology(pod) {
+        format!("{} {level}", request.mode.as_str())
+    } else {
+        format!("implied, lowest level {level}")
+    };
+    if let Some(slice) = annotations.get(kueue::SLICE_REQUIRED_TOPOLOGY) {
+        text.push_str(&format!(", slices of {} per {slice}", request.slice_size));
     }
+    text
 }

@@ -1,0 +1,429 @@
+//! YAML states (`kubectl get -o yaml`), decoded in parallel in pieces.
+//!
+//! A positioned YAML tree costs about thirty times its text, so a 400 MB state parsed whole
+//! needs 12 GB. The text is cut instead, by lines and without parsing, into documents (`---`)
+//! and, inside a `List`, into runs of whole `items` entries (an entry starts where a `-` sits
+//! at the entries' indentation). Each piece is parsed on its own on every core, its tree
+//! dropped once its objects are out, so memory holds the text, the objects and a few pieces'
+//! trees. A piece is a List of its entries behind a three-line header, which keeps every
+//! entry's lines and columns: only the line numbers move, by a known amount.
+//!
+//! Cutting by lines relies on how YAML indents, not on a parse; whatever the cut cannot vouch
+//! for (directives, `...`, tabs in the indentation, a piece or the List's other fields that do
+//! not parse alone, such as an alias to an anchor in another piece) sends the whole text to the
+//! one-tree parse, which then gives exactly the objects or the error it always gave.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::recorded::DecodedBatch;
+use crate::manifest::{self, LoadError, Pos};
+use crate::model::Object;
+
+/// Entries are grouped into pieces of about this many bytes: enough to keep a core busy, few
+/// enough in flight that their trees stay small next to the objects.
+const PIECE_BYTES: usize = 2 << 20;
+
+/// What goes before a run of entries so that it parses as the List it came from.
+const LIST_HEADER: &str = "apiVersion: v1\nkind: List\nitems:\n";
+
+/// A part of the text parsed on its own: `text`, starting at line `first_line` of the file,
+/// behind `header` when it is a run of List entries.
+struct Piece<'t> {
+    header: &'static str,
+    text: Cow<'t, str>,
+    first_line: usize,
+    /// The List's own fields, with its entries cut out: must decode to no object.
+    list_remainder: bool,
+}
+
+impl Piece<'_> {
+    /// The file position of a position in the piece's parsed text (header included).
+    fn file_pos(&self, pos: Pos) -> Pos {
+        let header_lines = self.header.matches('\n').count();
+        Pos {
+            line: pos.line + self.first_line - 1 - header_lines,
+            column: pos.column,
+        }
+    }
+}
+
+/// Decode a YAML state: in pieces on every core when the text can be cut, else whole.
+pub(super) fn parse(file: &str, text: &str) -> Result<DecodedBatch, LoadError> {
+    parse_in_pieces_of(file, text, PIECE_BYTES)
+}
+
+fn parse_in_pieces_of(
+    file: &str,
+    text: &str,
+    piece_bytes: usize,
+) -> Result<DecodedBatch, LoadError> {
+    let file: Arc<str> = Arc::from(file);
+    match cut(text, piece_bytes) {
+        Some(pieces) if pieces.len() > 1 => {
+            decode_pieces(&file, &pieces).map_or_else(|| parse_whole(&file, text), Ok)
+        }
+        _ => parse_whole(&file, text),
+    }
+}
+
+/// The one-tree parse: exact objects and errors, at thirty times the text in memory.
+fn parse_whole(file: &Arc<str>, text: &str) -> Result<DecodedBatch, LoadError> {
+    let (manifests, mut problems) = manifest::parse_text(file, text);
+    if !problems.is_empty() {
+        return Err(problems.swap_remove(0));
+    }
+    Ok(batch_of(manifests, |pos| pos))
+}
+
+/// The objects of `manifests`, with their nodes' positions mapped into the file by `to_file`.
+fn batch_of(manifests: Vec<manifest::Manifest>, to_file: impl Fn(Pos) -> Pos) -> DecodedBatch {
+    let node_positions = manifests
+        .iter()
+        .filter(|m| matches!(m.object, Object::Node(_)))
+        .map(|m| to_file(m.pos_of("metadata.name")))
+        .collect();
+    DecodedBatch {
+        objects: manifests.into_iter().map(|m| m.object).collect(),
+        node_positions,
+    }
+}
+
+/// Parse every piece on every core; `None` when one of them did not decode cleanly on its
+/// own, which only the whole text can judge.
+fn decode_pieces(file: &Arc<str>, pieces: &[Piece<'_>]) -> Option<DecodedBatch> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let decoded: Vec<Mutex<Option<DecodedBatch>>> =
+        pieces.iter().map(|_| Mutex::new(None)).collect();
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while !failed.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(piece) = pieces.get(i) else { break };
+                    match decode_piece(file, piece) {
+                        Some(batch) => {
+                            *decoded[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(batch)
+                        }
+                        None => failed.store(true, Ordering::Relaxed),
+                    }
+                }
+            });
+        }
+    });
+    if failed.into_inner() {
+        return None;
+    }
+    let mut whole = DecodedBatch {
+        objects: Vec::new(),
+        node_positions: Vec::new(),
+    };
+    for batch in decoded {
+        let batch = batch.into_inner().unwrap_or_else(|e| e.into_inner())?;
+        whole.objects.extend(batch.objects);
+        whole.node_positions.extend(batch.node_positions);
+    }
+    Some(whole)
+}
+
+fn decode_piece(file: &Arc<str>, piece: &Piece<'_>) -> Option<DecodedBatch> {
+    let text = match piece.header {
+        "" => Cow::Borrowed(&*piece.text),
+        header => Cow::Owned(format!("{header}{}", piece.text)),
+    };
+    let (manifests, problems) = manifest::parse_text(file, &text);
+    if !problems.is_empty() || (piece.list_remainder && !manifests.is_empty()) {
+        return None;
+    }
+    Some(batch_of(manifests, |pos| piece.file_pos(pos)))
+}
+
+/// One line of the text: its bytes without the line break, and where it starts.
+#[derive(Clone, Copy)]
+struct Line<'t> {
+    text: &'t str,
+    start: usize,
+}
+
+impl Line<'_> {
+    fn indent(&self) -> usize {
+        self.text.len() - self.text.trim_start_matches(' ').len()
+    }
+
+    /// Blank or a comment: says nothing about where an entry ends.
+    fn is_filler(&self) -> bool {
+        let body = self.text.trim_start_matches(' ');
+        body.is_empty() || body.starts_with('#')
+    }
+
+    /// `---` (a new document), alone or before content.
+    fn is_document_start(&self) -> bool {
+        self.text
+            .strip_prefix("---")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+    }
+
+    /// A sequence entry at its indentation: `-` then a space or nothing.
+    fn is_entry(&self) -> bool {
+        self.text
+            .trim_start_matches(' ')
+            .strip_prefix('-')
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    }
+}
+
+/// Cut the text into pieces of about `piece_bytes`, in order; `None` when a line is beyond
+/// what the cut vouches for.
+fn cut(text: &str, piece_bytes: usize) -> Option<Vec<Piece<'_>>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for raw in text.split_inclusive('\n') {
+        let body = raw.strip_suffix('\n').unwrap_or(raw);
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        let suspicious = body.starts_with('%')
+            || body.starts_with("...")
+            || body.trim_start_matches(' ').starts_with('\t');
+        if suspicious {
+            return None;
+        }
+        lines.push(Line { text: body, start });
+        start += raw.len();
+    }
+    let mut pieces = Vec::new();
+    let mut document_start = 0;
+    for i in 1..=lines.len() {
+        if i == lines.len() || lines[i].is_document_start() {
+            cut_document(text, &lines, document_start..i, piece_bytes, &mut pieces);
+            document_start = i;
+        }
+    }
+    Some(pieces)
+}
+
+/// The byte range of `lines[range]` in the text.
+fn span(text: &str, lines: &[Line<'_>], range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let start = lines.get(range.start).map_or(text.len(), |l| l.start);
+    let end = lines.get(range.end).map_or(text.len(), |l| l.start);
+    start..end
+}
+
+/// Cut one document (`lines[range]`): a List's entries into runs, the rest as it is.
+fn cut_document<'t>(
+    text: &'t str,
+    lines: &[Line<'t>],
+    range: std::ops::Range<usize>,
+    piece_bytes: usize,
+    pieces: &mut Vec<Piece<'t>>,
+) {
+    let whole = |pieces: &mut Vec<Piece<'t>>| {
+        pieces.push(Piece {
+            header: "",
+            text: Cow::Borrowed(&text[span(text, lines, range.clone())]),
+            first_line: range.start + 1,
+            list_remainder: false,
+        })
+    };
+    let Some(items) = (range.start..range.end).find(|&i| lines[i].text.trim_end() == "items:")
+    else {
+        return whole(pieces);
+    };
+    let Some(first) = (items + 1..range.end).find(|&i| !lines[i].is_filler()) else {
+        return whole(pieces);
+    };
+    if !lines[first].is_entry() {
+        return whole(pieces);
+    }
+    let indent = lines[first].indent();
+    // Entries go on while lines are deeper than the dashes, or dashes at their indentation.
+    let end = (first..range.end)
+        .find(|&i| {
+            let line = &lines[i];
+            !line.is_filler()
+                && (line.indent() < indent || (line.indent() == indent && !line.is_entry()))
+        })
+        .unwrap_or(range.end);
+    // The List without its entries: the lines before and after them, parsed as one text
+    // whose line numbers past `items:` do not matter (it must decode to nothing).
+    let before = &text[span(text, lines, range.start..items + 1)];
+    let after = &text[span(text, lines, end..range.end)];
+    pieces.push(Piece {
+        header: "",
+        text: Cow::Owned(format!("{before}{after}")),
+        first_line: range.start + 1,
+        list_remainder: true,
+    });
+    let mut run_start = first;
+    for i in first + 1..=end {
+        let at_entry = i == end || (lines[i].indent() == indent && lines[i].is_entry());
+        let run = span(text, lines, run_start..i);
+        if at_entry && (i == end || run.len() >= piece_bytes) {
+            pieces.push(Piece {
+                header: LIST_HEADER,
+                text: Cow::Borrowed(&text[run]),
+                first_line: run_start + 1,
+                list_remainder: false,
+            });
+            run_start = i;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Outcome = Result<(Vec<Object>, Vec<Pos>), String>;
+
+    fn outcome(batch: Result<DecodedBatch, LoadError>) -> Outcome {
+        batch
+            .map(|b| (b.objects, b.node_positions))
+            .map_err(|e| e.to_string())
+    }
+
+    /// The pieces' objects, or `None` when they send the text to the whole parse.
+    fn in_pieces(text: &str, piece_bytes: usize) -> Option<Outcome> {
+        let file = Arc::from("s.yaml");
+        let pieces = cut(text, piece_bytes)?;
+        decode_pieces(&file, &pieces).map(|batch| outcome(Ok(batch)))
+    }
+
+    fn whole(text: &str) -> Outcome {
+        outcome(parse_whole(&Arc::from("s.yaml"), text))
+    }
+
+    const NODE: &str =
+        "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: NAME\n    labels: {zone: a}\n";
+    const POD: &str = "- apiVersion: v1\n  kind: Pod\n  metadata: {name: NAME, namespace: team}\n  spec:\n    nodeName: n1\n    containers:\n    - name: c\n      args:\n      - |\n        - not an entry\n        items:\n      resources: {requests: {cpu: 500m}}\n";
+
+    fn list(entries: &[String]) -> String {
+        format!(
+            "apiVersion: v1\nitems:\n{}kind: List\nmetadata:\n  resourceVersion: \"\"\n",
+            entries.concat()
+        )
+    }
+
+    fn entry(template: &str, name: &str) -> String {
+        template.replace("NAME", name)
+    }
+
+    /// Every way a state is written gives, cut or not, exactly what the one-tree parse gives
+    /// (objects, node positions, or error); `cut` says whether the pieces decoded it without
+    /// the whole parse.
+    #[test]
+    fn pieces_decode_to_what_the_whole_text_decodes_to() {
+        let plain = list(&[
+            entry(NODE, "n1"),
+            entry(POD, "p1"),
+            entry(NODE, "n2"),
+            entry(POD, "p2"),
+        ]);
+        let indented = format!(
+            "apiVersion: v1\nitems:\n{}kind: List\n",
+            [entry(NODE, "n1"), entry(POD, "p1"), entry(NODE, "n2")]
+                .concat()
+                .lines()
+                .map(|line| format!("  {line}\n"))
+                .collect::<String>()
+        );
+        let with_comments = plain.replace(
+            "- apiVersion: v1\n  kind: Pod",
+            "# a pod\n\n- apiVersion: v1\n  kind: Pod",
+        );
+        let documents = format!(
+            "{}---\n{}---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: team}}\n",
+            plain,
+            list(&[entry(NODE, "n3")])
+        );
+        let alias = list(&[
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    labels: &zone {zone: a}\n".into(),
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n2\n    labels: *zone\n".into(),
+        ]);
+        let cases: Vec<(&str, String, bool)> = vec![
+            ("plain", plain.clone(), true),
+            ("indented entries", indented, true),
+            ("comments between entries", with_comments, true),
+            ("documents", documents, true),
+            (
+                "no items",
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n".into(),
+                true,
+            ),
+            (
+                "empty List",
+                "apiVersion: v1\nitems: []\nkind: List\n".into(),
+                true,
+            ),
+            ("alias to another piece", alias, false),
+            ("directive", format!("%YAML 1.2\n---\n{plain}"), false),
+            (
+                "items of a non-List",
+                plain.replace("kind: List", "kind: Pod"),
+                false,
+            ),
+            (
+                "broken entry",
+                plain.replace("cpu: 500m}}\n- apiVersion", "cpu: 500m}\n- apiVersion"),
+                false,
+            ),
+            (
+                "bad value",
+                plain.replacen("cpu: 500m", "cpu: lots", 1),
+                false,
+            ),
+            (
+                "duplicate node",
+                list(&[entry(NODE, "n1"), entry(POD, "p1"), entry(NODE, "n1")]),
+                true,
+            ),
+            (
+                "broken List fields",
+                plain.replace("resourceVersion: \"\"", "resourceVersion: [\""),
+                false,
+            ),
+        ];
+        for (name, text, cut_alone) in cases {
+            let expected = whole(&text);
+            for piece_bytes in [1, 200, PIECE_BYTES] {
+                let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes));
+                assert_eq!(got, expected, "{name} {piece_bytes}");
+            }
+            let pieces = in_pieces(&text, 1);
+            assert_eq!(pieces.is_some(), cut_alone, "{name}: {pieces:?}");
+            if let Some(pieces) = pieces {
+                assert_eq!(pieces, expected, "{name}");
+            }
+        }
+    }
+
+    /// A generated realistic state written as `kubectl get -o yaml` prints it, cut into many
+    /// pieces, loads to exactly the objects of the same state as JSON.
+    #[test]
+    fn a_generated_yaml_state_loads_as_its_json() {
+        let spec = crate::synth::SynthSpec {
+            seed: 11,
+            nodes: 30,
+            pods: 400,
+            namespaces: 4,
+        };
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&spec, crate::synth::Detail::Realistic, &mut json)
+            .unwrap();
+        let mut yaml = Vec::new();
+        crate::synth::write_state_yaml(json.as_slice(), &mut yaml).unwrap();
+        let yaml = String::from_utf8(yaml).unwrap();
+        let from_json = super::super::recorded::parse_state("s.json", &json).unwrap();
+        assert_eq!(from_json.len(), 30 + 4 + 400);
+        let pieces = cut(&yaml, 64 << 10).unwrap();
+        assert!(pieces.len() > 10, "{} pieces", pieces.len());
+        let (objects, node_positions) = in_pieces(&yaml, 64 << 10).unwrap().unwrap();
+        assert_eq!(objects, from_json);
+        assert_eq!(node_positions.len(), 30);
+        assert_eq!(
+            super::super::recorded::parse_state("s.yaml", yaml.as_bytes()).unwrap(),
+            from_json
+        );
+    }
+}

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::cluster::{cache, recorded};
 use kubectl_dataflow::synth::{self, Detail, SynthSpec, write_cluster_json};
 
 #[path = "common/explain_pod.rs"]
@@ -223,6 +223,23 @@ fn main() {
                 &run,
                 Some(&floor),
             );
+            // The binary cache: written by one run, then read by the measured ones.
+            let cached = [
+                "explain-placement",
+                "-f",
+                &pod,
+                "--state",
+                &state,
+                "--state-cache",
+            ];
+            measure(BIN, &cached, 1);
+            let run = measure(BIN, &cached, runs);
+            row(
+                &format!("{size} explain-placement from the binary cache"),
+                &run,
+                Some(&floor),
+            );
+            std::fs::remove_file(cache::cache_path(Path::new(&state))).expect("remove cache");
             one_x = Some([floor.seconds, loaded.seconds, explain.seconds]);
         } else if let Some([floor_1x, load_1x, explain_1x]) = one_x {
             let growth = format!(

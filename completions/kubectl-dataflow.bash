@@ -77,7 +77,7 @@ _kubectl__dataflow() {
 
     case "${cmd}" in
         kubectl__dataflow)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version lint plan explain-placement snapshot patch launch completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -138,7 +138,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__completion)
-            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
+            opts="-n -A -v -h -V --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -436,7 +436,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,7 +513,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__lint)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,7 +602,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__patch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +679,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -702,6 +702,18 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --what-if)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --how-many-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --against)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -780,7 +792,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__snapshot)
-            opts="-o -n -A -v -h -V --output --output-file --redact --redact-key --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --output-file --redact --redact-key --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -857,7 +869,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__version)
-            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --max-state-size --request-timeout --no-color --v --help --version"
+            opts="-o -n -A -v -h -V --output --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_dataflow_global_optspecs
-    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= max-state-size= request-timeout= no-color v/v= h/help V/version
+    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= max-state-size= state-cache request-timeout= no-color v/v= h/help V/version
 end
 
 function __fish_kubectl_dataflow_needs_command
@@ -32,6 +32,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l max-s
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s V -l version -d 'Print version'
@@ -62,6 +63,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l strict -d 'Fail (exit 1) on warnings too'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
@@ -71,7 +73,10 @@ wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'"
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict its pods) or label=NODE:key=value; repeatable, applied in order' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning, and show what moves: add=N:like=NODE, cordon=NODES, drain=NODES (cordon and evict their pods), remove=NODES, label=NODES:key=value, unlabel=NODES:key, taint=NODES:key[=value]:Effect, untaint=NODES:key[:Effect]; NODES is a node name or selector(LABEL-SELECTOR); repeatable, applied in order' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l how-many-nodes -d 'Search the smallest number of new nodes shaped like NODE that makes every planned operation, gang and pod fit' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l max-nodes -d 'The most new nodes --how-many-nodes tries' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l against -d 'Plan the same inputs against this second recorded state too and show only what moved (exit 1 when something did); repeatable like --state' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang' -r
@@ -90,6 +95,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l compare -d 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s V -l version -d 'Print version'
@@ -116,12 +122,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s V -l version -d 'Print version'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
 json\t''"
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l output-file -d 'Write to this file (atomically) instead of stdout' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l output-file -d 'Write to this file (atomically) instead of stdout, with its binary cache FILE.dfcache beside it (see --state-cache)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact-key -d 'Redact with this key, 32 hex digits: the same key gives the same hashes, so two redacted snapshots compare (--redact alone draws a random key per run)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
@@ -132,6 +139,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapsh
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact -d 'Replace names, label values and keys with keyed hashes, for sharing (what is kept: README, "Redaction guarantees")'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s V -l version -d 'Print version'
@@ -152,6 +160,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l write -d 'Rewrite the -f files in place (without it, -f only shows the diff)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s y -l yes -d 'Apply without asking for confirmation (required without a terminal)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s V -l version -d 'Print version'
@@ -172,6 +181,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s y -l yes -d 'Create without asking for confirmation (required without a terminal)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l wait -d 'Wait until the operation is Complete or Failed and report the node it ran on'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s V -l version -d 'Print version'
@@ -183,6 +193,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand comple
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s V -l version -d 'Print version'
@@ -199,6 +210,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand versio
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s A -l all-namespaces -d 'Look across all namespaces'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s V -l version -d 'Print version'

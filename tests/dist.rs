@@ -64,7 +64,7 @@ fn bash_script_completes_kubectl_dataflow() {
         (&["kubectl-dataflow", "pl"], "plan"),
         (
             &["kubectl-dataflow", "explain-placement", "--st"],
-            "--state",
+            "--state --state-cache",
         ),
         (
             &["kubectl-dataflow", "plan", "-o", ""],

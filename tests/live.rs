@@ -7,11 +7,11 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, Scope};
-use kubectl_dataflow::cluster::{ClusterState, recorded};
+use kubectl_dataflow::cluster::{ClusterState, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
-    ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES, NAMESPACES, NODES,
-    PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
+    ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
+    NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -26,10 +26,20 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             PDBS,
             DATALOADS,
             DATAPROCESSES,
+            ALLUXIO_RUNTIMES,
             VOLCANO_JOBS,
             COSCHEDULING_POD_GROUPS,
         ],
         behaviour,
+    );
+    // The runtime of dataset team/imagenet, its workers pinned to zone b.
+    server.add(
+        &ALLUXIO_RUNTIMES,
+        json!({"metadata": {"name": "imagenet", "namespace": "team"},
+        "spec": {"replicas": 1},
+        "status": {"cacheAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["b"]}]}]}}}}),
     );
     server.add(
         &COSCHEDULING_POD_GROUPS,
@@ -117,6 +127,12 @@ fn text(bytes: &[u8]) -> String {
 const NOT_INSTALLED: &str = "\
 note: datamigrates.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping DataMigrate objects
 note: databackups.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping DataBackup objects
+note: jindoruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping JindoRuntime objects
+note: goosefsruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping GooseFSRuntime objects
+note: juicefsruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping JuiceFSRuntime objects
+note: efcruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping EFCRuntime objects
+note: thinruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping ThinRuntime objects
+note: vineyardruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping VineyardRuntime objects
 note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.incubator.k8s.io (scheduling.incubator.k8s.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
@@ -251,6 +267,21 @@ items:
             operator: In
             values:
             - node-a
+- apiVersion: data.fluid.io/v1alpha1
+  kind: AlluxioRuntime
+  metadata:
+    name: imagenet
+    namespace: team
+  spec: {}
+  status:
+    cacheAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - key: topology.kubernetes.io/zone
+            operator: In
+            values:
+            - b
 - apiVersion: scheduling.x-k8s.io/v1alpha1
   kind: PodGroup
   metadata:
@@ -303,7 +334,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=111+off/2&limit=500",
+            "GET /api/v1/pods?continue=rv=112+off/2&limit=500",
             "GET /apis/scheduling.k8s.io/v1",
             "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
             "GET /apis/policy/v1",
@@ -311,6 +342,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/data.fluid.io/v1alpha1",
             "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
+            "GET /apis/data.fluid.io/v1alpha1/alluxioruntimes?limit=500",
             "GET /apis/scheduling.godel.kubewharf.io/v1alpha1",
             "GET /apis/batch.volcano.sh/v1alpha1",
             "GET /apis/batch.volcano.sh/v1alpha1/jobs?limit=500",
@@ -329,11 +361,12 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
 /// Decoded objects of a state, for comparing two states field by field.
 fn objects(state: &ClusterState) -> String {
     format!(
-        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
+        "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}\n{:#?}",
         state.nodes,
         state.namespaces,
         state.pods,
         state.fluid_ops,
+        state.fluid_runtimes,
         state.godel_pod_groups,
         state.volcano_jobs,
         state.volcano_pod_groups,
@@ -366,11 +399,12 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     };
     let mut notes = Quiet(Vec::new());
     let live = live::load(&options, &Scope::All, &mut notes).unwrap();
-    assert_eq!(notes.0.len(), 13, "{:?}", notes.0);
+    assert_eq!(notes.0.len(), 19, "{:?}", notes.0);
     assert_eq!(live.pod_groups.len(), 1);
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
     assert_eq!(live.fluid_ops.len(), 1);
+    assert_eq!(live.fluid_runtimes.len(), 1);
     assert_eq!(live.priority_classes.len(), 1);
     assert_eq!(live.pod_disruption_budgets.len(), 1);
     for format in ["json", "yaml"] {
@@ -389,6 +423,18 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         assert_eq!(text(&out.stdout), "");
         let recorded = recorded::load_files(&[file.to_str().unwrap().to_string()]).unwrap();
         assert_eq!(objects(&recorded), objects(&live), "{format}");
+        // The snapshot's binary cache is beside it, fresh, and holds the same state.
+        let cached = cache::read(&file).unwrap();
+        let text = std::fs::read(&file).unwrap();
+        let decoded = recorded::parse_state("snap", &text).unwrap();
+        assert_eq!(cached, decoded, "{format}");
+        let options = recorded::LoadOptions {
+            use_cache: true,
+            ..recorded::LoadOptions::default()
+        };
+        let from_cache =
+            recorded::load_files_with(&[file.to_str().unwrap().to_string()], options).unwrap();
+        assert_eq!(objects(&from_cache), objects(&live), "{format}");
     }
 }
 
@@ -447,6 +493,7 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
+            "GET /apis/data.fluid.io/v1alpha1/namespaces/team/alluxioruntimes?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",
             "GET /apis/scheduling.x-k8s.io/v1alpha1/namespaces/team/podgroups?limit=500",
         ]
@@ -610,5 +657,66 @@ fn a_namespace_plans_against_the_whole_live_cluster() {
             .log()
             .iter()
             .any(|line| line == "GET /api/v1/namespaces/team/pods?limit=500")
+    );
+}
+
+/// Issue 16 from a live cluster: a DataProcess mounting dataset team/imagenet, labelled for
+/// Fluid's serverful webhook, plans onto node-c, the node Fluid labelled as holding the cache;
+/// the plan names NodeAffinityWithCache as the source, with the zone tier taken from the live
+/// runtime's recorded cache affinity.
+#[test]
+fn a_dataprocess_lands_on_the_live_cache_node() {
+    let server = cluster(Behaviour::default());
+    server.add(
+        &NODES,
+        json!({"metadata": {"name": "node-c",
+        "labels": {"kubernetes.io/hostname": "node-c", "topology.kubernetes.io/zone": "c",
+            "fluid.io/s-team-imagenet": "true"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
+    );
+    server.add(
+        &DATAPROCESSES,
+        json!({"metadata": {"name": "train", "namespace": "team"},
+        "spec": {"dataset": {"name": "imagenet", "namespace": "team", "mountPath": "/data"},
+            "processor": {"podMetadata": {"labels": {"fuse.serverful.fluid.io/inject": "true"}},
+                "job": {"podSpec": {"containers": [{"name": "train", "image": "train:1",
+                    "resources": {"requests": {"cpu": "1"}}}]}}}}}),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(&["plan", "-n", "team", "-o", "json"], Some(&kubeconfig));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let train = plan["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|op| op["name"] == "train")
+        .unwrap();
+    assert_eq!(train["node"], "node-c", "{}", text(&out.stderr));
+    let tier = |weight: i32, key: &str, value: &str| {
+        json!({"weight": weight, "preference": {"matchExpressions": [
+            {"key": key, "operator": "In", "values": [value]}]}})
+    };
+    assert_eq!(
+        train["webhookAffinity"],
+        json!([{"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            tier(100, "fluid.io/s-team-imagenet", "true"),
+            tier(50, "topology.kubernetes.io/zone", "b"),
+        ]}}])
+    );
+    assert_eq!(
+        train["datasets"],
+        json!([{"namespace": "team", "name": "imagenet", "cacheNodes": ["node-c"], "locality": "hit"}])
+    );
+    let table = run(&["plan", "-n", "team"], Some(&kubeconfig));
+    let row = text(&table.stdout)
+        .lines()
+        .find(|line| line.contains("DataProcess/team/train"))
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap();
+    assert_eq!(
+        row,
+        "1 DataProcess/team/train - - - node-c c 673 NodeAffinityWithCache: preferred(100): fluid.io/s-team-imagenet In [true]; preferred(50): topology.kubernetes.io/zone In [b] imagenet: hit (cache on node-c)"
     );
 }

@@ -222,7 +222,7 @@ fn what_if_moves_the_flow() {
         (run.code, run.stderr.as_str()),
         (
             2,
-            "error: --what-if cordon=nope: node \"nope\" is not in the cluster state\n"
+            "error: what-if edit cordon=nope: node \"nope\" is not in the cluster state\n"
         )
     );
 }
@@ -1195,10 +1195,10 @@ fn train_step(plan: &Value) -> (Value, Value, Value) {
 }
 
 fn cache_preference() -> Value {
-    json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+    json!([{"plugin": "NodeAffinityWithCache", "nodeAffinity": {
     "preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 100, "preference": term(&[("fluid.io/s-data-imagenet", "true")])}
-    ]}})
+    ]}}])
 }
 
 #[test]
@@ -1316,12 +1316,12 @@ status:
         train_step(&planned),
         (
             json!("node-a1"),
-            json!({"plugin": "NodeAffinityWithCache", "nodeAffinity": {
+            json!([{"plugin": "NodeAffinityWithCache", "nodeAffinity": {
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 tier(100, "fluid.io/s-data-imagenet", "true"),
                 tier(50, "topology.kubernetes.io/zone", "us-east-1a"),
                 tier(10, "topology.kubernetes.io/region", "us-east-1"),
-            ]}}),
+            ]}}]),
             json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}])
         )
     );
@@ -1350,7 +1350,7 @@ status:
     let op = &planned["operations"][1];
     assert_eq!(op["status"], "Unschedulable");
     assert_eq!(
-        op["webhookAffinity"]["nodeAffinity"],
+        op["webhookAffinity"][0]["nodeAffinity"],
         required(&[("fluid.io/s-data-imagenet", "true")])
     );
     assert_eq!(
@@ -1480,5 +1480,350 @@ fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
     assert_eq!(
         pod["preempts"],
         json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+    );
+}
+
+/// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods.
+const CAPACITY: [&str; 4] = [
+    "-f",
+    "testdata/capacity/pods.yaml",
+    "--state",
+    "testdata/capacity/before.yaml",
+];
+
+fn capacity_plan(args: &[&str]) -> Run {
+    plan(&[&CAPACITY[..], args].concat())
+}
+
+#[test]
+fn capacity_what_ifs_show_what_moved() {
+    let was =
+        "was: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)";
+    let run = capacity_plan(&[
+        "--what-if",
+        "untaint=worker-2:dedicated",
+        "--what-if",
+        "add=1:like=worker-1",
+        "--no-headers",
+    ]);
+    assert_eq!(run.code, 1, "two pods still pend: {}", run.stderr);
+    let effect = run.stdout.split("\n\n").nth(1).unwrap();
+    let rows: String = (0..8)
+        .map(|i| {
+            let node = if i % 2 == 0 {
+                "worker-1-whatif-1"
+            } else {
+                "worker-2         "
+            };
+            format!(" Pod/default/crunch-{i}  Pending  {node}  {was}\n")
+        })
+        .collect();
+    assert_eq!(
+        effect,
+        format!("What-if effect (placed: Pods 0 -> 8)\n{rows}")
+    );
+
+    // A selector cordons both nodes: nothing changes, as nothing was placed; JSON says so.
+    let (code, json) = plan_json(
+        &[
+            &CAPACITY[..],
+            &[
+                "--what-if",
+                "cordon=selector(topology.kubernetes.io/zone in (zone-a,zone-b))",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        json["whatIfEffect"],
+        json!({"placed": [{"part": "Pods", "before": 0, "after": 0}], "moved": []})
+    );
+    // Without what-if edits there is no effect field.
+    let (_, json) = plan_json(&CAPACITY);
+    assert_eq!(json.get("whatIfEffect"), None);
+}
+
+#[test]
+fn what_if_edits_naming_nothing_exit_2() {
+    let cases = [
+        (
+            "cordon=selector(zone=x)",
+            "error: what-if edit cordon=selector(zone=x): selector \"zone=x\" matches no node\n",
+        ),
+        (
+            "remove=worker-9",
+            "error: what-if edit remove=worker-9: node \"worker-9\" is not in the cluster state\n",
+        ),
+        (
+            "untaint=worker-1:dedicated",
+            "error: what-if edit untaint=worker-1:dedicated: no node it names has a taint dedicated\n",
+        ),
+        (
+            "add=4294967296:like=worker-1",
+            "error: invalid value 'add=4294967296:like=worker-1' for '--what-if <EDIT>': what-if edit \"add=4294967296:like=worker-1\": the node count must be a whole number from 1 to 10000\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            "taint=worker-1:k=v:Never",
+            "error: invalid value 'taint=worker-1:k=v:Never' for '--what-if <EDIT>': what-if edit \"taint=worker-1:k=v:Never\": taint effect \"Never\" is not NoSchedule, PreferNoSchedule or NoExecute\n\nFor more information, try '--help'.\n",
+        ),
+    ];
+    for (edit, want) in cases {
+        let run = capacity_plan(&["--what-if", edit]);
+        assert_eq!(
+            (run.code, run.stderr.as_str(), run.stdout.as_str()),
+            (2, want, ""),
+            "{edit}"
+        );
+    }
+}
+
+#[test]
+fn how_many_nodes_searches_the_smallest_count() {
+    // 10 pods of 4 CPU, nodes of 16: exactly 3 new nodes (4 + 4 + 2), 2 are not enough.
+    let run = capacity_plan(&["--how-many-nodes", "worker-1"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "3 nodes like worker-1 make every planned operation, gang and pod fit (2 do not).
+ NODES  FITS  UNPLACED
+ 0      no    10
+ 1      no    6
+ 2      no    2
+ 4      yes   0
+ 3      yes   0
+",
+            ""
+        )
+    );
+    // Untainting worker-2 first gives 4 places: 2 new nodes then do.
+    let (code, json) = plan_json(
+        &[
+            &CAPACITY[..],
+            &[
+                "--how-many-nodes",
+                "worker-1",
+                "--what-if",
+                "untaint=worker-2:dedicated:NoSchedule",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        json,
+        json!({"template": "worker-1", "max": 1000, "nodes": 2, "trials": [
+            {"nodes": 0, "fits": false, "unplaced": 6},
+            {"nodes": 1, "fits": false, "unplaced": 2},
+            {"nodes": 2, "fits": true, "unplaced": 0},
+        ]})
+    );
+    // Already fitting: 0, after one trial.
+    let (code, json) = plan_json(&[
+        "-f",
+        "testdata/capacity/pods.yaml",
+        "--state",
+        "testdata/capacity/before.yaml",
+        "--how-many-nodes",
+        "worker-1",
+        "--what-if",
+        "add=3:like=worker-1",
+    ]);
+    assert_eq!(
+        (
+            code,
+            &json["nodes"],
+            json["trials"].as_array().unwrap().len()
+        ),
+        (0, &json!(0), 1)
+    );
+}
+
+#[test]
+fn how_many_nodes_names_what_no_count_fixes() {
+    let run = plan(&[
+        "-f",
+        "testdata/capacity/ssd.yaml",
+        "--state",
+        "testdata/capacity/before.yaml",
+        "--how-many-nodes",
+        "worker-1",
+        "--max-nodes",
+        "5",
+        "--no-headers",
+    ]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            1,
+            "Does not fit with any number of nodes like worker-1 up to 5: Pod/default/needs-ssd: pending: 0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling..
+ 0      no    1
+ 1      no    1
+ 2      no    1
+ 4      no    1
+ 5      no    1
+"
+        )
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--how-many-nodes", "worker-9"],
+            "error: node count search: node \"worker-9\" to copy is not in the cluster state\n",
+        ),
+        (
+            &["--how-many-nodes", "worker-1", "--max-nodes", "10001"],
+            "error: invalid value '10001' for '--max-nodes <N>': 10001 is not in 1..=10000\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["--max-nodes", "3"],
+            "error: the following required arguments were not provided:\n  --how-many-nodes <NODE>\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let run = capacity_plan(args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(run.stderr.starts_with(want), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn against_shows_only_what_moved_between_two_states() {
+    let run = capacity_plan(&["--against", "testdata/capacity/after.yaml"]);
+    let was =
+        "was: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)";
+    let rows: String = (0..4)
+        .map(|i| format!(" Pod/default/crunch-{i}  Pending  worker-2  {was}\n"))
+        .collect();
+    assert_eq!(
+        (run.code, run.stdout),
+        (
+            1,
+            format!(
+                "Plan against testdata/capacity/after.yaml (placed: Pods 0 -> 4)\n SUBJECT               BEFORE   AFTER     REASON\n{rows}"
+            )
+        )
+    );
+    // The other way round the pods lose worker-2, and the reason is the new one.
+    let (code, json) = plan_json(&[
+        "-f",
+        "testdata/capacity/pods.yaml",
+        "--state",
+        "testdata/capacity/after.yaml",
+        "--against",
+        "testdata/capacity/before.yaml",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        json["placed"],
+        json!([{"part": "Pods", "before": 4, "after": 0}])
+    );
+    assert_eq!(
+        json["moved"][0],
+        json!({
+            "subject": "Pod/default/crunch-0",
+            "before": {"node": "worker-2", "status": "Placed"},
+            "after": {"node": null, "status": "Pending"},
+            "reason": "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)"
+        })
+    );
+    assert_eq!(json["moved"].as_array().unwrap().len(), 4);
+    // The same state on both sides: nothing moved, exit 0.
+    let run = capacity_plan(&["--against", "testdata/capacity/before.yaml"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            0,
+            "Plan against testdata/capacity/before.yaml (placed: Pods 0 -> 0)\nNothing moved.\n"
+        )
+    );
+    let run = capacity_plan(&[
+        "--against",
+        "testdata/capacity/after.yaml",
+        "--what-if",
+        "cordon=worker-1",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(
+            "error: the argument '--against <FILE>' cannot be used with '--what-if <EDIT>'"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The default plugins profile end to end: a runtime whose fuse runs only on nodes labelled
+/// `example.com/fluid-fuse: on` makes RequireNodeWithFuse pin the DataProcess there, ahead of
+/// the cache preference; the serverful DataLoad mounts no dataset and gets
+/// PreferNodesWithoutCache. Each plugin is listed as its own source.
+#[test]
+fn the_webhook_plugins_are_each_a_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = std::fs::read_to_string(THREE_ZONE)
+        .unwrap()
+        .replacen(
+            "      kubernetes.io/hostname: node-a3\n",
+            "      kubernetes.io/hostname: node-a3\n      fluid.io/s-data-imagenet: \"true\"\n      fluid.io/dataset-num: \"1\"\n",
+            1,
+        )
+        .replacen(
+            "      kubernetes.io/hostname: node-b1\n",
+            "      kubernetes.io/hostname: node-b1\n      example.com/fluid-fuse: \"on\"\n",
+            1,
+        )
+        + "---
+apiVersion: data.fluid.io/v1alpha1
+kind: AlluxioRuntime
+metadata: {name: imagenet, namespace: data}
+spec:
+  fuse:
+    nodeSelector: {example.com/fluid-fuse: \"on\"}
+";
+    let state_path = dir.path().join("state.yaml");
+    std::fs::write(&state_path, state).unwrap();
+    let flow = std::fs::read_to_string(CACHED_PIPELINE).unwrap().replacen(
+        "  target:\n    - path: /train\n",
+        "  target:\n    - path: /train\n  podMetadata:\n    labels:\n      fuse.serverful.fluid.io/inject: \"true\"\n",
+        1,
+    );
+    let flow_path = dir.path().join("flow.yaml");
+    std::fs::write(&flow_path, flow).unwrap();
+    let (state_path, flow_path) = (
+        state_path.display().to_string(),
+        flow_path.display().to_string(),
+    );
+    let run = plan(&["-f", &flow_path, "--state", &state_path]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = "\
+Flow 1 (2 operations)
+ STEP  OPERATION                      AFTER                        POLICY  INHERITED  NODE     ZONE        SCORE  WEBHOOK                                                                                                                                   CACHE
+ 1     DataLoad/data/warm-imagenet    -                            -       -          node-b3  us-east-1b  697    PreferNodesWithoutCache: preferred(100): fluid.io/dataset-num DoesNotExist                                                                -
+ 2     DataProcess/data/train-resnet  DataLoad/data/warm-imagenet  -       -          node-b1  us-east-1b  470    RequireNodeWithFuse: required: example.com/fluid-fuse In [on]; NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]  imagenet: same-region (cache on node-a3)
+";
+    assert_eq!(run.stdout, expected);
+
+    let (code, planned) = plan_json(&["-f", &flow_path, "--state", &state_path]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        planned["operations"][0]["webhookAffinity"],
+        json!([{"plugin": "PreferNodesWithoutCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": {
+                "matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]}}])
+    );
+    let mut cache_then_fuse = json!([{"plugin": "RequireNodeWithFuse", "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [term(&[("example.com/fluid-fuse", "on")])]}}}]);
+    cache_then_fuse
+        .as_array_mut()
+        .unwrap()
+        .extend(cache_preference().as_array().unwrap().iter().cloned());
+    assert_eq!(
+        train_step(&planned),
+        (
+            json!("node-b1"),
+            cache_then_fuse,
+            json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-a3"], "locality": "same-region"}])
+        )
     );
 }

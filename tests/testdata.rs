@@ -118,6 +118,10 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         &[("Namespace", 4), ("Node", 32), ("Pod", 9), ("PodGroup", 1)],
     ),
     ("clusters/two-nodes.yaml", &[("Node", 2)]),
+    ("capacity/before.yaml", &[("Node", 2), ("Pod", 1)]),
+    ("capacity/after.yaml", &[("Node", 2), ("Pod", 1)]),
+    ("capacity/pods.yaml", &[("Deployment", 1)]),
+    ("capacity/ssd.yaml", &[("Pod", 1)]),
     (
         "clusters/two-nodes-sweep.yaml",
         &[("Pod", 3), ("PodGroup", 1)],

@@ -32,6 +32,10 @@ pub struct GlobalArgs {
     /// Refuse a --state file larger than this many bytes (bounds memory on hostile input)
     #[arg(long, global = true, value_name = "BYTES", default_value_t = recorded::DEFAULT_MAX_STATE_BYTES)]
     pub max_state_size: u64,
+    /// Keep each --state file's decoded objects in FILE.dfcache beside it: read from there
+    /// while FILE is unchanged, written when missing or stale
+    #[arg(long, global = true)]
+    pub state_cache: bool,
     /// How long to wait for a single request to the API server (e.g. 30s, 1m)
     #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
     pub request_timeout: String,
@@ -247,18 +251,30 @@ impl GlobalArgs {
         }
     }
 
+    /// How `--state` files are read.
+    pub fn state_load_options(&self) -> recorded::LoadOptions {
+        recorded::LoadOptions {
+            max_bytes: self.max_state_size,
+            use_cache: self.state_cache,
+        }
+    }
+
     /// The `--state` files, if any were given (lint uses a state only when one is given).
     pub fn recorded_state(&self) -> Result<Option<ClusterState>, CommandError> {
         if self.state.is_empty() {
             return Ok(None);
         }
+        self.load_recorded(&self.state).map(Some)
+    }
+
+    /// Recorded state files other than `--state` (a second snapshot to compare with), read
+    /// and reported the same way.
+    pub fn load_recorded(&self, paths: &[String]) -> Result<ClusterState, CommandError> {
         let start = std::time::Instant::now();
-        let options = recorded::LoadOptions {
-            max_bytes: self.max_state_size,
-        };
-        let state = recorded::load_files_with(&self.state, options)?;
-        self.report_state(&state, &self.state.join(", "), start.elapsed());
-        Ok(Some(state))
+        let options = self.state_load_options();
+        let state = recorded::load_files_with(paths, options)?;
+        self.report_state(&state, &paths.join(", "), start.elapsed());
+        Ok(state)
     }
 
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {

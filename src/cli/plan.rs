@@ -4,7 +4,8 @@ use clap::Args;
 
 use super::common::{ReportFormat, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::plan::{self, PlanOptions, Solver, WhatIf, what_if};
+use crate::plan::what_if::MAX_ADDED_NODES;
+use crate::plan::{self, PlanOptions, Solver, WhatIf, capacity, diff, what_if};
 use crate::report;
 use crate::sched::Profile;
 use crate::systems::fluid::webhook::{self, AssumeCached};
@@ -35,7 +36,20 @@ Examples:
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\
       --what-if drain=worker-1 \\
-      --what-if label=worker-2:topology.kubernetes.io/zone=zone-c";
+      --what-if label=worker-2:topology.kubernetes.io/zone=zone-c
+
+  # Lose zone a, gain two nodes like node-b1: what moves?
+  kubectl dataflow plan -f testdata/pods/batch.yaml \\
+      --state testdata/clusters/three-zone.yaml \\
+      --what-if 'remove=selector(topology.kubernetes.io/zone=us-east-1a)' \\
+      --what-if add=2:like=node-b1
+
+  # How many nodes like node-a1 does the batch need?
+  kubectl dataflow plan -f testdata/pods/batch.yaml \\
+      --state testdata/clusters/three-zone.yaml --how-many-nodes node-a1
+
+  # What moved between two snapshots (exit 1 when something did)
+  kubectl dataflow plan -f flow.yaml --state before.json --against after.json";
 
 /// Preview where every operation of a DataFlow and every pod of a gang lands
 #[derive(Debug, Args)]
@@ -50,10 +64,29 @@ pub struct PlanArgs {
     pub output: ReportFormat,
     #[command(flatten)]
     pub table: TableArgs,
-    /// Change the cluster state before planning: cordon=NODE, drain=NODE (cordon and evict
-    /// its pods) or label=NODE:key=value; repeatable, applied in order
+    /// Change the cluster state before planning, and show what moves: add=N:like=NODE,
+    /// cordon=NODES, drain=NODES (cordon and evict their pods), remove=NODES,
+    /// label=NODES:key=value, unlabel=NODES:key, taint=NODES:key[=value]:Effect,
+    /// untaint=NODES:key[:Effect]; NODES is a node name or selector(LABEL-SELECTOR);
+    /// repeatable, applied in order
     #[arg(long = "what-if", value_name = "EDIT")]
     pub what_if: Vec<WhatIf>,
+    /// Search the smallest number of new nodes shaped like NODE that makes every planned
+    /// operation, gang and pod fit
+    #[arg(
+        long = "how-many-nodes",
+        value_name = "NODE",
+        conflicts_with = "against"
+    )]
+    pub how_many_nodes: Option<String>,
+    /// The most new nodes --how-many-nodes tries
+    #[arg(long = "max-nodes", value_name = "N", default_value_t = 1000, requires = "how_many_nodes",
+        value_parser = clap::value_parser!(u32).range(1..=MAX_ADDED_NODES as i64))]
+    pub max_nodes: u32,
+    /// Plan the same inputs against this second recorded state too and show only what moved
+    /// (exit 1 when something did); repeatable like --state
+    #[arg(long = "against", value_name = "FILE", conflicts_with = "what_if")]
+    pub against: Vec<String>,
     /// Plan as if a Fluid dataset were already cached on these nodes (gives them the cache
     /// label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or
     /// `default`; repeatable
@@ -93,7 +126,6 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         None => Profile::default(),
     };
     let mut state = global.cluster_state()?;
-    what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(plan::PlanError::from)?;
@@ -109,7 +141,19 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         routes,
         namespace: global.planned_namespace(),
     };
-    let plan = plan::plan_all(&set, &state, profile, &opts)?;
+    if let Some(template) = &args.how_many_nodes {
+        what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+        return how_many_nodes(args, &set, &mut state, template, &profile, &opts);
+    }
+    if !args.against.is_empty() {
+        let mut after = global.load_recorded(&args.against)?;
+        webhook::assume_cached(&mut after, &args.assume_cached, namespace)
+            .map_err(plan::PlanError::from)?;
+        let before = plan::plan_all(&set, &state, profile.clone(), &opts)?;
+        let after = plan::plan_all(&set, &after, profile, &opts)?;
+        return print_diff(args, &diff::diff(&before, &after));
+    }
+    let plan = what_if::plan(&set, &state, &args.what_if, profile, &opts)?;
     let headers = args.table.headers(args.output);
     let text = match args.output {
         ReportFormat::Table => report::plan::table(&plan, false, headers),
@@ -127,5 +171,62 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         Outcome::Findings
     } else {
         Outcome::Clean
+    })
+}
+
+/// After this long, each trial of the node-count search is reported on stderr as it ends.
+const QUIET_SEARCH: std::time::Duration = std::time::Duration::from_secs(1);
+
+fn how_many_nodes(
+    args: &PlanArgs,
+    set: &crate::manifest::ManifestSet,
+    state: &mut crate::cluster::ClusterState,
+    template: &str,
+    profile: &Profile,
+    opts: &PlanOptions,
+) -> Result<Outcome, CommandError> {
+    let started = std::time::Instant::now();
+    let mut progress = |trial: &capacity::Trial| {
+        if started.elapsed() >= QUIET_SEARCH {
+            report::stderr_line(&format!(
+                "how many nodes: {} new: {} ({} unplaced, {:.1?} so far)",
+                trial.nodes,
+                if trial.fits { "fits" } else { "does not fit" },
+                trial.unplaced,
+                started.elapsed()
+            ));
+        }
+    };
+    let max = args.max_nodes as usize;
+    let count = capacity::how_many_nodes(set, state, template, max, profile, opts, &mut progress)?;
+    let text = match args.output {
+        ReportFormat::Json => report::to_json(&count),
+        ReportFormat::Yaml => report::to_yaml(&count),
+        _ => report::capacity::node_count_table(&count, args.table.headers(args.output)),
+    };
+    print_stdout(&text)?;
+    Ok(if count.nodes.is_some() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+fn print_diff(args: &PlanArgs, diff: &diff::PlanDiff) -> Result<Outcome, CommandError> {
+    let text = match args.output {
+        ReportFormat::Json => report::to_json(diff),
+        ReportFormat::Yaml => report::to_yaml(diff),
+        _ => {
+            let title = format!("Plan against {}", args.against.join(", "));
+            let table =
+                report::capacity::diff_section(&title, diff, args.table.headers(args.output));
+            report::terminal_safe(&table).into_owned()
+        }
+    };
+    print_stdout(&text)?;
+    Ok(if diff.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
     })
 }

@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, Outcome};
 use crate::apply::file::write_atomic;
+use crate::cluster::recorded;
 use crate::cluster::snapshot::{self, Format, RedactKey, Redaction};
 
 const EXAMPLES: &str = "\
@@ -29,7 +30,8 @@ pub struct SnapshotArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
     pub output: SnapshotFormat,
-    /// Write to this file (atomically) instead of stdout
+    /// Write to this file (atomically) instead of stdout, with its binary cache FILE.dfcache
+    /// beside it (see --state-cache)
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Replace names, label values and keys with keyed hashes, for sharing (what is kept:
@@ -64,7 +66,10 @@ pub fn run(global: &GlobalArgs, args: &SnapshotArgs) -> Result<Outcome, CommandE
     .map(|key| Redaction::new(key, &state));
     let text = snapshot::render(&state, format, redaction.as_ref()).map_err(anyhow::Error::from)?;
     match &args.output_file {
-        Some(path) => write_atomic(path, text.as_bytes(), None).map_err(anyhow::Error::from)?,
+        Some(path) => {
+            write_atomic(path, text.as_bytes(), None).map_err(anyhow::Error::from)?;
+            recorded::write_cache(path, global.state_load_options())?;
+        }
         None => print_stdout(&text)?,
     }
     Ok(Outcome::Clean)

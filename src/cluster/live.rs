@@ -175,6 +175,35 @@ pub const RESOURCES: &[Resource] = &[
     Resource::custom("data.fluid.io", "v1alpha1", "DataMigrate", "datamigrates"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataProcess", "dataprocesses"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataBackup", "databackups"),
+    // Fluid's cache runtimes: their fuse node selector and recorded cache affinity feed the
+    // webhook's plugins.
+    Resource::custom(
+        "data.fluid.io",
+        "v1alpha1",
+        "AlluxioRuntime",
+        "alluxioruntimes",
+    ),
+    Resource::custom("data.fluid.io", "v1alpha1", "JindoRuntime", "jindoruntimes"),
+    Resource::custom(
+        "data.fluid.io",
+        "v1alpha1",
+        "GooseFSRuntime",
+        "goosefsruntimes",
+    ),
+    Resource::custom(
+        "data.fluid.io",
+        "v1alpha1",
+        "JuiceFSRuntime",
+        "juicefsruntimes",
+    ),
+    Resource::custom("data.fluid.io", "v1alpha1", "EFCRuntime", "efcruntimes"),
+    Resource::custom("data.fluid.io", "v1alpha1", "ThinRuntime", "thinruntimes"),
+    Resource::custom(
+        "data.fluid.io",
+        "v1alpha1",
+        "VineyardRuntime",
+        "vineyardruntimes",
+    ),
     Resource::custom(
         "scheduling.godel.kubewharf.io",
         "v1alpha1",

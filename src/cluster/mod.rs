@@ -2,7 +2,9 @@
 //! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
 //! recorded file or a live cluster is invisible from here on.
 
+pub mod cache;
 pub mod live;
+mod parallel;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;
@@ -87,6 +89,9 @@ impl ClusterState {
         });
         keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
         keep_last(&mut state.fluid_ops, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.fluid_runtimes, |o| {
             (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.godel_pod_groups, |o| {
@@ -176,6 +181,30 @@ impl ClusterState {
             self.pods_by_node[node].push(i);
             self.pod_node[i] = Some(node);
         }
+    }
+
+    /// Append a node that holds no pods, keeping every index current without rebuilding them:
+    /// the node-count search adds and drops nodes many times over a 150,000-pod state. Its name
+    /// must not be taken.
+    pub fn push_empty_node(&mut self, node: Node) {
+        debug_assert!(!self.node_by_name.contains_key(&node.metadata.name));
+        self.node_by_name
+            .insert(node.metadata.name.clone(), self.nodes.len());
+        self.nodes.push(node);
+        self.pods_by_node.push(Vec::new());
+    }
+
+    /// Drop the nodes from `len` on, which must hold no pods (as those `push_empty_node` adds).
+    pub fn truncate_empty_nodes(&mut self, len: usize) {
+        debug_assert!(
+            self.pods_by_node[len.min(self.nodes.len())..]
+                .iter()
+                .all(Vec::is_empty)
+        );
+        for node in self.nodes.drain(len.min(self.nodes.len())..) {
+            self.node_by_name.remove(&node.metadata.name);
+        }
+        self.pods_by_node.truncate(len);
     }
 
     /// Pods that occupy a node, as (pod index, node index), in the order of `pods`: walking

@@ -12,12 +12,13 @@
 //! error, not a machine out of memory.
 
 use std::io::Read;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::mpsc;
 
 use rustc_hash::FxHashMap;
 
-use super::ClusterState;
+use super::{ClusterState, cache};
 use crate::manifest::tree::position_at;
 use crate::manifest::{self, LoadError, Pos};
 use crate::model::{Object, TypeMeta};
@@ -31,12 +32,16 @@ pub const DEFAULT_MAX_STATE_BYTES: u64 = 4 << 30;
 pub struct LoadOptions {
     /// A file larger than this is refused with an error naming the limit and its flag.
     pub max_bytes: u64,
+    /// Read each file's objects from its binary cache when the cache is fresh, and write the
+    /// cache when it is missing or refused ([`super::cache`]).
+    pub use_cache: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_bytes: DEFAULT_MAX_STATE_BYTES,
+            use_cache: false,
         }
     }
 }
@@ -46,23 +51,60 @@ pub fn load_files(paths: &[String]) -> Result<ClusterState, LoadError> {
     load_files_with(paths, LoadOptions::default())
 }
 
-/// [`load_files`] with explicit options.
+/// [`load_files`] with explicit options. A cache that could not be used or written is said
+/// among the state's warnings; the state is then read from its file as usual.
 pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<ClusterState, LoadError> {
-    let mut batches = Vec::new();
+    // Objects in runs, in file order: joining them into one list would hold every object
+    // twice at the peak.
+    let mut runs: Vec<Vec<Object>> = Vec::new();
+    let mut cache_warnings = Vec::new();
     for path in paths {
         let file = manifest::display_name(path);
+        let cached = options.use_cache && path != "-";
+        if cached {
+            match cache::read(Path::new(path)) {
+                Ok(objects) => {
+                    runs.push(objects);
+                    continue;
+                }
+                Err(cache::CacheError::Missing { .. }) => {}
+                Err(refused) => {
+                    cache_warnings.push(format!("{refused}; read {file} and wrote the cache anew"))
+                }
+            }
+        }
         let decoded = if path == "-" {
             read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT)
         } else {
             let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
             read_batches(file, opened, options, Sizes::DEFAULT)
         }?;
-        batches.extend(decoded);
+        let first_run = runs.len();
+        runs.extend(decoded.into_iter().map(|batch| batch.objects));
+        if cached {
+            let objects: Vec<&Object> = runs[first_run..].iter().flatten().collect();
+            if let Err(e) = cache::write(Path::new(path), &objects) {
+                cache_warnings.push(format!("the state cache was not written: {e}"));
+            }
+        }
     }
-    // Each batch is freed as soon as its objects are moved into the state.
-    Ok(ClusterState::from_objects(
-        batches.into_iter().flat_map(|batch| batch.objects),
-    ))
+    // Each run is freed as soon as its objects are moved into the state.
+    let mut state = ClusterState::from_objects(runs.into_iter().flatten());
+    state.warnings.extend(cache_warnings);
+    Ok(state)
+}
+
+/// Read a state file and write its binary cache beside it (`snapshot` does this for the file
+/// it wrote, so the next command that reads it with the cache skips the decoding).
+pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
+    let file = path.display().to_string();
+    let opened = std::fs::File::open(path).map_err(|e| io_error(&file, &e))?;
+    let batches = read_batches(&file, opened, options, Sizes::DEFAULT)?;
+    let objects: Vec<&Object> = batches.iter().flat_map(|batch| &batch.objects).collect();
+    cache::write(path, &objects).map_err(|e| LoadError::Io {
+        file,
+        message: format!("the state cache was not written: {e}"),
+    })
 }
 
 fn io_error(file: &str, e: &std::io::Error) -> LoadError {
@@ -896,16 +938,23 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
-    /// Every state the project ships and generated ones, compact and pretty-printed, valid and
-    /// broken at several places: the streaming loader gives exactly what the whole-buffer
-    /// loader gave, objects or error, whatever the read and batch sizes.
+    /// Every state the project ships (JSON and YAML) and generated ones, compact and
+    /// pretty-printed, valid and broken at several places: the streaming loader (JSON batches,
+    /// YAML pieces) gives exactly what the whole-buffer loader gave, objects or error, whatever
+    /// the read and batch sizes.
     #[test]
     fn streaming_loader_matches_the_whole_buffer_loader() {
-        let mut states: Vec<(String, String)> = Vec::new();
-        for name in ["gang.yaml", "openb.json", "three-zone.yaml"] {
-            let path = format!("{}/testdata/clusters/{name}", env!("CARGO_MANIFEST_DIR"));
-            states.push((name.to_string(), std::fs::read_to_string(path).unwrap()));
-        }
+        let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/clusters");
+        let mut states: Vec<(String, String)> = std::fs::read_dir(shipped)
+            .unwrap()
+            .map(|entry| {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(path).unwrap())
+            })
+            .collect();
+        states.sort();
+        assert_eq!(states.len(), 6, "every shipped state");
         let spec = crate::synth::SynthSpec {
             seed: 3,
             nodes: 20,
@@ -1058,7 +1107,10 @@ mod tests {
     /// input would go on (`--state /dev/zero`).
     #[test]
     fn states_beyond_the_size_limit_are_refused() {
-        let options = LoadOptions { max_bytes: 1_000 };
+        let options = LoadOptions {
+            max_bytes: 1_000,
+            ..LoadOptions::default()
+        };
         let endless = std::io::repeat(b' ');
         let err = read_batches("zero", endless, options, TINY).err().unwrap();
         assert_eq!(

@@ -12,15 +12,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::ClusterState;
-use crate::model::fluid::{self, FluidOp, OpSpec, OpStatus};
+use crate::model::fluid::{self, FluidOp, FluidRuntime, OpSpec, OpStatus};
 use crate::model::gang::{
     GODEL_API_VERSION, GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION,
     VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
     VOLCANO_TASK_ORDER_ANNOTATION,
 };
 use crate::model::{
-    Affinity, LabelSelector, Labels, NodeSelector, NodeSelectorTerm, ObjectMeta, PodAffinity,
-    PodSpec,
+    Affinity, LabelSelector, Labels, NodeAffinity, NodeSelector, NodeSelectorTerm, ObjectMeta,
+    PodAffinity, PodSpec,
 };
 use crate::sched::normalized_image_name;
 
@@ -53,11 +53,56 @@ struct Item<'a, T: Serialize> {
     body: &'a T,
 }
 
+/// A Fluid operation's fields as the API serves them (the cache writes the same).
 #[derive(Serialize)]
-struct FluidBody<'a> {
+pub(super) struct FluidBody<'a> {
+    pub(super) metadata: &'a ObjectMeta,
+    pub(super) spec: &'a OpSpec,
+    pub(super) status: &'a OpStatus,
+}
+
+/// A Fluid runtime as written back: only what the webhook reads of it.
+#[derive(Serialize)]
+struct RuntimeBody<'a> {
     metadata: &'a ObjectMeta,
-    spec: &'a OpSpec,
-    status: &'a OpStatus,
+    spec: RuntimeSpec<'a>,
+    status: RuntimeStatus<'a>,
+}
+
+#[derive(Serialize)]
+struct RuntimeSpec<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuse: Option<FuseSpec<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FuseSpec<'a> {
+    node_selector: &'a Labels,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimeStatus<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_affinity: Option<&'a NodeAffinity>,
+}
+
+impl<'a> RuntimeBody<'a> {
+    fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
+        let selector = &runtime.fuse_node_selector;
+        RuntimeBody {
+            metadata: &runtime.metadata,
+            spec: RuntimeSpec {
+                fuse: (!selector.is_empty()).then_some(FuseSpec {
+                    node_selector: selector,
+                }),
+            },
+            status: RuntimeStatus {
+                cache_affinity: runtime.cache_affinity.as_ref(),
+            },
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -92,6 +137,10 @@ impl Serialize for Items<'_> {
                 status: &op.status,
             };
             seq.serialize_element(&item(fluid::API_VERSION, op.kind.as_str(), &body))?;
+        }
+        for runtime in &state.fluid_runtimes {
+            let body = RuntimeBody::of(runtime);
+            seq.serialize_element(&item(fluid::API_VERSION, &runtime.kind, &body))?;
         }
         for o in &state.godel_pod_groups {
             seq.serialize_element(&item(GODEL_API_VERSION, "PodGroup", o))?;
@@ -175,6 +224,9 @@ fn sort_state(state: &mut ClusterState) {
     state.namespaces.sort_by_key(|o| key(&o.metadata));
     state.pods.sort_by_key(|o| key(&o.metadata));
     state.fluid_ops.sort_by_key(|o| (o.kind, key(&o.metadata)));
+    state
+        .fluid_runtimes
+        .sort_by_key(|o| (o.kind.clone(), key(&o.metadata)));
     state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
     state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
     state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
@@ -516,6 +568,17 @@ impl Redaction {
         for op in &mut state.fluid_ops {
             self.fluid_op(op);
         }
+        for runtime in &mut state.fluid_runtimes {
+            self.meta(&mut runtime.metadata);
+            self.labels(&mut runtime.fuse_node_selector);
+            if let Some(required) = runtime
+                .cache_affinity
+                .as_mut()
+                .and_then(|a| a.required.as_mut())
+            {
+                self.node_selector(required);
+            }
+        }
         for group in &mut state.godel_pod_groups {
             self.meta(&mut group.metadata);
             if let Some(affinity) = group
@@ -646,7 +709,12 @@ mod tests {
   {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataProcess", "metadata": {"name": "train", "namespace": "team",
      "annotations": {"affinity.dataflow.fluid.io/labels": "gpu-count"}},
    "spec": {"runAfter": {"kind": "DataLoad", "name": "warmup", "affinityStrategy": {"policy": "Require"}}},
-   "status": {"phase": "Pending"}}
+   "status": {"phase": "Pending"}},
+  {"apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "coco", "namespace": "team"}},
+  {"apiVersion": "data.fluid.io/v1alpha1", "kind": "JuiceFSRuntime", "metadata": {"name": "imagenet", "namespace": "team"},
+   "spec": {"fuse": {"nodeSelector": {"fuse": "on"}}, "worker": {"replicas": 2}},
+   "status": {"cacheAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+     {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z1"]}]}]}}}}
 ]}"#;
 
     fn state() -> ClusterState {
@@ -663,6 +731,7 @@ mod tests {
             assert_eq!(back.pods, state.pods, "{format:?}");
             assert_eq!(back.namespaces, state.namespaces, "{format:?}");
             assert_eq!(back.fluid_ops, state.fluid_ops, "{format:?}");
+            assert_eq!(back.fluid_runtimes, state.fluid_runtimes, "{format:?}");
         }
     }
 

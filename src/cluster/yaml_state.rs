@@ -14,8 +14,7 @@
 //! one-tree parse, which then gives exactly the objects or the error it always gave.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::recorded::DecodedBatch;
 use crate::manifest::{self, LoadError, Pos};
@@ -93,36 +92,12 @@ fn batch_of(manifests: Vec<manifest::Manifest>, to_file: impl Fn(Pos) -> Pos) ->
 /// Parse every piece on every core; `None` when one of them did not decode cleanly on its
 /// own, which only the whole text can judge.
 fn decode_pieces(file: &Arc<str>, pieces: &[Piece<'_>]) -> Option<DecodedBatch> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = AtomicUsize::new(0);
-    let decoded: Vec<Mutex<Option<DecodedBatch>>> =
-        pieces.iter().map(|_| Mutex::new(None)).collect();
-    let failed = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while !failed.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(piece) = pieces.get(i) else { break };
-                    match decode_piece(file, piece) {
-                        Some(batch) => {
-                            *decoded[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(batch)
-                        }
-                        None => failed.store(true, Ordering::Relaxed),
-                    }
-                }
-            });
-        }
-    });
-    if failed.into_inner() {
-        return None;
-    }
+    let batches = super::parallel::try_map(pieces, |piece| decode_piece(file, piece).ok_or(()));
     let mut whole = DecodedBatch {
         objects: Vec::new(),
         node_positions: Vec::new(),
     };
-    for batch in decoded {
-        let batch = batch.into_inner().unwrap_or_else(|e| e.into_inner())?;
+    for batch in batches.ok()? {
         whole.objects.extend(batch.objects);
         whole.node_positions.extend(batch.node_positions);
     }

@@ -253,19 +253,35 @@ pub const RUNTIME_KINDS: [&str; 7] = [
 ];
 
 /// A Fluid cache runtime: what the webhook reads of it is `status.cacheAffinity`, the node
-/// affinity of its cache workers, whose zone and region terms become the tiered locality.
+/// affinity of its cache workers, whose zone and region terms become the tiered locality, and
+/// `spec.fuse.nodeSelector`, the nodes its fuse runs on, which RequireNodeWithFuse requires.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FluidRuntime {
     pub kind: String,
     pub metadata: ObjectMeta,
     pub cache_affinity: Option<NodeAffinity>,
+    pub fuse_node_selector: Labels,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub(crate) struct FluidRuntimeBody {
     pub metadata: ObjectMeta,
+    pub spec: FluidRuntimeSpec,
     pub status: FluidRuntimeStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FluidRuntimeSpec {
+    pub fuse: FuseSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct FuseSpec {
+    #[serde(deserialize_with = "null_as_default")]
+    pub node_selector: Labels,
 }
 
 #[derive(Deserialize, Default)]

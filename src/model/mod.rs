@@ -261,6 +261,7 @@ impl Object {
                     kind: kind.to_string(),
                     metadata: body.metadata,
                     cache_affinity: body.status.cache_affinity,
+                    fuse_node_selector: body.spec.fuse.node_selector,
                 })
             }
             ("data.fluid.io", _) => {

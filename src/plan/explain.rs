@@ -363,7 +363,7 @@ fn explain_operation(
         ),
         OpStatus::Planned | OpStatus::Unschedulable => {}
     }
-    if let Some(webhook) = &op_plan.webhook_affinity {
+    for webhook in &op_plan.webhook_affinity {
         notes.push(format!(
             "Fluid's webhook ({}) adds {}",
             webhook.plugin,

@@ -5,6 +5,7 @@
 use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
 use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
 use crate::sched::Scheduler;
+use crate::systems::fluid::admission;
 use crate::systems::fluid::webhook::{self, MountedDataset};
 use crate::systems::fluid::{self, Policy};
 
@@ -123,7 +124,7 @@ fn plan_one(
         tied: Vec::new(),
         summary: None,
         source: g.locate("metadata.name"),
-        webhook_affinity: None,
+        webhook_affinity: Vec::new(),
         datasets: Vec::new(),
     };
     match op.status.phase.as_str() {
@@ -179,7 +180,7 @@ fn plan_one(
     let state = scheduler.state();
     // A dataset is listed when it says something about locality: it is cached somewhere, or
     // the webhook sees the pod.
-    let injected = fluid::pod_labels(op).is_some_and(webhook::is_injected);
+    let injected = fluid::pod_labels(op).is_some_and(|l| admission::injection(l).is_some());
     plan.datasets = fluid::mounted_datasets(op)
         .into_iter()
         .map(|(namespace, name)| {
@@ -253,45 +254,40 @@ fn plan_one(
     )
 }
 
-/// The pod's affinity once Fluid's admission webhook has seen it: NodeAffinityWithCache for
-/// a pod labelled for serverful injection that mounts a dataset. What it adds is kept in the
-/// plan as its own source, next to the inherited affinity.
+/// The pod's affinity once Fluid's admission webhook has seen it (`admission::admit`). What
+/// each plugin adds is kept in the plan as its own source, next to the inherited affinity.
 fn admit(
     graph: &FlowGraph,
     op: &FluidOp,
     affinity: Option<Affinity>,
     plan: &mut OperationPlan,
 ) -> Option<Affinity> {
-    let datasets = fluid::mounted_datasets(op);
-    if datasets.is_empty() {
-        return affinity;
-    }
-    // Pods not labelled for serverful injection never reach the plugin; the plan still shows
-    // where their datasets are cached.
-    let Some(labels) = fluid::pod_labels(op).filter(|labels| webhook::is_injected(labels)) else {
+    let Some(labels) = fluid::pod_labels(op) else {
         return affinity;
     };
+    let datasets = fluid::mounted_datasets(op);
     let mounted: Vec<MountedDataset> = datasets
         .iter()
-        .map(|(namespace, name)| MountedDataset {
-            name,
-            cache_affinity: graph
-                .runtime_of(namespace, name)
-                .and_then(|r| r.cache_affinity.as_ref()),
+        .map(|(namespace, name)| {
+            let runtime = graph.runtime_of(namespace, name);
+            MountedDataset {
+                name,
+                cache_affinity: runtime.and_then(|r| r.cache_affinity.as_ref()),
+                fuse_node_selector: runtime.map(|r| &r.fuse_node_selector),
+            }
         })
         .collect();
-    let cache =
-        webhook::node_affinity_with_cache(op.namespace(), labels, affinity.as_ref(), &mounted);
-    plan.warnings.extend(cache.skipped);
-    let Some(added) = cache.added else {
-        return affinity;
-    };
-    let affinity = webhook::inject(affinity, &added);
-    plan.webhook_affinity = Some(WebhookAffinity {
-        plugin: webhook::NODE_AFFINITY_WITH_CACHE.to_string(),
-        node_affinity: added,
-    });
-    affinity
+    let admission = admission::admit(op.namespace(), labels, affinity, &mounted);
+    plan.warnings.extend(admission.notes);
+    plan.webhook_affinity = admission
+        .added
+        .into_iter()
+        .map(|added| WebhookAffinity {
+            plugin: added.plugin.to_string(),
+            node_affinity: added.node_affinity,
+        })
+        .collect();
+    admission.affinity
 }
 
 fn blocked(mut plan: OperationPlan) -> (OperationPlan, Outcome) {

@@ -3,6 +3,8 @@
 //! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
 
 pub mod batch;
+pub mod capacity;
+pub mod diff;
 pub mod explain;
 pub mod flow;
 pub mod graph;
@@ -35,6 +37,8 @@ pub enum PlanError {
     Gang(#[from] GangError),
     #[error(transparent)]
     Target(#[from] explain::TargetError),
+    #[error(transparent)]
+    Capacity(#[from] capacity::CapacityError),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,6 +48,9 @@ pub struct Plan {
     pub groups: Vec<GroupPlan>,
     /// Plain pods and workload replicas of the inputs, when there are any.
     pub batch: Option<BatchPlan>,
+    /// With what-if edits: what they change against the plan on the unedited state.
+    #[serde(rename = "whatIfEffect", skip_serializing_if = "Option::is_none")]
+    pub what_if_effect: Option<diff::PlanDiff>,
 }
 
 impl Plan {
@@ -148,9 +155,9 @@ pub struct OperationPlan {
     pub summary: Option<String>,
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,
-    /// Terms Fluid's admission webhook adds to the pod, and the plugin that adds them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub webhook_affinity: Option<WebhookAffinity>,
+    /// Terms Fluid's admission webhook adds to the pod, per plugin, in the order they ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhook_affinity: Vec<WebhookAffinity>,
     /// The datasets the pod mounts, where each is cached, and how close the planned node is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<DatasetLocality>,
@@ -160,7 +167,7 @@ pub struct OperationPlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookAffinity {
-    /// The plugin: `NodeAffinityWithCache`.
+    /// The plugin: `RequireNodeWithFuse`, `NodeAffinityWithCache` or `PreferNodesWithoutCache`.
     pub plugin: String,
     pub node_affinity: NodeAffinity,
 }
@@ -190,6 +197,7 @@ pub fn plan(
         operations: flow::plan_operations(&graph, &mut scheduler),
         groups: Vec::new(),
         batch: None,
+        what_if_effect: None,
     })
 }
 
@@ -226,6 +234,7 @@ pub fn plan_all(
         operations,
         groups,
         batch,
+        what_if_effect: None,
     };
     plan.retain_namespace(opts.namespace.as_deref());
     Ok(plan)

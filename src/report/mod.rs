@@ -1,5 +1,6 @@
 //! Renderers: tables for people, the JSON/YAML contracts for scripts.
 
+pub mod capacity;
 pub mod explain;
 pub mod lint;
 pub mod plan;

@@ -4,7 +4,9 @@
 use crate::model::NodeAffinity;
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::plan::flow::recorded_host;
-use crate::plan::{BatchPlan, DatasetLocality, OpRef, OpStatus, OperationPlan, Plan, Solver};
+use crate::plan::{
+    BatchPlan, DatasetLocality, OpRef, OpStatus, OperationPlan, Plan, Solver, WebhookAffinity,
+};
 use crate::systems::flow::{Method, Metrics};
 use crate::systems::fluid::describe_inherited;
 use crate::systems::gang::{GangStatus, GroupPlan};
@@ -22,6 +24,11 @@ pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
     }
     sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
     sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
+    sections.extend(
+        plan.what_if_effect
+            .iter()
+            .map(|d| super::capacity::diff_section("What-if effect", d, headers)),
+    );
     super::terminal_safe(&sections.join("\n")).into_owned()
 }
 
@@ -278,7 +285,7 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
         "SCORE",
     ];
     // Fluid's webhook columns appear only for flows whose pods mount datasets.
-    let webhook = ops.iter().any(|op| op.webhook_affinity.is_some());
+    let webhook = ops.iter().any(|op| !op.webhook_affinity.is_empty());
     let datasets = ops.iter().any(|op| !op.datasets.is_empty());
     if webhook {
         header.push("WEBHOOK");
@@ -306,9 +313,7 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
             op.score.map_or("-".to_string(), |s| s.to_string()),
         ];
         if webhook {
-            row.push(op.webhook_affinity.as_ref().map_or("-".to_string(), |w| {
-                format!("{}: {}", w.plugin, describe_inherited(&w.node_affinity))
-            }));
+            row.push(webhook_text(&op.webhook_affinity));
         }
         if datasets {
             row.push(cache_text(&op.datasets));
@@ -328,6 +333,18 @@ fn flow_table(ops: &[&OperationPlan], wide: bool) -> comfy_table::Table {
         table.add_row(row);
     }
     table
+}
+
+/// `NodeAffinityWithCache: preferred(100): ...` per plugin that added terms.
+fn webhook_text(added: &[WebhookAffinity]) -> String {
+    if added.is_empty() {
+        return "-".to_string();
+    }
+    added
+        .iter()
+        .map(|w| format!("{}: {}", w.plugin, describe_inherited(&w.node_affinity)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `imagenet: hit (cache on node-b3)` per mounted dataset.

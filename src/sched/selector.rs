@@ -188,6 +188,88 @@ pub fn label_selector_matches(
     }))
 }
 
+/// Parse the string form of a label selector, as `kubectl -l` takes it: comma-separated
+/// requirements, each `key=value` (or `==`), `key!=value`, `key in (a,b)`, `key notin (a,b)`,
+/// `key` (exists) or `!key` (does not exist); all must hold. `!=` and `notin` also match
+/// nodes without the key, as upstream's selectors do.
+pub fn parse_label_selector(text: &str) -> Result<LabelSelector, String> {
+    let mut selector = LabelSelector::default();
+    for requirement in split_top_level(text) {
+        let requirement = requirement.trim();
+        let bad = |why: &str| format!("requirement {requirement:?} {why}");
+        if requirement.is_empty() {
+            return Err(format!("selector {text:?} has an empty requirement"));
+        }
+        let expression = |key: &str, operator: &str, values: Vec<String>| {
+            let key = key.trim();
+            if !is_selector_word(key) {
+                return Err(bad("has no valid key"));
+            }
+            if values.iter().any(|v| !v.is_empty() && !is_selector_word(v)) {
+                return Err(bad("has an invalid value"));
+            }
+            Ok(crate::model::LabelSelectorRequirement {
+                key: key.to_string(),
+                operator: operator.to_string(),
+                values,
+            })
+        };
+        let set_operator = requirement
+            .split_once(" notin ")
+            .map(|parts| (parts, "NotIn"))
+            .or_else(|| requirement.split_once(" in ").map(|parts| (parts, "In")));
+        let parsed = if let Some(key) = requirement.strip_prefix('!') {
+            expression(key, "DoesNotExist", Vec::new())?
+        } else if let Some(((key, set), operator)) = set_operator {
+            let values = set
+                .trim()
+                .strip_prefix('(')
+                .and_then(|s| s.strip_suffix(')'))
+                .ok_or_else(|| bad("needs its values in parentheses"))?;
+            let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+            expression(key, operator, values)?
+        } else if let Some((key, value)) = requirement.split_once("!=") {
+            expression(key, "NotIn", vec![value.trim().to_string()])?
+        } else if let Some((key, value)) = requirement.split_once('=') {
+            let value = value.strip_prefix('=').unwrap_or(value).trim();
+            let checked = expression(key, "In", vec![value.to_string()])?;
+            selector.match_labels.insert(checked.key, value.to_string());
+            continue;
+        } else {
+            expression(requirement, "Exists", Vec::new())?
+        };
+        selector.match_expressions.push(parsed);
+    }
+    Ok(selector)
+}
+
+/// Split at the commas outside parentheses (`a=1,b in (x,y)` is two requirements).
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// A label key or value as selectors spell them: no spaces, operators or parentheses.
+fn is_selector_word(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,5 +455,55 @@ mod tests {
             );
         }
         assert!(label_selector_matches(&sel(&[], vec![("a", "Gt", &["1"])]), &pod).is_err());
+    }
+
+    #[test]
+    fn parses_selector_strings_and_matches_as_upstream() {
+        let node = labels(&[("zone", "a"), ("disk", "hdd")]);
+        let cases: &[(&str, bool)] = &[
+            ("zone=a", true),
+            ("zone==a", true),
+            ("zone=b", false),
+            ("zone=a,disk!=ssd", true),
+            ("zone=a,disk!=hdd", false),
+            ("gpu!=yes", true),
+            ("zone in (a,b)", true),
+            ("zone in (b, c),disk", false),
+            ("zone notin (b)", true),
+            ("gpu notin (x)", true),
+            ("disk", true),
+            ("!gpu", true),
+            ("!disk", false),
+            (" zone = a , disk ", true),
+        ];
+        for (text, want) in cases {
+            let selector = parse_label_selector(text).unwrap();
+            assert_eq!(
+                label_selector_matches(&selector, &node),
+                Ok(*want),
+                "{text}"
+            );
+        }
+        let errors = [
+            ("", "selector \"\" has an empty requirement"),
+            ("zone=a,", "selector \"zone=a,\" has an empty requirement"),
+            ("=a", "requirement \"=a\" has no valid key"),
+            (
+                "zone in a,b",
+                "requirement \"zone in a\" needs its values in parentheses",
+            ),
+            (
+                "zone in (a b)",
+                "requirement \"zone in (a b)\" has an invalid value",
+            ),
+            (
+                "zone notin a",
+                "requirement \"zone notin a\" needs its values in parentheses",
+            ),
+            ("!", "requirement \"!\" has no valid key"),
+        ];
+        for (text, want) in errors {
+            assert_eq!(parse_label_selector(text), Err(want.to_string()), "{text}");
+        }
     }
 }

@@ -26,6 +26,7 @@
 //!   jobs are skipped. A node with none of those labels leaves the operation unable to
 //!   record anything, and Fluid retries forever instead of completing it.
 
+pub mod admission;
 pub mod webhook;
 
 use std::collections::BTreeMap;

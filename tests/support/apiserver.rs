@@ -27,6 +27,11 @@ pub const NAMESPACES: Served = core("namespaces", "Namespace", false);
 pub const PODS: Served = core("pods", "Pod", true);
 pub const DATALOADS: Served = custom("data.fluid.io/v1alpha1", "dataloads", "DataLoad");
 pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesses", "DataProcess");
+pub const ALLUXIO_RUNTIMES: Served = custom(
+    "data.fluid.io/v1alpha1",
+    "alluxioruntimes",
+    "AlluxioRuntime",
+);
 pub const VOLCANO_JOBS: Served = custom("batch.volcano.sh/v1alpha1", "jobs", "Job");
 pub const COSCHEDULING_POD_GROUPS: Served =
     custom("scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup");

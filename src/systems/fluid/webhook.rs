@@ -1,12 +1,8 @@
-//! Fluid's pod admission webhook, serverful path (fluid-cloudnative/fluid
-//! `pkg/webhook/plugins/nodeaffinitywithcache`, `pkg/utils` `InjectNodeSelectorTerms`, and the
-//! chart's `MutatingWebhookConfiguration` / plugins profile), for the pods a flow creates.
+//! Fluid's NodeAffinityWithCache webhook plugin (fluid-cloudnative/fluid
+//! `pkg/webhook/plugins/nodeaffinitywithcache`, `pkg/utils` `InjectNodeSelectorTerms`), with
+//! the chart's default tiers; which pods it sees is `admission`'s business.
 //!
 //! What the code does, which the docs leave out:
-//! - Only pods labelled `fuse.serverful.fluid.io/inject: "true"` reach the serverful plugins
-//!   (`serverless.fluid.io/inject: "true"` pods get a fuse sidecar and no affinity). A
-//!   DataProcess pod carries the labels of `spec.processor.podMetadata` and mounts
-//!   `spec.dataset`.
 //! - NodeAffinityWithCache with the chart's default tiers (preferred `fluid.io/node` 100, zone
 //!   50, region 10; required `fluid.io/node`). The `fluid.io/node` tier is the dataset's cache
 //!   node label `fluid.io/s-<namespace>-<dataset> In [true]`; the zone and region tiers copy
@@ -29,8 +25,6 @@ use crate::model::{
 
 use super::in_requirement;
 
-/// The pod label that sends a pod through the serverful plugins.
-pub const SERVERFUL_INJECT_LABEL: &str = "fuse.serverful.fluid.io/inject";
 /// The plugin name shown as the source of the affinity it adds.
 pub const NODE_AFFINITY_WITH_CACHE: &str = "NodeAffinityWithCache";
 /// The tier name for "a node that holds the dataset's cache".
@@ -43,11 +37,6 @@ const REQUIRED_TIERS: [&str; 1] = [NODE_TIER];
 /// The node label Fluid puts on every node holding the dataset's cache (`GetCommonLabelName`).
 pub fn cache_label(namespace: &str, dataset: &str) -> String {
     format!("fluid.io/s-{namespace}-{dataset}")
-}
-
-/// Whether the webhook's serverful plugins see a pod with these labels.
-pub fn is_injected(labels: &Labels) -> bool {
-    labels.get(SERVERFUL_INJECT_LABEL).map(String::as_str) == Some("true")
 }
 
 /// Whether the pod asks, through `fluid.io/dataset.<name>.sched: required`, to run only where
@@ -67,12 +56,13 @@ pub struct CacheAffinity {
     pub skipped: Option<String>,
 }
 
-/// A dataset the pod mounts, with its runtime's recorded `status.cacheAffinity` when the
-/// runtime is known.
+/// A dataset the pod mounts, with what the webhook reads of its runtime when the runtime is
+/// known: the recorded `status.cacheAffinity` and `spec.fuse.nodeSelector`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MountedDataset<'a> {
     pub name: &'a str,
     pub cache_affinity: Option<&'a NodeAffinity>,
+    pub fuse_node_selector: Option<&'a Labels>,
 }
 
 /// NodeAffinityWithCache for a pod in `namespace` with `labels` and its current `affinity`,
@@ -553,6 +543,7 @@ mod tests {
                 .map(|name| MountedDataset {
                     name,
                     cache_affinity: case.runtime.as_ref(),
+                    fuse_node_selector: None,
                 })
                 .collect();
             let got = node_affinity_with_cache("ns", &case.labels, case.own.as_ref(), &mounted);

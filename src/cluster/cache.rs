@@ -1,0 +1,635 @@
+//! The binary state cache: a recorded state's decoded objects, kept beside it as
+//! `<state>.dfcache`, so the next command skips reading and decoding the text.
+//!
+//! The cache names its source by size, modification time and a SHA-256 of the source's first
+//! and last 64 KiB; a cache whose source no longer matches, or that another build of the tool
+//! wrote, is refused with the reason and never read. The objects are MessagePack with field
+//! names (the model's serde shapes skip empty fields, which only a self-describing format
+//! reads back), in chunks decoded on every core. It is written with a safe write (a temp
+//! file renamed over it): a crash leaves the old cache or none, never half of one.
+
+use crate::model::kueue::KueueObject;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+
+use super::snapshot::FluidBody;
+use crate::apply::file::write_atomic;
+use crate::model::fluid::{self, FluidRuntime};
+use crate::model::gang::{
+    GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+};
+use crate::model::{Labels, NodeAffinity, Object, ObjectMeta, TypeMeta};
+
+/// What a cache file is called: the state's path with this appended.
+pub const SUFFIX: &str = ".dfcache";
+
+const MAGIC: &[u8; 8] = b"KDFCACHE";
+/// Bumped whenever the layout below changes; the tool's version is checked as well, since the
+/// model's fields change between releases.
+const FORMAT: u32 = 1;
+/// How much of each end of the source its fingerprint hashes.
+const FINGERPRINT_BLOCK: u64 = 64 << 10;
+/// Objects per chunk: chunks are what the decoding threads share out.
+const CHUNK_OBJECTS: usize = 4096;
+
+/// Why a cache was not used.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("{cache}: no cache yet")]
+    Missing { cache: String },
+    #[error("{cache}: stale ({source_file} changed since the cache was written: {what})")]
+    Stale {
+        cache: String,
+        source_file: String,
+        what: &'static str,
+    },
+    #[error(
+        "{cache}: written by kubectl-dataflow {found} (cache format {found_format}); this is {} (format {FORMAT})",
+        env!("CARGO_PKG_VERSION")
+    )]
+    OtherVersion {
+        cache: String,
+        found: String,
+        found_format: u32,
+    },
+    #[error("{cache}: not a readable state cache ({message})")]
+    Corrupt { cache: String, message: String },
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+}
+
+/// The cache file of a state file.
+pub fn cache_path(source: &Path) -> PathBuf {
+    let mut name = source.as_os_str().to_os_string();
+    name.push(SUFFIX);
+    PathBuf::from(name)
+}
+
+/// What identifies the source's content without reading all of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fingerprint {
+    size: u64,
+    modified_nanos: u128,
+    ends_sha256: [u8; 32],
+}
+
+impl Fingerprint {
+    fn of(source: &Path) -> Result<Fingerprint, CacheError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let io = |e: std::io::Error| CacheError::Io {
+            file: source.display().to_string(),
+            message: e.to_string(),
+        };
+        let mut file = std::fs::File::open(source).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        let modified_nanos = meta
+            .modified()
+            .map_err(io)?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let size = meta.len();
+        let mut ends = Vec::with_capacity(2 * FINGERPRINT_BLOCK as usize);
+        (&mut file)
+            .take(FINGERPRINT_BLOCK)
+            .read_to_end(&mut ends)
+            .map_err(io)?;
+        let tail = size
+            .saturating_sub(FINGERPRINT_BLOCK)
+            .max(FINGERPRINT_BLOCK);
+        file.seek(SeekFrom::Start(tail)).map_err(io)?;
+        file.take(FINGERPRINT_BLOCK)
+            .read_to_end(&mut ends)
+            .map_err(io)?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, &ends);
+        let mut ends_sha256 = [0; 32];
+        ends_sha256.copy_from_slice(digest.as_ref());
+        Ok(Fingerprint {
+            size,
+            modified_nanos,
+            ends_sha256,
+        })
+    }
+
+    /// What differs from `other`, in the words of the stale message.
+    fn difference(&self, other: &Fingerprint) -> Option<&'static str> {
+        if self.size != other.size {
+            Some("its size differs")
+        } else if self.ends_sha256 != other.ends_sha256 {
+            Some("its content differs")
+        } else if self.modified_nanos != other.modified_nanos {
+            Some("its modification time differs")
+        } else {
+            None
+        }
+    }
+}
+
+/// Write the cache of `source`, holding `objects` (the objects decoded from it, in order).
+pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
+    let cache = cache_path(source);
+    let fingerprint = Fingerprint::of(source)?;
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    bytes.extend_from_slice(&(version.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(version);
+    bytes.extend_from_slice(&fingerprint.size.to_le_bytes());
+    bytes.extend_from_slice(&fingerprint.modified_nanos.to_le_bytes());
+    bytes.extend_from_slice(&fingerprint.ends_sha256);
+    let chunks: Vec<&[&Object]> = objects.chunks(CHUNK_OBJECTS).collect();
+    bytes.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
+    for chunk in chunks {
+        let items: Vec<CachedItem<'_>> = chunk.iter().map(|&o| CachedItem(o)).collect();
+        let encoded = rmp_serde::to_vec_named(&items).map_err(|e| CacheError::Corrupt {
+            cache: cache.display().to_string(),
+            message: e.to_string(),
+        })?;
+        bytes.extend_from_slice(&(encoded.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&encoded);
+    }
+    write_atomic(&cache, &bytes, None).map_err(|e| CacheError::Io {
+        file: cache.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// Read the objects of `source` from its cache, if the cache is there, fresh and of this
+/// build.
+pub fn read(source: &Path) -> Result<Vec<Object>, CacheError> {
+    let cache = cache_path(source);
+    let shown = cache.display().to_string();
+    let bytes = match std::fs::read(&cache) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CacheError::Missing { cache: shown });
+        }
+        Err(e) => {
+            return Err(CacheError::Io {
+                file: shown,
+                message: e.to_string(),
+            });
+        }
+    };
+    let mut reader = Bytes {
+        rest: &bytes,
+        cache: &shown,
+    };
+    if reader.take(MAGIC.len())? != MAGIC {
+        return Err(reader.corrupt("not a kubectl-dataflow state cache"));
+    }
+    let format = reader.u32()?;
+    let version_len = reader.u32()? as usize;
+    let version = String::from_utf8_lossy(reader.take(version_len)?).into_owned();
+    if format != FORMAT || version != env!("CARGO_PKG_VERSION") {
+        return Err(CacheError::OtherVersion {
+            cache: shown,
+            found: version,
+            found_format: format,
+        });
+    }
+    let recorded = Fingerprint {
+        size: reader.u64()?,
+        modified_nanos: u128::from_le_bytes(reader.array()?),
+        ends_sha256: reader.array()?,
+    };
+    if let Some(what) = Fingerprint::of(source)?.difference(&recorded) {
+        return Err(CacheError::Stale {
+            cache: shown,
+            source_file: source.display().to_string(),
+            what,
+        });
+    }
+    let count = reader.u32()? as usize;
+    let mut chunks = Vec::with_capacity(count.min(1 << 16));
+    for _ in 0..count {
+        let len = usize::try_from(reader.u64()?).map_err(|_| reader.corrupt("chunk too long"))?;
+        chunks.push(reader.take(len)?);
+    }
+    if !reader.rest.is_empty() {
+        return Err(reader.corrupt("trailing bytes"));
+    }
+    decode_chunks(&shown, &chunks)
+}
+
+/// Decode the chunks on every core, keeping their order.
+fn decode_chunks(cache: &str, chunks: &[&[u8]]) -> Result<Vec<Object>, CacheError> {
+    let decoded = super::parallel::try_map(chunks, |chunk| {
+        let mut de = rmp_serde::Deserializer::from_read_ref(chunk);
+        serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor)
+    })
+    .map_err(|e| CacheError::Corrupt {
+        cache: cache.to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(decoded.into_iter().flatten().collect())
+}
+
+/// The cache file's bytes not read yet.
+struct Bytes<'b> {
+    rest: &'b [u8],
+    cache: &'b str,
+}
+
+impl<'b> Bytes<'b> {
+    fn corrupt(&self, message: &str) -> CacheError {
+        CacheError::Corrupt {
+            cache: self.cache.to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    fn take(&mut self, len: usize) -> Result<&'b [u8], CacheError> {
+        if self.rest.len() < len {
+            return Err(self.corrupt("cut short"));
+        }
+        let (taken, rest) = self.rest.split_at(len);
+        self.rest = rest;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], CacheError> {
+        let mut array = [0; N];
+        array.copy_from_slice(self.take(N)?);
+        Ok(array)
+    }
+
+    fn u32(&mut self) -> Result<u32, CacheError> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self) -> Result<u64, CacheError> {
+        self.array().map(u64::from_le_bytes)
+    }
+}
+
+/// An object as the cache holds it: `[apiVersion, kind, body]`, the body in the shape
+/// [`Object::decode`] reads for that kind.
+struct CachedItem<'o>(&'o Object);
+
+/// The body of a kind that is read for its metadata alone (workloads and unknown kinds only
+/// count towards the state's warnings).
+#[derive(Serialize)]
+struct MetadataBody<'a> {
+    metadata: &'a ObjectMeta,
+}
+
+/// A Fluid runtime's body, in the shape `FluidRuntimeBody` reads: destructuring the runtime
+/// below makes a new field of it a compile error here until the cache keeps it too.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimeBody<'a> {
+    metadata: &'a ObjectMeta,
+    spec: RuntimeSpec<'a>,
+    status: RuntimeStatus<'a>,
+}
+
+#[derive(Serialize)]
+struct RuntimeSpec<'a> {
+    fuse: FuseSpec<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FuseSpec<'a> {
+    node_selector: &'a Labels,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimeStatus<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_affinity: &'a Option<NodeAffinity>,
+}
+
+impl Serialize for CachedItem<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        fn item<S: serde::Serializer, T: Serialize>(
+            s: S,
+            api_version: &str,
+            kind: &str,
+            body: &T,
+        ) -> Result<S::Ok, S::Error> {
+            (api_version, kind, body).serialize(s)
+        }
+        match self.0 {
+            Object::Pod(o) => item(s, "v1", "Pod", o),
+            Object::Node(o) => item(s, "v1", "Node", o),
+            Object::Namespace(o) => item(s, "v1", "Namespace", o),
+            Object::FluidOp(o) => {
+                let body = FluidBody {
+                    metadata: &o.metadata,
+                    spec: &o.spec,
+                    status: &o.status,
+                };
+                item(s, fluid::API_VERSION, o.kind.as_str(), &body)
+            }
+            Object::FluidRuntime(FluidRuntime {
+                kind,
+                metadata,
+                cache_affinity,
+                fuse_node_selector,
+            }) => {
+                let body = RuntimeBody {
+                    metadata,
+                    spec: RuntimeSpec {
+                        fuse: FuseSpec {
+                            node_selector: fuse_node_selector,
+                        },
+                    },
+                    status: RuntimeStatus { cache_affinity },
+                };
+                item(s, fluid::API_VERSION, kind, &body)
+            }
+            Object::GodelPodGroup(o) => item(s, GODEL_API_VERSION, "PodGroup", o),
+            Object::VolcanoJob(o) => item(s, VOLCANO_JOB_API_VERSION, "Job", o),
+            Object::VolcanoPodGroup(o) => item(s, VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o),
+            Object::PodGroup(o) => item(s, &o.api_version, "PodGroup", o),
+            Object::SchedulingWorkload(o) => item(s, &o.api_version, "Workload", o),
+            Object::PriorityClass(o) => item(s, "scheduling.k8s.io/v1", "PriorityClass", o),
+            Object::PodDisruptionBudget(o) => item(s, "policy/v1", "PodDisruptionBudget", o),
+            Object::Kueue(o) => match o {
+                KueueObject::Topology(o) => item(s, &o.api_version, "Topology", o),
+                KueueObject::ResourceFlavor(o) => item(s, &o.api_version, "ResourceFlavor", o),
+                KueueObject::ClusterQueue(o) => item(s, &o.api_version, "ClusterQueue", o),
+                KueueObject::LocalQueue(o) => item(s, &o.api_version, "LocalQueue", o),
+            },
+            Object::Workload(o) => {
+                let api_version = match o.kind.as_str() {
+                    "Job" | "CronJob" => "batch/v1",
+                    _ => "apps/v1",
+                };
+                let body = MetadataBody {
+                    metadata: &o.metadata,
+                };
+                item(s, api_version, &o.kind, &body)
+            }
+            Object::Unknown {
+                type_meta,
+                metadata,
+            } => item(
+                s,
+                &type_meta.api_version,
+                &type_meta.kind,
+                &MetadataBody { metadata },
+            ),
+        }
+    }
+}
+
+struct ObjectsVisitor;
+
+impl<'de> Visitor<'de> for ObjectsVisitor {
+    type Value = Vec<Object>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of cached objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Object>, A::Error> {
+        let mut objects = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(object) = seq.next_element_seed(ItemSeed)? {
+            objects.push(object);
+        }
+        Ok(objects)
+    }
+}
+
+/// One `[apiVersion, kind, body]`.
+struct ItemSeed;
+
+impl<'de> DeserializeSeed<'de> for ItemSeed {
+    type Value = Object;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Object, D::Error> {
+        d.deserialize_tuple(3, self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemSeed {
+    type Value = Object;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("[apiVersion, kind, body]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Object, A::Error> {
+        use serde::de::Error;
+        let missing = || A::Error::custom("an item is cut short");
+        let api_version: String = seq.next_element()?.ok_or_else(missing)?;
+        let kind: String = seq.next_element()?.ok_or_else(missing)?;
+        let type_meta = TypeMeta { api_version, kind };
+        seq.next_element_seed(BodySeed(type_meta))?
+            .ok_or_else(missing)
+    }
+}
+
+/// An object's body, decoded as its kind.
+struct BodySeed(TypeMeta);
+
+impl<'de> DeserializeSeed<'de> for BodySeed {
+    type Value = Object;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Object, D::Error> {
+        use serde::de::Error;
+        Object::decode_untracked(self.0, d).map_err(|e| D::Error::custom(e.message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::ClusterState;
+    use crate::cluster::recorded::{self, LoadOptions};
+    use crate::cluster::snapshot::{self, Format};
+
+    const WITH_CACHE: LoadOptions = LoadOptions {
+        max_bytes: recorded::DEFAULT_MAX_STATE_BYTES,
+        use_cache: true,
+    };
+
+    /// Everything a command sees of a state: the objects as `snapshot` writes them, the Fluid
+    /// runtimes (which it does not write) and the warnings.
+    fn seen(state: &ClusterState) -> (String, String, Vec<String>) {
+        (
+            snapshot::render(state, Format::Json, None).unwrap(),
+            format!("{:?}", state.fluid_runtimes),
+            state.warnings.clone(),
+        )
+    }
+
+    /// Every shipped state and a generated realistic one: the state read back from the cache
+    /// is the state read from the file, and the cache is what was read the second time.
+    #[test]
+    fn a_state_read_from_its_cache_is_the_state_read_from_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sources: Vec<PathBuf> =
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/clusters"))
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .collect();
+        sources.sort();
+        let realistic = dir.path().join("realistic.json");
+        let spec = crate::synth::SynthSpec {
+            seed: 5,
+            nodes: 40,
+            pods: 600,
+            namespaces: 3,
+        };
+        let mut file = std::fs::File::create(&realistic).unwrap();
+        crate::synth::write_cluster_json(&spec, crate::synth::Detail::Realistic, &mut file)
+            .unwrap();
+        sources.push(realistic);
+        // Kinds no shipped state holds: a Fluid runtime, a Deployment (counted, not kept) and
+        // an unknown kind.
+        let others = dir.path().join("others.yaml");
+        std::fs::write(
+            &others,
+            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+        )
+        .unwrap();
+        sources.push(others);
+        assert_eq!(sources.len(), 8);
+        for shipped in sources {
+            let source = dir.path().join(shipped.file_name().unwrap());
+            if shipped != source {
+                std::fs::copy(&shipped, &source).unwrap();
+            }
+            let path = [source.display().to_string()];
+            let from_file = recorded::load_files(&path).unwrap();
+            let written = recorded::load_files_with(&path, WITH_CACHE).unwrap();
+            assert_eq!(seen(&written), seen(&from_file), "{shipped:?}");
+            let cached = read(&source).unwrap();
+            let decoded = recorded::parse_state("s", &std::fs::read(&source).unwrap()).unwrap();
+            assert_eq!(cached.len(), decoded.len(), "{shipped:?}");
+            let from_cache = recorded::load_files_with(&path, WITH_CACHE).unwrap();
+            assert_eq!(seen(&from_cache), seen(&from_file), "{shipped:?}");
+            if source.ends_with("others.yaml") {
+                let runtime = &from_cache.fluid_runtimes[0];
+                assert_eq!(runtime.fuse_node_selector.len(), 1);
+                assert!(runtime.cache_affinity.is_some());
+                let warnings = from_cache.warnings.join("\n");
+                assert!(warnings.contains("Deployment") && warnings.contains("Widget"));
+            }
+        }
+    }
+
+    /// A cache is only read while its source is what it was written from, by this build; the
+    /// state is then read from the file and the cache written anew.
+    #[test]
+    fn stale_foreign_and_broken_caches_are_refused_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("s.yaml");
+        let shown = source.display().to_string();
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/clusters/three-zone.yaml"
+        ))
+        .unwrap();
+        let cache = cache_path(&source);
+        let refusal = |change: &dyn Fn()| {
+            std::fs::write(&source, &text).unwrap();
+            let path = [shown.clone()];
+            recorded::load_files_with(&path, WITH_CACHE).unwrap();
+            change();
+            let refused = read(&source).err().map(|e| e.to_string());
+            // The next load reads the file and leaves a fresh cache.
+            let state = recorded::load_files_with(&path, WITH_CACHE).unwrap();
+            assert!(
+                state
+                    .warnings
+                    .iter()
+                    .any(|w| w.ends_with("and wrote the cache anew")),
+                "{:?}",
+                state.warnings
+            );
+            assert!(read(&source).is_ok());
+            refused
+        };
+        let rewrite_cache = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut bytes = std::fs::read(&cache).unwrap();
+            edit(&mut bytes);
+            std::fs::write(&cache, bytes).unwrap();
+        };
+        let c = cache.display().to_string();
+        let version = env!("CARGO_PKG_VERSION");
+        type Change<'c> = Box<dyn Fn() + 'c>;
+        let cases: Vec<(&str, Change<'_>, String)> = vec![
+            (
+                "appended to",
+                Box::new(|| std::fs::write(&source, format!("{text}# more\n")).unwrap()),
+                format!(
+                    "{c}: stale ({shown} changed since the cache was written: its size differs)"
+                ),
+            ),
+            (
+                "same size, other bytes",
+                Box::new(|| {
+                    let edited = text.replacen("node-a1", "node-z1", 1);
+                    let mtime = std::fs::metadata(&source).unwrap().modified().unwrap();
+                    std::fs::write(&source, edited).unwrap();
+                    let file = std::fs::File::options().write(true).open(&source).unwrap();
+                    file.set_modified(mtime).unwrap();
+                }),
+                format!(
+                    "{c}: stale ({shown} changed since the cache was written: its content differs)"
+                ),
+            ),
+            (
+                "touched",
+                Box::new(|| {
+                    let file = std::fs::File::options().write(true).open(&source).unwrap();
+                    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+                    file.set_modified(later).unwrap();
+                }),
+                format!(
+                    "{c}: stale ({shown} changed since the cache was written: its modification time differs)"
+                ),
+            ),
+            (
+                "another version",
+                Box::new(|| {
+                    rewrite_cache(&|bytes| {
+                        let at = MAGIC.len() + 8;
+                        bytes[at..at + version.len()].fill(b'9');
+                    })
+                }),
+                format!(
+                    "{c}: written by kubectl-dataflow {} (cache format {FORMAT}); this is {version} (format {FORMAT})",
+                    "9".repeat(version.len())
+                ),
+            ),
+            (
+                "another format",
+                Box::new(|| rewrite_cache(&|bytes| bytes[MAGIC.len()] = 7)),
+                format!(
+                    "{c}: written by kubectl-dataflow {version} (cache format 7); this is {version} (format {FORMAT})"
+                ),
+            ),
+            (
+                "cut short",
+                Box::new(|| rewrite_cache(&|bytes| bytes.truncate(bytes.len() - 10))),
+                format!("{c}: not a readable state cache (cut short)"),
+            ),
+            (
+                "not a cache",
+                Box::new(|| std::fs::write(&cache, "apiVersion: v1\n").unwrap()),
+                format!("{c}: not a readable state cache (not a kubectl-dataflow state cache)"),
+            ),
+        ];
+        for (name, change, expected) in &cases {
+            assert_eq!(
+                refusal(change.as_ref()).as_deref(),
+                Some(expected.as_str()),
+                "{name}"
+            );
+        }
+        std::fs::remove_file(&cache).unwrap();
+        assert_eq!(
+            read(&source).err().map(|e| e.to_string()),
+            Some(format!("{c}: no cache yet"))
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Work shared out on every core, for loaders whose pieces are known up front.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// One item's outcome, once a thread has taken it.
+type Slot<R, E> = Mutex<Option<Result<R, E>>>;
+
+/// `f` of every item, computed on every core, in the items' order; or the first failure in
+/// that order. Threads take items in order and stop taking them after a failure, so every
+/// item before a failure has its outcome and the ones left undone all come after it.
+pub(super) fn try_map<T, R, E>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R, E> + Sync,
+) -> Result<Vec<R>, E>
+where
+    T: Sync,
+    R: Send,
+    E: Send,
+{
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<Slot<R, E>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                while !failed.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let outcome = f(item);
+                    failed.fetch_or(outcome.is_err(), Ordering::Relaxed);
+                    *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map_while(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::try_map;
+
+    #[test]
+    fn outcomes_keep_the_items_order_and_the_first_failure_wins() {
+        let items: Vec<u32> = (0..1000).collect();
+        let doubled = try_map(&items, |&i| Ok::<u32, u32>(i * 2)).unwrap();
+        assert_eq!(doubled, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+        let failing = try_map(&items, |&i| if i % 300 == 299 { Err(i) } else { Ok(i) });
+        assert_eq!(failing, Err(299));
+        assert_eq!(try_map(&[] as &[u32], |&i| Ok::<u32, ()>(i)), Ok(vec![]));
+    }
+}

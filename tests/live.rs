@@ -11,7 +11,7 @@ use kubectl_dataflow::cluster::{ClusterState, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
-    NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
+    HYPERNODES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -29,8 +29,16 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             ALLUXIO_RUNTIMES,
             VOLCANO_JOBS,
             COSCHEDULING_POD_GROUPS,
+            HYPERNODES,
         ],
         behaviour,
+    );
+    // A rack of both nodes (cluster-scoped, read through discovery like every custom kind).
+    server.add(
+        &HYPERNODES,
+        json!({"metadata": {"name": "rack-1"},
+        "spec": {"tier": 1, "members": [
+            {"type": "Node", "selector": {"regexMatch": {"pattern": "^node-"}}}]}}),
     );
     // The runtime of dataset team/imagenet, its workers pinned to zone b.
     server.add(
@@ -309,6 +317,17 @@ items:
         app: loader
   status:
     disruptionsAllowed: 0
+- apiVersion: topology.volcano.sh/v1alpha1
+  kind: HyperNode
+  metadata:
+    name: rack-1
+  spec:
+    tier: 1
+    members:
+    - type: Node
+      selector:
+        regexMatch:
+          pattern: ^node-
 metadata: {}
 ";
 
@@ -334,7 +353,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=112+off/2&limit=500",
+            "GET /api/v1/pods?continue=rv=113+off/2&limit=500",
             "GET /apis/scheduling.k8s.io/v1",
             "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
             "GET /apis/policy/v1",
@@ -354,6 +373,8 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/scheduling.k8s.io/v1alpha1",
             "GET /apis/scheduling.k8s.io/v1alpha2",
             "GET /apis/kueue.x-k8s.io/v1beta1",
+            "GET /apis/topology.volcano.sh/v1alpha1",
+            "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
         ]
     );
 }
@@ -401,6 +422,7 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     let live = live::load(&options, &Scope::All, &mut notes).unwrap();
     assert_eq!(notes.0.len(), 19, "{:?}", notes.0);
     assert_eq!(live.pod_groups.len(), 1);
+    assert_eq!(live.hyper_nodes.len(), 1);
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
     assert_eq!(live.fluid_ops.len(), 1);
@@ -496,6 +518,7 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/alluxioruntimes?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",
             "GET /apis/scheduling.x-k8s.io/v1alpha1/namespaces/team/podgroups?limit=500",
+            "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
         ]
     );
     let stdout = text(&out.stdout);

@@ -1827,3 +1827,88 @@ Flow 1 (2 operations)
         )
     );
 }
+
+const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";
+
+#[test]
+fn volcano_job_is_kept_in_the_lowest_tier_hypernode_that_holds_it() {
+    let run = plan(&[
+        "-f",
+        "testdata/topology/volcano/job.yaml",
+        "--state",
+        VOLCANO_TOPOLOGY,
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "\
+Job training/allreduce (volcano-job, minMember 6): 6/6 pods placed in tier2=s0; tier1s: r0 x2, r1 x4; nodes: node-1 x2, node-2 x2, node-3 x2
+ POD                 TASK    NODE    TIER2  TIER1
+ allreduce-worker-0  worker  node-1  s0     r0
+ allreduce-worker-1  worker  node-2  s0     r1
+ allreduce-worker-2  worker  node-3  s0     r1
+ allreduce-worker-3  worker  node-1  s0     r0
+ allreduce-worker-4  worker  node-2  s0     r1
+ allreduce-worker-5  worker  node-3  s0     r1
+Topology (volcano-hypernodes, hard, highestTierAllowed 2): kept in s0 (tier2)
+  s0 (tier2)
+    r0 (tier1)
+      node-1: allreduce-worker-0, allreduce-worker-3
+    r1 (tier1)
+      node-2: allreduce-worker-1, allreduce-worker-4
+      node-3: allreduce-worker-2, allreduce-worker-5
+Rejected domains (up to tier2):
+  r1 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r3 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r0 (tier1): 2 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r2 (tier1): 1 of 6 pods fit (free resources and pod slots of its 2 nodes)
+"
+    );
+}
+
+#[test]
+fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
+    let (code, json) = plan_json(&[
+        "-f",
+        "testdata/topology/volcano/job-one-rack.yaml",
+        "--state",
+        VOLCANO_TOPOLOGY,
+    ]);
+    assert_eq!(code, 1);
+    let group = &json["groups"][0];
+    assert_eq!(group["status"], "Unschedulable");
+    assert_eq!(
+        group["topology"],
+        json!({"system": "volcano-hypernodes", "mode": "hard",
+            "constraint": "highestTierAllowed 1", "constrainingLevel": "tier1", "chosen": []})
+    );
+    let rejected: Vec<String> = group["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}/{}",
+                r["level"], r["domain"], r["fit"], r["needed"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            "\"tier1\" \"r1\" 4/6",
+            "\"tier1\" \"r3\" 4/6",
+            "\"tier1\" \"r0\" 2/6",
+            "\"tier1\" \"r2\" 1/6"
+        ]
+    );
+    assert_eq!(
+        group["rejections"][1]["reason"],
+        "highestTierAllowed 1 (hard): no domain up to level tier1 takes the gang; the closest, \
+         r1 (tier1), fits 4 of 6 pods"
+    );
+    assert_eq!(
+        group["levels"],
+        json!(["tier2", "tier1", "kubernetes.io/hostname"])
+    );
+}

@@ -42,6 +42,12 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
     ("gangs/volcano-job.yaml", &[("Job", 1)]),
+    ("topology/volcano/job.yaml", &[("Job", 1)]),
+    ("topology/volcano/job-one-rack.yaml", &[("Job", 1)]),
+    (
+        "topology/volcano/state.yaml",
+        &[("ConfigMap", 1), ("HyperNode", 6), ("Node", 8), ("Pod", 3)],
+    ),
     (
         "gangs/kube-batch-podgroup.yaml",
         &[("Job", 1), ("PodGroup", 1)],

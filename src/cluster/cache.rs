@@ -20,6 +20,7 @@ use crate::model::fluid::{self, FluidRuntime};
 use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
+use crate::model::hypernode::HYPERNODE_API_VERSION;
 use crate::model::{Labels, NodeAffinity, Object, ObjectMeta, TypeMeta};
 
 /// What a cache file is called: the state's path with this appended.
@@ -356,6 +357,8 @@ impl Serialize for CachedItem<'_> {
                 KueueObject::ClusterQueue(o) => item(s, &o.api_version, "ClusterQueue", o),
                 KueueObject::LocalQueue(o) => item(s, &o.api_version, "LocalQueue", o),
             },
+            Object::HyperNode(o) => item(s, HYPERNODE_API_VERSION, "HyperNode", o),
+            Object::ConfigMap(o) => item(s, "v1", "ConfigMap", o),
             Object::Workload(o) => {
                 let api_version = match o.kind.as_str() {
                     "Job" | "CronJob" => "batch/v1",

@@ -88,19 +88,6 @@ impl Resource {
         }
     }
 
-    /// A cluster-scoped custom resource (Kueue's Topology, ResourceFlavor, ClusterQueue).
-    const fn cluster_custom(
-        group: &'static str,
-        version: &'static str,
-        kind: &'static str,
-        plural: &'static str,
-    ) -> Resource {
-        Resource {
-            namespaced: false,
-            ..Resource::custom(group, version, kind, plural)
-        }
-    }
-
     const fn custom(
         group: &'static str,
         version: &'static str,
@@ -113,6 +100,22 @@ impl Resource {
             kind,
             plural,
             namespaced: true,
+        }
+    }
+
+    /// A cluster-scoped custom resource.
+    const fn custom_cluster(
+        group: &'static str,
+        version: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+    ) -> Resource {
+        Resource {
+            group,
+            version,
+            kind,
+            plural,
+            namespaced: false,
         }
     }
 
@@ -223,15 +226,16 @@ pub const RESOURCES: &[Resource] = &[
     Resource::custom("scheduling.k8s.io", "v1alpha1", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "PodGroup", "podgroups"),
-    Resource::cluster_custom("kueue.x-k8s.io", "v1beta1", "Topology", "topologies"),
-    Resource::cluster_custom(
+    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "Topology", "topologies"),
+    Resource::custom_cluster(
         "kueue.x-k8s.io",
         "v1beta1",
         "ResourceFlavor",
         "resourceflavors",
     ),
-    Resource::cluster_custom("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues"),
+    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues"),
     Resource::custom("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
+    Resource::custom_cluster("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes"),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -651,6 +655,7 @@ pub async fn read_objects(
             }
         }
     }
+    read_volcano_config(session, &mut objects, progress).await?;
     progress.done();
     if let (false, Some(namespace)) = (narrowed.is_empty(), &fallback) {
         progress.note(&format!(
@@ -661,6 +666,40 @@ pub async fn read_objects(
         ));
     }
     Ok(objects)
+}
+
+/// Volcano's scheduler configuration, the one ConfigMap read (it says whether HyperNodes
+/// count): absent or not readable, the plan says it assumed the defaults.
+async fn read_volcano_config(
+    session: &Session,
+    objects: &mut Vec<Object>,
+    progress: &mut dyn Progress,
+) -> Result<(), LiveError> {
+    use crate::systems::topology::hypernode::{CONFIG_NAME, CONFIG_NAMESPACE};
+    let path = format!("/api/v1/namespaces/{CONFIG_NAMESPACE}/configmaps/{CONFIG_NAME}");
+    let what = format!("get configmap {CONFIG_NAMESPACE}/{CONFIG_NAME}");
+    let text = match session.get(&path, &what).await {
+        Ok(text) => text,
+        Err(RequestError::NotFound) => return Ok(()),
+        Err(RequestError::Failed(LiveError::Forbidden { .. })) => {
+            progress.note(&format!(
+                "not allowed to {what}; Volcano's plugins are assumed on"
+            ));
+            return Ok(());
+        }
+        Err(e) => return Err(e.into_live(&what)),
+    };
+    let type_meta = TypeMeta {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+    };
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let object = Object::decode(type_meta, &mut de).map_err(|e| LiveError::Decode {
+        what,
+        message: format!("{}: {}", e.path, e.message),
+    })?;
+    objects.push(object);
+    Ok(())
 }
 
 /// The resource names a group version serves; `None` when the group is not installed.

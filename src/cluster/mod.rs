@@ -18,8 +18,8 @@ use crate::model::kueue::KueueObjects;
 use crate::model::policy::{self, PodPriority};
 use crate::model::resources::{self, Resources};
 use crate::model::{
-    FluidOp, GodelPodGroup, Labels, Namespace, Node, Object, OpKind, Pod, PodDisruptionBudget,
-    PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
+    ConfigMap, FluidOp, GodelPodGroup, HyperNode, Labels, Namespace, Node, Object, OpKind, Pod,
+    PodDisruptionBudget, PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
 };
 
 #[derive(Debug, Default, Clone)]
@@ -43,6 +43,10 @@ pub struct ClusterState {
     pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
     /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).
     pub kueue: KueueObjects,
+    /// Volcano network topology domains.
+    pub hyper_nodes: Vec<HyperNode>,
+    /// ConfigMaps; Volcano's scheduler configuration is read from one.
+    pub config_maps: Vec<ConfigMap>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
@@ -76,6 +80,8 @@ impl ClusterState {
                 Object::PodGroup(o) => state.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => state.scheduling_workloads.push(o),
                 Object::PriorityClass(o) => state.priority_classes.push(o),
+                Object::HyperNode(o) => state.hyper_nodes.push(o),
+                Object::ConfigMap(o) => state.config_maps.push(o),
                 Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
                 Object::Kueue(o) => state.kueue.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
@@ -110,6 +116,10 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.hyper_nodes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.config_maps, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
         keep_last(&mut state.pod_disruption_budgets, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });

@@ -18,6 +18,7 @@ use crate::model::gang::{
     VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
     VOLCANO_TASK_ORDER_ANNOTATION,
 };
+use crate::model::hypernode::HYPERNODE_API_VERSION;
 use crate::model::{
     Affinity, LabelSelector, Labels, NodeAffinity, NodeSelector, NodeSelectorTerm, ObjectMeta,
     PodAffinity, PodSpec,
@@ -176,6 +177,12 @@ impl Serialize for Items<'_> {
         for o in &kueue.local_queues {
             seq.serialize_element(&item(&o.api_version, "LocalQueue", o))?;
         }
+        for o in &state.hyper_nodes {
+            seq.serialize_element(&item(HYPERNODE_API_VERSION, "HyperNode", o))?;
+        }
+        for o in &state.config_maps {
+            seq.serialize_element(&item("v1", "ConfigMap", o))?;
+        }
         seq.end()
     }
 }
@@ -235,6 +242,8 @@ fn sort_state(state: &mut ClusterState) {
         .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
     state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
     state.priority_classes.sort_by_key(|o| key(&o.metadata));
+    state.hyper_nodes.sort_by_key(|o| key(&o.metadata));
+    state.config_maps.sort_by_key(|o| key(&o.metadata));
     state
         .pod_disruption_budgets
         .sort_by_key(|o| key(&o.metadata));
@@ -624,6 +633,25 @@ impl Redaction {
                 group.name = self.value(&group.name);
             }
         }
+        // Names as `meta` maps them, so exact members still name their nodes and HyperNodes;
+        // a name regex cannot be mapped and is hidden like any other value.
+        for hyper_node in &mut state.hyper_nodes {
+            self.meta(&mut hyper_node.metadata);
+            for member in &mut hyper_node.spec.members {
+                let selector = &mut member.selector;
+                if let Some(exact) = &mut selector.exact_match {
+                    exact.name = self.value(&exact.name);
+                }
+                if let Some(regex) = &mut selector.regex_match {
+                    regex.pattern = self.value(&regex.pattern);
+                }
+                if let Some(labels) = &mut selector.label_match {
+                    self.label_selector(labels);
+                }
+            }
+        }
+        // The one ConfigMap read is Volcano's scheduler configuration: its well-known name and
+        // its plugin list say nothing of the cluster and stay as they are.
         for class in &mut state.priority_classes {
             let name = self.priority_class(&class.metadata.name);
             self.meta(&mut class.metadata);

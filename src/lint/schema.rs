@@ -218,7 +218,7 @@ const VOLCANO_JOB: Shape = custom_resource!(Shape::Map(&[
     ("ttlSecondsAfterFinished", Shape::Any),
     ("priorityClassName", Shape::Any),
     ("minSuccess", Shape::Any),
-    ("networkTopology", Shape::Any),
+    ("networkTopology", NETWORK_TOPOLOGY),
 ]));
 
 /// Volcano's PodGroup (`scheduling.volcano.sh/v1beta1`).
@@ -228,7 +228,7 @@ const VOLCANO_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
     ("queue", Shape::Any),
     ("priorityClassName", Shape::Any),
     ("minResources", RESOURCE_LIST),
-    ("networkTopology", Shape::Any),
+    ("networkTopology", NETWORK_TOPOLOGY),
     ("subGroupPolicy", Shape::Any),
 ]));
 
@@ -250,6 +250,32 @@ const SCHEDULING_WORKLOAD: Shape = custom_resource!(Shape::Any);
 /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue: the fields placement reads
 /// are few and quotas are not read, so only metadata is checked.
 const KUEUE: Shape = custom_resource!(Shape::Any);
+/// Volcano `spec.networkTopology` of a Job or PodGroup.
+const NETWORK_TOPOLOGY: Shape = Shape::Map(&[
+    ("mode", Shape::Any),
+    ("highestTierAllowed", Shape::Any),
+    ("highestTierName", Shape::Any),
+]);
+
+/// Volcano's HyperNode (`topology.volcano.sh/v1alpha1`): a tier and its members.
+const HYPERNODE: Shape = custom_resource!(Shape::Map(&[
+    ("tier", Shape::Any),
+    ("tierName", Shape::Any),
+    (
+        "members",
+        Shape::List(&Shape::Map(&[
+            ("type", Shape::Any),
+            (
+                "selector",
+                Shape::Map(&[
+                    ("exactMatch", Shape::Map(&[("name", Shape::Any)])),
+                    ("regexMatch", Shape::Map(&[("pattern", Shape::Any)])),
+                    ("labelMatch", Shape::Any),
+                ]),
+            ),
+        ])),
+    ),
+]));
 
 /// The custom resources this tool models, by apiVersion and kind.
 pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
@@ -271,6 +297,7 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
         GODEL_POD_GROUP,
     ),
     ("batch.volcano.sh/v1alpha1", "Job", VOLCANO_JOB),
+    ("topology.volcano.sh/v1alpha1", "HyperNode", HYPERNODE),
     (
         "scheduling.volcano.sh/v1beta1",
         "PodGroup",

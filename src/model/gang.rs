@@ -111,6 +111,9 @@ pub struct VolcanoJobSpec {
     pub queue: String,
     #[serde(deserialize_with = "null_as_default")]
     pub tasks: Vec<VolcanoTask>,
+    /// Network-topology-aware scheduling over HyperNodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_topology: Option<NetworkTopologySpec>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -145,6 +148,9 @@ pub struct VolcanoPodGroupSpec {
         deserialize_with = "null_as_default"
     )]
     pub min_resources: ResourceList,
+    /// Network-topology-aware scheduling over HyperNodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_topology: Option<NetworkTopologySpec>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -152,6 +158,21 @@ pub struct VolcanoPodGroupSpec {
 pub struct VolcanoPodGroup {
     pub metadata: ObjectMeta,
     pub spec: VolcanoPodGroupSpec,
+}
+
+/// A Volcano Job's or PodGroup's `spec.networkTopology`: keep the gang inside one HyperNode
+/// (`hard`) or as close as possible (`soft`), at a tier no higher than `highestTierAllowed`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NetworkTopologySpec {
+    /// `hard` or `soft`; Volcano defaults it to `hard`.
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub highest_tier_allowed: Option<i32>,
 }
 
 /// The annotation through which pods join a kube-batch or Volcano PodGroup (both projects read

@@ -3,6 +3,7 @@
 pub mod core;
 pub mod fluid;
 pub mod gang;
+pub mod hypernode;
 pub mod kueue;
 pub mod policy;
 pub mod quantity;
@@ -14,6 +15,7 @@ pub use self::core::*;
 pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 
+pub use hypernode::{ConfigMap, HyperNode};
 pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 
@@ -94,6 +96,10 @@ pub enum Object {
     PodDisruptionBudget(PodDisruptionBudget),
     /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue.
     Kueue(kueue::KueueObject),
+    /// A Volcano network topology domain.
+    HyperNode(HyperNode),
+    /// Read for Volcano's scheduler configuration.
+    ConfigMap(ConfigMap),
     /// Kept so callers can report it, never silently dropped.
     Unknown {
         type_meta: TypeMeta,
@@ -114,6 +120,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("", "v1", "Pod"),
     ("", "v1", "Node"),
     ("", "v1", "Namespace"),
+    ("", "v1", "ConfigMap"),
     ("apps", "v1", "Deployment"),
     ("apps", "v1", "StatefulSet"),
     ("apps", "v1", "ReplicaSet"),
@@ -151,6 +158,7 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("kueue.x-k8s.io", "v1beta2", "ClusterQueue"),
     ("kueue.x-k8s.io", "v1beta1", "LocalQueue"),
     ("kueue.x-k8s.io", "v1beta2", "LocalQueue"),
+    ("topology.volcano.sh", "v1alpha1", "HyperNode"),
 ];
 
 #[derive(Deserialize, Default)]
@@ -255,6 +263,8 @@ impl Object {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
+            ("", "ConfigMap") => Object::ConfigMap(read(deserializer).get()?),
+            ("topology.volcano.sh", _) => Object::HyperNode(read(deserializer).get()?),
             ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
                 let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
                 Object::FluidRuntime(fluid::FluidRuntime {
@@ -364,6 +374,8 @@ impl Object {
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
             Object::Kueue(o) => o.metadata(),
+            Object::HyperNode(o) => &o.metadata,
+            Object::ConfigMap(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -384,6 +396,8 @@ impl Object {
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
             Object::Kueue(o) => o.metadata_mut(),
+            Object::HyperNode(o) => &mut o.metadata,
+            Object::ConfigMap(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
         }
     }
@@ -405,6 +419,8 @@ impl Object {
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
             Object::Kueue(o) => o.kind(),
+            Object::HyperNode(_) => "HyperNode",
+            Object::ConfigMap(_) => "ConfigMap",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
         }
     }
@@ -415,7 +431,10 @@ impl Object {
             Object::Kueue(o) => o.is_namespaced(),
             _ => !matches!(
                 self,
-                Object::Node(_) | Object::Namespace(_) | Object::PriorityClass(_)
+                Object::Node(_)
+                    | Object::Namespace(_)
+                    | Object::PriorityClass(_)
+                    | Object::HyperNode(_)
             ),
         }
     }

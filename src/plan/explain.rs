@@ -18,7 +18,7 @@ use crate::sched::{Decision, NodeDetail, Profile, Scheduler};
 use crate::systems::flow::{self as flow_solver, Method};
 use crate::systems::fluid;
 use crate::systems::gang::{self, GangOptions, PlacementRule, SchedulerRoutes};
-use crate::systems::topology;
+use crate::systems::topology::{self, hypernode};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -464,14 +464,11 @@ fn explain_gang_pod(
     let Some((gang, mut pod)) = found else {
         return Ok(None);
     };
-    let plan = gang::plan_alone(
-        scope.state,
-        &scope.profile,
-        gang,
-        &SchedulerRoutes::default(),
-    )?;
+    // HyperNodes given as inputs count for the gang's topology.
+    let state = &*hypernode::with_given(scope.manifests, scope.state);
+    let plan = gang::plan_alone(state, &scope.profile, gang, &SchedulerRoutes::default())?;
     let pods = gang.pods();
-    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let mut scheduler = Scheduler::new(state, scope.profile.clone());
     let mut assumed = Vec::new();
     for row in plan.pods.iter().take_while(|r| r.pod != name) {
         if let (Some(node), false) = (&row.node, row.running)

@@ -20,6 +20,7 @@ use crate::model::{Affinity, NodeAffinity};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
 use crate::systems::gang::{self, GangError, GangOptions, GroupPlan, SchedulerRoutes, System};
+use crate::systems::topology::hypernode;
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
 pub use what_if::{WhatIf, WhatIfError};
@@ -216,6 +217,7 @@ pub fn plan_all(
         compare: opts.compare,
         routes: SchedulerRoutes::with(&opts.routes),
     };
+    let state = &*hypernode::with_given(manifests, state);
     let graph = graph::build(&manifests.manifests, state)?;
     let mut scheduler = Scheduler::new(state, profile);
     let operations = flow::plan_operations(&graph, &mut scheduler);

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::cluster::ClusterState;
 pub use crate::model::resources::{self, Resources, pod_requests};
-use crate::model::{Labels, Pod};
+use crate::model::{Labels, Node, Pod};
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use framework::Code;
 pub use profile::Profile;
@@ -91,6 +91,9 @@ impl Decision {
 #[derive(Debug, Clone)]
 struct NodeInfo {
     allocatable: Resources,
+    /// Allocatable `pods`, or the kubelet's default when unset: read once, since the resource
+    /// fit asks it for every node of every decision.
+    max_pods: i64,
     requested: Resources,
     non_zero_requested: Resources,
     pods: Vec<usize>,
@@ -174,17 +177,32 @@ pub struct Scheduler<'a> {
     namespace_labels: HashMap<String, Labels>,
 }
 
+/// The pods a node takes: its allocatable `pods` (`allocatable`, as read from it), else the
+/// kubelet's default of 110.
+fn max_pods(node: &Node, allocatable: &Resources) -> i64 {
+    const DEFAULT_MAX_PODS: i64 = 110;
+    if node.allocatable().contains_key("pods") {
+        allocatable.pods
+    } else {
+        DEFAULT_MAX_PODS
+    }
+}
+
 impl<'a> Scheduler<'a> {
     pub fn new(state: &'a ClusterState, profile: Profile) -> Scheduler<'a> {
         let mut nodes: Vec<NodeInfo> = state
             .nodes
             .iter()
-            .map(|n| NodeInfo {
-                allocatable: resources::node_allocatable(n),
-                requested: Resources::default(),
-                non_zero_requested: Resources::default(),
-                pods: Vec::new(),
-                used_ports: Vec::new(),
+            .map(|n| {
+                let allocatable = resources::node_allocatable(n);
+                NodeInfo {
+                    max_pods: max_pods(n, &allocatable),
+                    allocatable,
+                    requested: Resources::default(),
+                    non_zero_requested: Resources::default(),
+                    pods: Vec::new(),
+                    used_ports: Vec::new(),
+                }
             })
             .collect();
         let mut node_images = vec![HashMap::default(); state.nodes.len()];
@@ -482,12 +500,7 @@ impl<'a> Scheduler<'a> {
     /// Pods without an allocatable `pods` count get the kubelet's default (hand-written states
     /// often leave it out; a real node always reports it).
     fn max_pods(&self, node: usize) -> i64 {
-        const DEFAULT_MAX_PODS: i64 = 110;
-        if self.state.nodes[node].allocatable().contains_key("pods") {
-            self.nodes[node].allocatable.pods
-        } else {
-            DEFAULT_MAX_PODS
-        }
+        self.nodes[node].max_pods
     }
 
     fn namespace_labels(&self, namespace: &str) -> &Labels {

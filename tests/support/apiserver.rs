@@ -42,6 +42,12 @@ pub const PRIORITY_CLASSES: Served = Served {
     namespaced: false,
 };
 pub const PDBS: Served = custom("policy/v1", "poddisruptionbudgets", "PodDisruptionBudget");
+pub const HYPERNODES: Served = Served {
+    group_version: "topology.volcano.sh/v1alpha1",
+    plural: "hypernodes",
+    kind: "HyperNode",
+    namespaced: false,
+};
 
 const fn core(plural: &'static str, kind: &'static str, namespaced: bool) -> Served {
     Served {

@@ -25,7 +25,7 @@ use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus};
 use crate::sched::{Profile, Scheduler};
-use crate::systems::topology;
+use crate::systems::topology::{self, Constraint};
 pub use model::{Adapter, Gang, Member, PlacementRule, PodSource, SchedulerRoutes, System};
 pub use outcome::{GangStatus, GroupPlan};
 
@@ -61,6 +61,18 @@ pub struct GangError {
     pub namespace: String,
     pub name: String,
     pub message: String,
+}
+
+impl GangError {
+    /// `message` about `gang`.
+    pub fn of(gang: &Gang, message: String) -> GangError {
+        GangError {
+            kind: gang.kind.kind,
+            namespace: gang.meta.namespace.clone(),
+            name: gang.meta.name.clone(),
+            message,
+        }
+    }
 }
 
 /// Every group `pod` joins, as (index into [`ADAPTERS`], group name). More than one means the
@@ -307,6 +319,7 @@ pub fn plan_gang(
             ),
         ));
     }
+    let error = |message: String| GangError::of(gang, message);
     let honoured = system == kind.honoured_by;
     let mut plan = if !honoured {
         // The scheduler knows nothing of the group: it places the pods one by one.
@@ -327,14 +340,19 @@ pub fn plan_gang(
         ));
         plan
     } else {
-        match topology::request_for(gang, state) {
-            Some(request) => topology::plan_in_domains(
+        match topology::constraint_for(gang, state).map_err(error)? {
+            Some(Constraint::Planned(request)) => topology::plan_in_domains(
                 scheduler,
                 gang,
                 &request,
                 compare,
                 &mut |scheduler, within| place_by_rule(scheduler, gang, false, within),
             )?,
+            Some(Constraint::Ignored(warning)) => {
+                let mut plan = place_by_rule(scheduler, gang, compare, None)?;
+                plan.warnings.push(warning);
+                plan
+            }
             None => place_by_rule(scheduler, gang, compare, None)?,
         }
     };

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::cluster::ClusterState;
 use crate::manifest::{LoadError, ManifestSet};
-use crate::model::gang::TopologyTerm;
+use crate::model::gang::{NetworkTopologySpec, TopologyTerm};
 use crate::model::{
     GodelPodGroup, Object, ObjectMeta, Pod, PodGroup, ResourceList, SchedulingWorkload, VolcanoJob,
     VolcanoPodGroup, Workload,
@@ -271,6 +271,8 @@ pub struct Gang {
     /// Topology constraints on the whole gang (Workload API `topologyConstraints`; Volcano
     /// HyperNodes and Kueue TAS will add theirs here).
     pub topology: Vec<TopologyTerm>,
+    /// Volcano `spec.networkTopology`: keep the gang inside one HyperNode.
+    pub network_topology: Option<NetworkTopologySpec>,
     /// Pending pods, in planning order.
     pub members: Vec<Member>,
     /// Pods of the gang already bound; they count towards the minimum.
@@ -293,6 +295,7 @@ impl Gang {
             queue: String::new(),
             priority_class_name: String::new(),
             topology: Vec::new(),
+            network_topology: None,
             members: Vec::new(),
             running: Vec::new(),
             rule: PlacementRule::PodByPod,

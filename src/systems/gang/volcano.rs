@@ -88,6 +88,7 @@ pub fn job_gang(job: &VolcanoJob) -> Gang {
         .filter_map(|t| Some((t.name.clone(), i64::from(t.min_available?))))
         .collect();
     gang.queue = job.spec.queue.clone();
+    gang.network_topology = job.spec.network_topology.clone();
     gang.members = members;
     gang.rule = PlacementRule::VolcanoJob(Box::new(job.clone()));
     gang
@@ -122,6 +123,7 @@ impl Adapter for VolcanoPodGroups {
                 gang.min_resources = g.spec.min_resources.clone();
                 gang.queue = g.spec.queue.clone();
                 gang.priority_class_name = g.spec.priority_class_name.clone();
+                gang.network_topology = g.spec.network_topology.clone();
                 gang
             })
             .collect()

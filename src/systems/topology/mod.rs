@@ -12,6 +12,7 @@
 //! model, outcome and placement path; `gang::plan_gang` calls [`request_for`] and
 //! [`plan_in_domains`].
 
+pub mod hypernode;
 pub mod kueue;
 pub mod output;
 
@@ -32,20 +33,33 @@ use crate::systems::gang::{Gang, GangError};
 
 /// One network-topology-aware system: which gangs it constrains and how.
 pub trait TopologySystem: Sync {
-    /// The request `gang` makes under this system, read from the gang and `state` (its
-    /// topology objects and scheduler configuration); `None` when this system does not
-    /// constrain the gang.
-    fn request(&self, gang: &Gang, state: &ClusterState) -> Option<Request>;
+    /// What this system makes of `gang`, read from the gang and `state` (its topology objects
+    /// and scheduler configuration): `None` when it does not constrain the gang; an error (one
+    /// line naming the object and field) when its topology cannot be read.
+    fn constraint(&self, gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String>;
+}
+
+/// What a system makes of one gang.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Constraint {
+    /// Keep the gang in the request's domains.
+    Planned(Request),
+    /// The gang asks for a topology its scheduler is configured to ignore: it is planned
+    /// without one, and this warning says so.
+    Ignored(String),
 }
 
 /// Every network-topology-aware system; the first that constrains a gang plans it.
-pub static SYSTEMS: &[&dyn TopologySystem] = &[];
+pub static SYSTEMS: &[&dyn TopologySystem] = &[&hypernode::HyperNodes];
 
-/// The request of the first system in [`SYSTEMS`] that constrains `gang`.
-pub fn request_for(gang: &Gang, state: &ClusterState) -> Option<Request> {
-    SYSTEMS
-        .iter()
-        .find_map(|system| system.request(gang, state))
+/// What the first system in [`SYSTEMS`] that constrains `gang` makes of it.
+pub fn constraint_for(gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String> {
+    for system in SYSTEMS {
+        if let Some(constraint) = system.constraint(gang, state)? {
+            return Ok(Some(constraint));
+        }
+    }
+    Ok(None)
 }
 
 /// A candidate domain: its name and its nodes (state node indexes).
@@ -61,6 +75,10 @@ pub struct Round {
     /// One of [`Request::levels`].
     pub level: String,
     pub domains: Vec<Domain>,
+    /// Try the domains with the most room first (by how many of the gang's first pod's
+    /// request their free resources hold; ties keep the given order), as a system that
+    /// scores every domain that fits and keeps the emptiest does.
+    pub most_room_first: bool,
 }
 
 /// What a system asks for one gang.
@@ -134,6 +152,19 @@ impl Capacity {
         Capacity { usable, classes }
     }
 
+    /// How many pods of the first request class the free resources of `nodes` hold.
+    fn room(&self, scheduler: &Scheduler, nodes: &[usize]) -> i64 {
+        let Some((request, _)) = self.classes.first() else {
+            return 0;
+        };
+        nodes
+            .iter()
+            .filter(|&&n| self.usable[n])
+            .filter_map(|&n| scheduler.free(n))
+            .map(|free| fit_count(&free, request))
+            .sum()
+    }
+
     /// Pods that fit on `nodes`, each request class filling the nodes in order.
     fn fit(&self, scheduler: &Scheduler, nodes: &[usize]) -> usize {
         let mut free: Vec<Resources> = nodes
@@ -198,7 +229,12 @@ pub fn plan_in_domains(
     let mut closest: Option<(usize, &[usize])> = None;
     let mut chosen: Option<(&Round, &Domain, GroupPlan)> = None;
     'rounds: for round in &request.rounds {
-        for domain in &round.domains {
+        let mut candidates: Vec<&Domain> = round.domains.iter().collect();
+        if round.most_room_first {
+            candidates
+                .sort_by_cached_key(|d| std::cmp::Reverse(capacity.room(scheduler, &d.nodes)));
+        }
+        for domain in candidates {
             let fit = bound + capacity.fit(scheduler, &domain.nodes).min(pending.len());
             let (fit, reason) = if fit < needed {
                 let nodes = domain.nodes.len();
@@ -269,7 +305,8 @@ pub fn plan_in_domains(
                     format!("{shortfall}: the topology has no domain there"),
                 ),
             };
-            if let Some(tightest) = rejected.iter().max_by_key(|r| r.fit) {
+            // The first of the domains that came closest, in the order they were tried.
+            if let Some(tightest) = rejected.iter().rev().max_by_key(|r| r.fit) {
                 plan.rejections.push(Rejection {
                     group: "topology".into(),
                     reason: format!(

@@ -743,3 +743,73 @@ fn a_dataprocess_lands_on_the_live_cache_node() {
         "1 DataProcess/team/train - - - node-c c 673 NodeAffinityWithCache: preferred(100): fluid.io/s-team-imagenet In [true]; preferred(50): topology.kubernetes.io/zone In [b] imagenet: hit (cache on node-c)"
     );
 }
+
+/// Capacity what-ifs, the node-count search and the plan diff read the live cluster as they
+/// read a recorded one: node-a has 3.5 of its 4 CPUs free and node-b is tainted, so one of two
+/// 3-CPU pods fits.
+#[test]
+fn capacity_questions_answer_from_the_live_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pods.yaml");
+    let pod = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers: [{{name: c, image: work, resources: {{requests: {{cpu: \"3\"}}}}}}]\n"
+        )
+    };
+    std::fs::write(&manifest, [pod("work-0"), pod("work-1")].join("---\n")).unwrap();
+    let manifest = manifest.display().to_string();
+    let server = cluster(Behaviour::default());
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let json = |args: &[&str]| -> (Option<i32>, serde_json::Value) {
+        let args = [&["plan", "-f", manifest.as_str(), "-o", "json"][..], args].concat();
+        let out = run(&args, Some(&kubeconfig));
+        let value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{args:?}: {}", text(&out.stderr)));
+        (out.status.code(), value)
+    };
+
+    let (code, plan) = json(&[
+        "--what-if",
+        "untaint=selector(topology.kubernetes.io/zone=b):gpu",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        plan["whatIfEffect"],
+        // The untainted node-b is the emptier: work-0 moves there, work-1 takes node-a.
+        json!({"placed": [{"part": "Pods", "before": 1, "after": 2}], "moved": [{
+            "subject": "Pod/default/work-0",
+            "before": {"node": "node-a", "status": "Placed"},
+            "after": {"node": "node-b", "status": "Placed"},
+        }, {
+            "subject": "Pod/default/work-1",
+            "before": {"node": null, "status": "Pending"},
+            "after": {"node": "node-a", "status": "Placed"},
+            "reason": "was: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)"
+        }]})
+    );
+
+    let (code, count) = json(&["--how-many-nodes", "node-a"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        (&count["nodes"], &count["trials"]),
+        (
+            &json!(1),
+            &json!([{"nodes": 0, "fits": false, "unplaced": 1}, {"nodes": 1, "fits": true, "unplaced": 0}])
+        )
+    );
+
+    let recorded = dir.path().join("after.yaml");
+    std::fs::write(
+        &recorded,
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: \"4\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: node-c}, status: {allocatable: {cpu: \"4\"}}}\n",
+    )
+    .unwrap();
+    let (code, diff) = json(&["--against", recorded.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        diff["placed"],
+        json!([{"part": "Pods", "before": 1, "after": 2}])
+    );
+    assert_eq!(diff["moved"][0]["subject"], "Pod/default/work-1");
+    assert_eq!(diff["moved"][0]["after"]["node"], "node-c");
+}

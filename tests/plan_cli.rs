@@ -1828,6 +1828,68 @@ Flow 1 (2 operations)
     );
 }
 
+/// Issue 16, pods outside a flow: Fluid's webhook admits the injected Deployment replicas that
+/// mount dataset data/imagenet through its claim (onto the cache node), leaves the unlabelled
+/// reader alone while still saying where the cache is, and steers an injected pod that mounts
+/// no dataset away from cache nodes.
+#[test]
+fn pods_outside_a_flow_go_through_the_webhook() {
+    let args = [
+        "-f",
+        "testdata/pods/dataset-readers.yaml",
+        "--state",
+        THREE_ZONE,
+        "--assume-cached",
+        "data/imagenet=node-c1",
+    ];
+    let run = plan(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "\
+Batch (4 pods, solver greedy): 4/4 pods placed
+ POD            FROM               NODE     METHOD  NOTE  WEBHOOK                                                                     CACHE
+ data/reader-0  Deployment/reader  node-c1  greedy  -     NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]   imagenet: hit (cache on node-c1)
+ data/reader-1  Deployment/reader  node-c1  greedy  -     NodeAffinityWithCache: preferred(100): fluid.io/s-data-imagenet In [true]   imagenet: hit (cache on node-c1)
+ data/report    Pod/report         node-b3  greedy  -     -                                                                           imagenet: same-region (cache on node-c1)
+ data/indexer   Pod/indexer        node-b3  greedy  -     PreferNodesWithoutCache: preferred(100): fluid.io/dataset-num DoesNotExist  -
+"
+    );
+    let (code, planned) = plan_json(&args);
+    assert_eq!(code, 0);
+    let pods = &planned["batch"]["pods"];
+    let hit = json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "hit"}]);
+    assert_eq!(
+        (
+            pods[0]["node"].clone(),
+            pods[0]["webhookAffinity"].clone(),
+            pods[0]["datasets"].clone()
+        ),
+        (json!("node-c1"), cache_preference(), hit)
+    );
+    assert!(pods[2].get("webhookAffinity").is_none());
+    assert_eq!(
+        pods[2]["datasets"],
+        json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "same-region"}])
+    );
+    assert_eq!(
+        pods[3]["webhookAffinity"],
+        json!([{"plugin": "PreferNodesWithoutCache", "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": {
+                "matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]}}])
+    );
+    assert!(pods[3].get("datasets").is_none());
+
+    // Nothing cached and no runtime: the claims are plain claims, and only the label counts.
+    let (_, planned) = plan_json(&args[..4]);
+    let pods = &planned["batch"]["pods"];
+    assert_eq!(
+        pods[0]["webhookAffinity"][0]["plugin"],
+        "PreferNodesWithoutCache"
+    );
+    assert!(pods[0].get("datasets").is_none());
+}
+
 const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";
 
 #[test]

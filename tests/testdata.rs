@@ -93,6 +93,10 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/tolerations.yaml", &[("Pod", 3)]),
     ("pods/namespaces.yaml", &[("Pod", 3)]),
     ("pods/deployment.yaml", &[("Deployment", 1)]),
+    (
+        "pods/dataset-readers.yaml",
+        &[("Deployment", 1), ("Pod", 2)],
+    ),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
     (

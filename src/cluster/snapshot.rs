@@ -514,6 +514,11 @@ impl Redaction {
     /// name (it picks the scheduler), taint effects and operators, and every number.
     fn pod_spec(&self, spec: &mut PodSpec) {
         spec.node_name = self.value(&spec.node_name);
+        for volume in &mut spec.volumes {
+            volume.name = self.value(&volume.name);
+            let claim = &mut volume.persistent_volume_claim.claim_name;
+            *claim = self.value(claim);
+        }
         spec.priority_class_name = self.priority_class(&spec.priority_class_name);
         if let Some(reference) = &mut spec.workload_ref {
             reference.name = self.value(&reference.name);

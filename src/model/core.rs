@@ -386,6 +386,47 @@ pub struct PodSpec {
     /// Kubernetes v1.36 Workload API: the runtime PodGroup this pod belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduling_group: Option<PodSchedulingGroup>,
+    /// The volumes that claim a PersistentVolumeClaim, which is how a pod mounts a Fluid
+    /// dataset (its webhook reads them); other volumes do not affect placement and are dropped.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "claim_volumes"
+    )]
+    pub volumes: Vec<ClaimVolume>,
+}
+
+/// A pod volume backed by a PersistentVolumeClaim.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClaimVolume {
+    pub name: String,
+    pub persistent_volume_claim: ClaimSource,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClaimSource {
+    pub claim_name: String,
+}
+
+/// `spec.volumes`, keeping only the PersistentVolumeClaim ones.
+fn claim_volumes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ClaimVolume>, D::Error> {
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase", default)]
+    struct AnyVolume {
+        name: String,
+        persistent_volume_claim: Option<ClaimSource>,
+    }
+    let volumes: Vec<AnyVolume> = null_as_default(deserializer)?;
+    Ok(volumes
+        .into_iter()
+        .filter_map(|v| {
+            Some(ClaimVolume {
+                name: v.name,
+                persistent_volume_claim: v.persistent_volume_claim?,
+            })
+        })
+        .collect())
 }
 
 /// `spec.workloadRef` (v1.35): pods with the same Workload, pod group and replica key form

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::workload;
+use super::datasets::{self, Webhooked};
+use super::{DatasetLocality, WebhookAffinity, workload};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, Pod};
@@ -29,29 +30,36 @@ pub enum Solver {
 pub struct Member {
     /// `Pod/name`, `Deployment/name`...
     pub from: String,
+    /// As Fluid's admission webhook leaves it.
     pub pod: Pod,
+    pub webhooked: Webhooked,
 }
 
 /// The batch of the inputs, in input order: pods as they are, workloads as the pods their
-/// controllers create against `state`. Pods that join a gang of any kind belong to their
-/// gang, not to the batch.
+/// controllers create against `state`, each as Fluid's webhook admits it. Pods that join a
+/// gang of any kind belong to their gang, not to the batch.
 pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
+    let runtimes = datasets::runtimes(&manifests.manifests, state);
+    let member = |from: String, mut pod: Pod| {
+        let webhooked = datasets::admit_pod(&mut pod, &runtimes, &state.nodes);
+        Member {
+            from,
+            pod,
+            webhooked,
+        }
+    };
     let mut members = Vec::new();
     for manifest in &manifests.manifests {
         match &manifest.object {
-            Object::Pod(pod) if !gang::joins_any(pod) => members.push(Member {
-                from: format!("Pod/{}", pod.metadata.name),
-                pod: pod.clone(),
-            }),
+            Object::Pod(pod) if !gang::joins_any(pod) => {
+                members.push(member(format!("Pod/{}", pod.metadata.name), pod.clone()));
+            }
             Object::Workload(w) => {
                 let pods = workload::pods(w, state);
                 members.extend(
                     pods.into_iter()
                         .filter(|pod| !gang::joins_any(pod))
-                        .map(|pod| Member {
-                            from: format!("{}/{}", w.kind, w.metadata.name),
-                            pod,
-                        }),
+                        .map(|pod| member(format!("{}/{}", w.kind, w.metadata.name), pod)),
                 );
             }
             _ => {}
@@ -76,6 +84,12 @@ pub struct BatchPod {
     /// The pods it would evict: set when no node fits and preemption nominates `node`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub preempts: Vec<Victim>,
+    /// Terms Fluid's admission webhook added, per plugin (as for operations).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhook_affinity: Vec<WebhookAffinity>,
+    /// The Fluid datasets it mounts, where each is cached, and how close its node is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub datasets: Vec<DatasetLocality>,
 }
 
 /// `batch` in `plan -o json`.
@@ -108,6 +122,23 @@ pub struct ComparedPod {
     pub name: String,
     pub greedy: Option<String>,
     pub flow: Option<String>,
+}
+
+impl BatchPod {
+    /// The row of `member`; the webhook's terms and datasets are filled in once placed.
+    fn new(member: &Member, node: Option<String>, method: Method, note: String) -> BatchPod {
+        BatchPod {
+            namespace: member.pod.metadata.namespace.clone(),
+            name: member.pod.metadata.name.clone(),
+            from: member.from.clone(),
+            node,
+            method,
+            note,
+            preempts: Vec::new(),
+            webhook_affinity: Vec::new(),
+            datasets: Vec::new(),
+        }
+    }
 }
 
 impl BatchPlan {
@@ -155,15 +186,7 @@ pub fn plan_batch(
     let mut not_modelled = 0;
     for (i, member) in members.iter().enumerate() {
         let pod = &member.pod;
-        let row = |node: Option<String>, method: Method, note: String| BatchPod {
-            namespace: pod.metadata.namespace.clone(),
-            name: pod.metadata.name.clone(),
-            from: member.from.clone(),
-            node,
-            method,
-            note,
-            preempts: Vec::new(),
-        };
+        let row = |node, method, note| BatchPod::new(member, node, method, note);
         if !pod.spec.node_name.is_empty() {
             let node = pod.spec.node_name.clone();
             rows[i] = Some(match scheduler.admit(pod) {
@@ -198,6 +221,18 @@ pub fn plan_batch(
         rows[*i] = Some(row);
     }
     plan.pods = rows.into_iter().flatten().collect();
+    let state = scheduler.state();
+    for (row, member) in plan.pods.iter_mut().zip(members) {
+        let webhooked = &member.webhooked;
+        row.webhook_affinity = webhooked.webhook_affinity.clone();
+        row.datasets = webhooked.datasets.clone();
+        if let Some(node) = row.node.as_deref().and_then(|n| state.node(n)) {
+            datasets::locate(&mut row.datasets, node, &state.nodes);
+        }
+        for note in &webhooked.notes {
+            row.note = format!("{}; {note}", row.note);
+        }
+    }
     plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();
     plan.not_modelled = not_modelled;
     plan
@@ -214,15 +249,7 @@ fn plan_scheduled(
     let state = scheduler.state();
     let pods: Vec<Pod> = members.iter().map(|m| m.pod.clone()).collect();
     let refs: Vec<&Pod> = pods.iter().collect();
-    let row = |m: &Member, node: Option<String>, method: Method, note: String| BatchPod {
-        namespace: m.pod.metadata.namespace.clone(),
-        name: m.pod.metadata.name.clone(),
-        from: m.from.clone(),
-        node,
-        method,
-        note,
-        preempts: Vec::new(),
-    };
+    let row = BatchPod::new;
     let before = compare.then(|| scheduler.clone());
     let (rows, total_cost): (Vec<BatchPod>, Option<i64>) = match solver {
         Solver::Greedy => (

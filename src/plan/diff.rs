@@ -232,3 +232,71 @@ fn first_differing_reason(before: Option<&Entry>, after: Option<&Entry>) -> Opti
         (false, false) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(placed: bool, reason: Option<&str>) -> Entry {
+        Entry {
+            part: "Pods".into(),
+            subject: "Pod/ns/p".into(),
+            spot: Spot {
+                node: placed.then(|| "n1".to_string()),
+                status: String::new(),
+            },
+            placed,
+            counted: true,
+            reason: reason.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_reason_is_the_unplaced_side_or_the_first_new_part() {
+        let taint = "pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..";
+        let cpu = "0/2 nodes are available: 2 Insufficient cpu.";
+        let cases = [
+            // Placed before, pending after: why not now, preemption clause cut.
+            (
+                Some(entry(true, None)),
+                Some(entry(false, Some(taint))),
+                Some(
+                    "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)",
+                ),
+            ),
+            // Pending before, placed after: what held it back.
+            (
+                Some(entry(false, Some(cpu))),
+                Some(entry(true, None)),
+                Some("was: 0/2 nodes are available: 2 Insufficient cpu"),
+            ),
+            // Pending on both sides (a status change): the first part the first plan lacked.
+            (
+                Some(entry(false, Some(cpu))),
+                Some(entry(false, Some(taint))),
+                Some("1 Insufficient cpu"),
+            ),
+            (
+                Some(entry(false, Some("1 node(s) had untolerated taint(s), x"))),
+                Some(entry(false, Some("1 node(s) had untolerated taint(s), y"))),
+                Some("y"),
+            ),
+            // Placed on both sides: a move between nodes has no failure reason.
+            (Some(entry(true, None)), Some(entry(true, None)), None),
+            // Only in the second plan, pending.
+            (
+                None,
+                Some(entry(false, Some(cpu))),
+                Some("0/2 nodes are available: 2 Insufficient cpu"),
+            ),
+            // Only in the first plan, placed there.
+            (Some(entry(true, None)), None, None),
+        ];
+        for (before, after, want) in cases {
+            assert_eq!(
+                first_differing_reason(before.as_ref(), after.as_ref()).as_deref(),
+                want
+            );
+        }
+    }
+}

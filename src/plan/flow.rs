@@ -6,11 +6,12 @@ use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
 use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
 use crate::sched::Scheduler;
 use crate::systems::fluid::admission;
-use crate::systems::fluid::webhook::{self, MountedDataset};
+use crate::systems::fluid::webhook::MountedDataset;
 use crate::systems::fluid::{self, Policy};
 
+use super::datasets;
 use super::graph::{FlowGraph, runs_after};
-use super::{DatasetLocality, OpRef, OpStatus, OperationPlan, WebhookAffinity};
+use super::{OpRef, OpStatus, OperationPlan};
 
 /// What later operations see of an earlier one.
 #[derive(Debug, Clone)]
@@ -183,20 +184,7 @@ fn plan_one(
     let injected = fluid::pod_labels(op).is_some_and(|l| admission::injection(l).is_some());
     plan.datasets = fluid::mounted_datasets(op)
         .into_iter()
-        .map(|(namespace, name)| {
-            let mut cache_nodes: Vec<String> =
-                webhook::cache_nodes(&state.nodes, &namespace, &name)
-                    .iter()
-                    .map(|n| n.metadata.name.clone())
-                    .collect();
-            cache_nodes.sort();
-            DatasetLocality {
-                namespace,
-                name,
-                cache_nodes,
-                locality: None,
-            }
-        })
+        .map(|(namespace, name)| datasets::cached_on(&state.nodes, &namespace, &name))
         .filter(|d| injected || !d.cache_nodes.is_empty())
         .collect();
     let pod = fluid::pod_for(op, affinity);
@@ -227,10 +215,7 @@ fn plan_one(
         .node(&node_name)
         .expect("the engine selects nodes of the state");
     plan.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
-    for dataset in &mut plan.datasets {
-        let cache = webhook::cache_nodes(&state.nodes, &dataset.namespace, &dataset.name);
-        dataset.locality = Some(webhook::locality(node, &cache).as_str().to_string());
-    }
+    datasets::locate(&mut plan.datasets, node, &state.nodes);
     let record = fluid::recorded_node_affinity(op, node);
     let mut completes = true;
     if op.records_node_affinity() && record.is_none() {
@@ -269,7 +254,7 @@ fn admit(
     let mounted: Vec<MountedDataset> = datasets
         .iter()
         .map(|(namespace, name)| {
-            let runtime = graph.runtime_of(namespace, name);
+            let runtime = datasets::runtime_of(&graph.runtimes, namespace, name);
             MountedDataset {
                 name,
                 cache_affinity: runtime.and_then(|r| r.cache_affinity.as_ref()),
@@ -279,14 +264,7 @@ fn admit(
         .collect();
     let admission = admission::admit(op.namespace(), labels, affinity, &mounted);
     plan.warnings.extend(admission.notes);
-    plan.webhook_affinity = admission
-        .added
-        .into_iter()
-        .map(|added| WebhookAffinity {
-            plugin: added.plugin.to_string(),
-            node_affinity: added.node_affinity,
-        })
-        .collect();
+    plan.webhook_affinity = datasets::sources(admission.added);
     admission.affinity
 }
 

@@ -57,16 +57,6 @@ pub struct FlowGraph<'a> {
     pub runtimes: Vec<&'a FluidRuntime>,
 }
 
-impl<'a> FlowGraph<'a> {
-    /// The runtime bound to a dataset: same namespace and name.
-    pub fn runtime_of(&self, namespace: &str, dataset: &str) -> Option<&'a FluidRuntime> {
-        self.runtimes
-            .iter()
-            .find(|r| r.metadata.namespace == namespace && r.metadata.name == dataset)
-            .copied()
-    }
-}
-
 /// A problem that makes the flow impossible to plan.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FlowError {
@@ -174,16 +164,8 @@ pub fn build<'a>(
     let ops = graph.ops;
     let order = topological_order(&ops).map_err(FlowErrors)?;
     let upstream: Vec<Option<usize>> = ops.iter().map(|op| op.after).collect();
-    let runtimes = state
-        .fluid_runtimes
-        .iter()
-        .chain(manifests.iter().filter_map(|m| match &m.object {
-            Object::FluidRuntime(r) => Some(r),
-            _ => None,
-        }))
-        .collect();
     Ok(FlowGraph {
-        runtimes,
+        runtimes: super::datasets::runtimes(manifests, state),
         flows: split_flows(&ops, &order),
         forest: RunAfterForest::new(&upstream),
         ops,

@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod capacity;
+pub mod datasets;
 pub mod diff;
 pub mod explain;
 pub mod flow;

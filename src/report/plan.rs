@@ -203,9 +203,19 @@ fn batch_section(batch: &BatchPlan, headers: bool) -> String {
         out.push_str(&format!(", total cost {cost}"));
     }
     out.push('\n');
-    let mut t = super::table(&["POD", "FROM", "NODE", "METHOD", "NOTE"]);
+    // Fluid's webhook columns appear only when some pod mounts a dataset or was admitted.
+    let webhook = batch.pods.iter().any(|p| !p.webhook_affinity.is_empty());
+    let datasets = batch.pods.iter().any(|p| !p.datasets.is_empty());
+    let mut header = vec!["POD", "FROM", "NODE", "METHOD", "NOTE"];
+    if webhook {
+        header.push("WEBHOOK");
+    }
+    if datasets {
+        header.push("CACHE");
+    }
+    let mut t = super::table(&header);
     for pod in &batch.pods {
-        t.add_row(vec![
+        let mut row = vec![
             format!("{}/{}", pod.namespace, pod.name),
             pod.from.clone(),
             pod.node.clone().unwrap_or_else(|| "<pending>".into()),
@@ -215,7 +225,14 @@ fn batch_section(batch: &BatchPlan, headers: bool) -> String {
             } else {
                 pod.note.clone()
             },
-        ]);
+        ];
+        if webhook {
+            row.push(webhook_text(&pod.webhook_affinity));
+        }
+        if datasets {
+            row.push(cache_text(&pod.datasets));
+        }
+        t.add_row(row);
     }
     out.push_str(&super::render_table(&t, headers));
     for pod in batch.pods.iter().filter(|p| !p.preempts.is_empty()) {

@@ -679,7 +679,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --pending --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

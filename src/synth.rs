@@ -858,11 +858,13 @@ mod tests {
         assert!(realistic.nodes.iter().all(|n| n.status.images.len() == 12));
         for node in &mut realistic.nodes {
             node.metadata.annotations.clear();
+            node.metadata.creation_timestamp = None;
             node.status.images.clear();
             node.status.capacity.clear();
         }
         for pod in &mut realistic.pods {
             pod.metadata.annotations.clear();
+            pod.metadata.creation_timestamp = None;
             pod.spec
                 .tolerations
                 .retain(|t| t.toleration_seconds.is_none());

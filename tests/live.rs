@@ -813,3 +813,52 @@ fn capacity_questions_answer_from_the_live_cluster() {
     assert_eq!(diff["moved"][0]["subject"], "Pod/default/work-1");
     assert_eq!(diff["moved"][0]["after"]["node"], "node-c");
 }
+
+/// `plan --pending` reads the Pending pods of the live cluster and plans them in queue order:
+/// the critical pod first although it was created last, then team/web-1, which its required
+/// anti-affinity to loader-0 keeps off node-a (where no pod of lower priority could make room)
+/// and the untolerated taint off node-b.
+#[test]
+fn pending_mode_plans_the_live_clusters_pending_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = cluster(Behaviour::default());
+    server.add(
+        &PODS,
+        json!({"metadata": {"name": "urgent", "namespace": "team",
+            "creationTimestamp": "2030-01-01T00:00:00Z"},
+        "spec": {"priorityClassName": "critical", "priority": 100000,
+            "containers": [{"name": "c", "image": "urgent",
+                "resources": {"requests": {"cpu": "1"}}}]},
+        "status": {"phase": "Pending"}}),
+    );
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(
+        &["plan", "--pending", "-A", "-o", "json"],
+        Some(&kubeconfig),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<(&str, &serde_json::Value, &str)> = plan["batch"]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                &p["node"],
+                p["note"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("urgent", &json!("node-a"), ""),
+            (
+                "web-1",
+                &serde_json::Value::Null,
+                "pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
+            ),
+        ]
+    );
+}

@@ -120,6 +120,16 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         ],
     ),
     (
+        "clusters/pending.yaml",
+        &[
+            ("Namespace", 2),
+            ("Node", 3),
+            ("Pod", 11),
+            ("PodGroup", 1),
+            ("PriorityClass", 3),
+        ],
+    ),
+    (
         "clusters/three-zone.yaml",
         &[("DataLoad", 1), ("Namespace", 6), ("Node", 9), ("Pod", 12)],
     ),
@@ -282,6 +292,7 @@ fn recorded_clusters_load_as_state() {
         ("clusters/three-zone.yaml", 9, 12, 10, 6, 1, 0),
         ("clusters/gang.yaml", 32, 9, 9, 4, 0, 1),
         ("clusters/priority.yaml", 3, 7, 7, 1, 0, 0),
+        ("clusters/pending.yaml", 3, 11, 3, 2, 0, 0),
     ];
     for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
         let state = recorded::load_files(&[path(file)]).unwrap();

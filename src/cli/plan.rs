@@ -33,6 +33,10 @@ Examples:
   kubectl dataflow plan -f testdata/pods/batch.yaml \\
       --state testdata/clusters/three-zone.yaml --solver flow --compare
 
+  # Why is each Pending pod of the cluster pending? (in scheduling queue order)
+  kubectl dataflow plan --pending -A \\
+      --state testdata/clusters/pending.yaml
+
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\
       --what-if drain=worker-1 \\
@@ -114,6 +118,12 @@ pub struct PlanArgs {
     /// How the batch of plain pods and workload replicas in the inputs is placed
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
     pub solver: Solver,
+    /// Also plan the Pending pods of the cluster state (of -n, or every namespace with -A),
+    /// before the inputs, in the order kube-scheduler's queue pops them: priority, then
+    /// creationTimestamp (a dump records no queue timestamp; creation time stands in); gangs
+    /// as units
+    #[arg(long)]
+    pub pending: bool,
 }
 
 /// The most copies `--replicas` plans: each is a pod the engine places against every node.
@@ -140,6 +150,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         solver: args.solver,
         routes,
         namespace: global.planned_namespace(),
+        pending: args.pending,
     };
     if let Some(template) = &args.how_many_nodes {
         what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;

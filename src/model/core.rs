@@ -28,6 +28,10 @@ pub struct ObjectMeta {
         deserialize_with = "null_as_default"
     )]
     pub annotations: BTreeMap<String, String>,
+    /// RFC 3339. `plan --pending` orders pods of equal priority by it: a dump records no
+    /// scheduling-queue timestamp, and the creation time is what that timestamp starts as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
 }
 
 /// `field: null` in YAML means "absent"; serde's `default` alone would reject it.
@@ -464,6 +468,9 @@ pub struct PodStatus {
     /// RFC 3339; among victims of equal priority the one started earlier is more important.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
+    /// The node a preemption nominated for this Pending pod: kube-scheduler tries it first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_node_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -92,6 +92,17 @@ pub struct BatchPod {
     pub datasets: Vec<DatasetLocality>,
 }
 
+/// How the note of a pod no modelled scheduler answers begins.
+const NOT_MODELLED: &str = "not planned: schedulerName";
+
+impl BatchPod {
+    /// Whether the pod was listed, not planned: its `schedulerName` maps to no modelled
+    /// scheduler.
+    pub fn not_modelled(&self) -> bool {
+        self.node.is_none() && self.note.starts_with(NOT_MODELLED)
+    }
+}
+
 /// `batch` in `plan -o json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -144,6 +155,24 @@ impl BatchPod {
 impl BatchPlan {
     pub fn pending(&self) -> usize {
         self.pods.len() - self.placed - self.not_modelled
+    }
+
+    /// One batch of `first`'s rows followed by `then`'s, both placed already against the same
+    /// scheduler. The solver, cost and comparison are `then`'s: the batch of the inputs comes
+    /// after the Pending pods of the state, which are always placed greedily.
+    pub fn concat(first: Option<BatchPlan>, then: Option<BatchPlan>) -> Option<BatchPlan> {
+        match (first, then) {
+            (Some(mut first), Some(then)) => {
+                first.pods.extend(then.pods);
+                first.placed += then.placed;
+                first.not_modelled += then.not_modelled;
+                first.solver = then.solver;
+                first.total_cost = then.total_cost;
+                first.comparison = then.comparison;
+                Some(first)
+            }
+            (first, then) => first.or(then),
+        }
     }
 }
 
@@ -207,7 +236,7 @@ pub fn plan_batch(
         } else if routes.system(&pod.spec.scheduler_name).is_none() {
             not_modelled += 1;
             let note = format!(
-                "not planned: schedulerName {} maps to no modelled scheduler",
+                "{NOT_MODELLED} {} maps to no modelled scheduler",
                 pod.spec.scheduler_name
             );
             rows[i] = Some(row(None, Method::Greedy, note));

@@ -9,7 +9,7 @@ use crate::manifest::{ObjectRef, ObjectRefError};
 
 use super::batch::{self, Solver};
 use super::workload;
-use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph};
+use super::{OpRef, OpStatus, OperationPlan, PlanError, flow, graph, pending};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, OpKind, Pod};
@@ -308,6 +308,9 @@ pub fn explain_in_plan(
     if let Some(explanation) = explain_gang_pod(scope, name, node)? {
         return Ok(Some(explanation));
     }
+    if let Some(explanation) = explain_pending_pod(scope, name, node)? {
+        return Ok(Some(explanation));
+    }
     if scope.solver == Solver::Flow {
         return explain_batch_pod(scope, |m| m.pod.metadata.name == name, node);
     }
@@ -539,6 +542,77 @@ fn explain_gang_pod(
             .or_else(|| topology::chosen_domain(&plan))
             .filter(|_| within.is_some())
             .map(|group| format!("{group} ({} nodes)", plan.group_nodes.len())),
+        inherited: Vec::new(),
+        solvers: None,
+        notes,
+    });
+    Ok(Some(explanation))
+}
+
+/// A Pending pod of the state (not one of the inputs), in place: the pods and gangs ahead of it
+/// in the scheduling queue are placed first, as `plan --pending` places them; the Pending pods
+/// behind it hold nothing.
+fn explain_pending_pod(
+    scope: &PlanScope,
+    name: &str,
+    node: Option<&str>,
+) -> Result<Option<Explanation>, PlanError> {
+    let in_inputs = candidates(scope.manifests, scope.state)
+        .iter()
+        .any(|c| c.pod.metadata.name == name);
+    let routes = SchedulerRoutes::default();
+    let units = pending::queue(scope.state, &routes, |_| false);
+    let Some(index) = units.iter().position(|unit| {
+        unit.pod().is_some_and(|pod| {
+            pod.metadata.name == name && in_namespace(scope, &pod.metadata.namespace)
+        })
+    }) else {
+        return Ok(None);
+    };
+    if in_inputs {
+        return Ok(None);
+    }
+    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let ahead = pending::plan_queue(&mut scheduler, &units[..index], &routes, false)?;
+    let batch_rows = ahead.batch.iter().flat_map(|b| &b.pods).filter_map(|row| {
+        Some(Assumed {
+            pod: format!("{}/{}", row.namespace, row.name),
+            node: row.node.clone()?,
+        })
+    });
+    let gang_rows = ahead.groups.iter().flat_map(|group| {
+        group
+            .pods
+            .iter()
+            .filter(|row| !row.running)
+            .filter_map(|row| {
+                Some(Assumed {
+                    pod: format!("{}/{}", group.namespace, row.pod),
+                    node: row.node.clone()?,
+                })
+            })
+    });
+    let assumed: Vec<Assumed> = batch_rows.chain(gang_rows).collect();
+    let pod = units[index].pod().expect("the target is a pod");
+    let mut explanation = decide_in(&mut scheduler, pod, None, node)?;
+    let mut notes = vec![format!(
+        "Pending in the cluster state: {index} of the queue's {} pods and gangs come before it \
+         (priority, then creationTimestamp) and are placed first",
+        units.len()
+    )];
+    if let Some(nominated) = &pod.status.nominated_node_name {
+        notes.push(format!(
+            "nominated to {nominated} by an earlier preemption: kube-scheduler tries that node first"
+        ));
+    }
+    explanation.context = Some(Context {
+        within: format!(
+            "the scheduling queue: position {} of {}",
+            index + 1,
+            units.len()
+        ),
+        assumed,
+        restricted_to: None,
         inherited: Vec::new(),
         solvers: None,
         notes,

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 mod namespace;
+pub mod pending;
 pub mod what_if;
 pub mod workload;
 
@@ -80,6 +81,8 @@ pub struct PlanOptions {
     pub routes: Vec<(String, System)>,
     /// `-n`: plan only the objects of this namespace (the state stays the whole cluster).
     pub namespace: Option<String>,
+    /// `--pending`: also plan the Pending pods of the state, in queue order, before the inputs.
+    pub pending: bool,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -203,7 +206,8 @@ pub fn plan(
     })
 }
 
-/// Everything `plan` shows: the DataFlows of the manifests, their gangs and their batch of
+/// Everything `plan` shows: with `--pending` first the Pending pods of the state in queue
+/// order ([`pending`]), then the DataFlows of the manifests, their gangs and their batch of
 /// plain pods, in that order, against one assumed state: every pod placed (an operation's, a
 /// gang's, a batch pod's) takes its resources, ports and affinity effects for everything
 /// planned after it, so no node is promised twice.
@@ -221,8 +225,28 @@ pub fn plan_all(
     let state = &*hypernode::with_given(manifests, state);
     let graph = graph::build(&manifests.manifests, state)?;
     let mut scheduler = Scheduler::new(state, profile);
+    // Without inputs, `gangs` reads the state's gangs, which the queue already holds.
+    let input_gangs = if opts.pending && manifests.manifests.is_empty() {
+        Vec::new()
+    } else {
+        gang::gangs(manifests, state, &gang_opts)
+    };
+    let queued = if opts.pending {
+        let same = |a: &gang::Gang, b: &gang::Gang| {
+            a.kind.id == b.kind.id
+                && a.meta.namespace == b.meta.namespace
+                && a.meta.name == b.meta.name
+        };
+        let units = pending::queue(state, &gang_opts.routes, |g| {
+            input_gangs.iter().any(|given| same(g, given))
+        });
+        pending::plan_queue(&mut scheduler, &units, &gang_opts.routes, opts.compare)?
+    } else {
+        pending::QueuePlan::default()
+    };
     let operations = flow::plan_operations(&graph, &mut scheduler);
-    let groups = gang::plan_gangs(manifests, &mut scheduler, &gang_opts)?;
+    let mut groups = queued.groups;
+    groups.extend(gang::plan_gangs(&input_gangs, &mut scheduler, &gang_opts)?);
     let members = batch::members(manifests, state);
     let batch = (!members.is_empty()).then(|| {
         batch::plan_batch(
@@ -236,7 +260,7 @@ pub fn plan_all(
     let mut plan = Plan {
         operations,
         groups,
-        batch,
+        batch: BatchPlan::concat(queued.batch, batch),
         what_if_effect: None,
     };
     plan.retain_namespace(opts.namespace.as_deref());

@@ -31,7 +31,9 @@ impl Plan {
             if let Some(batch) = &mut self.batch {
                 batch.pods.retain(|pod| pod.namespace == ns);
                 batch.placed = batch.pods.iter().filter(|pod| pod.node.is_some()).count();
+                batch.not_modelled = batch.pods.iter().filter(|pod| pod.not_modelled()).count();
             }
+            self.batch.take_if(|batch| batch.pods.is_empty());
         }
     }
 }

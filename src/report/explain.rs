@@ -297,6 +297,14 @@ fn why_line(
         .collect();
     parts.sort_by(|a, b| b.0.abs().cmp(&a.0.abs()).then_with(|| a.1.cmp(&b.1)));
     let lead = selected.score.unwrap_or(0) - runner_up.score.unwrap_or(0);
+    // Only a nominated node is chosen over a better score (see `Scheduler::decide`).
+    if lead < 0 {
+        return Some(format!(
+            "Why: it is the pod's nominated node (status.nominatedNodeName), which kube-scheduler \
+             takes whenever it still fits; {} scores {} more.",
+            runner_up.name, -lead
+        ));
+    }
     Some(if parts.is_empty() {
         format!(
             "Why: it scores the same as {} on every plugin.",

@@ -428,10 +428,21 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Schedule `pod` against every node.
+    /// Schedule `pod` against every node. A Pending pod that a preemption nominated
+    /// (`status.nominatedNodeName`) goes to that node whenever it still passes the filters
+    /// there, whatever the other nodes score: kube-scheduler evaluates the nominated node
+    /// first and skips the search when it fits (KEP-1923).
     pub fn decide(&self, pod: &Pod) -> Decision {
         let all: Vec<usize> = (0..self.nodes.len()).collect();
-        self.decide_within(pod, &all)
+        let mut decision = self.decide_within(pod, &all);
+        if let Some(nominated) = pod.status.nominated_node_name.as_deref()
+            && decision.verdict(nominated).is_some_and(|v| v.feasible)
+            && decision.selected.as_deref() != Some(nominated)
+        {
+            decision.selected = Some(nominated.to_string());
+            decision.tied.clear();
+        }
+        decision
     }
 
     /// Schedule `pod` against a subset of nodes (indexes into the state's nodes), as gang

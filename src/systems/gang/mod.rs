@@ -400,13 +400,13 @@ fn place_by_rule(
     })
 }
 
-/// Plan every gang of [`gangs`], in order, each seeing the placements of the ones before it.
+/// Plan `gangs` (from [`gangs`]), in order, each seeing the placements of the ones before it.
 pub fn plan_gangs(
-    manifests: &ManifestSet,
+    gangs: &[Gang],
     scheduler: &mut Scheduler,
     opts: &GangOptions,
 ) -> Result<Vec<GroupPlan>, GangError> {
-    gangs(manifests, scheduler.state(), opts)
+    gangs
         .iter()
         .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))
         .collect()

@@ -16,7 +16,7 @@ use crate::sched::Profile;
 
 use super::model::Adapter;
 use super::outcome::GroupPlan;
-use super::{GangOptions, godel, plan_gangs, volcano};
+use super::{GangOptions, gangs, godel, plan_gangs, volcano};
 use crate::sched::Scheduler;
 
 /// A Godel PodGroup planned alone on `state`.
@@ -384,7 +384,7 @@ fn testdata_gangs_plan_on_the_gang_cluster() {
         ..GangOptions::default()
     };
     let mut scheduler = Scheduler::new(&state, Profile::default());
-    let plans = plan_gangs(&manifests, &mut scheduler, &opts).unwrap();
+    let plans = plan_gangs(&gangs(&manifests, &state, &opts), &mut scheduler, &opts).unwrap();
     let summaries: Vec<(&str, &str, String)> = plans
         .iter()
         .map(|p| (p.kind, p.name.as_str(), p.summary.clone()))
@@ -648,7 +648,8 @@ fn every_kind_is_read_from_recorded_state() {
     let state = ClusterState::from_objects(objects);
     let manifests = crate::manifest::ManifestSet::default();
     let mut scheduler = Scheduler::new(&state, Profile::default());
-    let plans = plan_gangs(&manifests, &mut scheduler, &GangOptions::default()).unwrap();
+    let opts = GangOptions::default();
+    let plans = plan_gangs(&gangs(&manifests, &state, &opts), &mut scheduler, &opts).unwrap();
     let got: Vec<(&str, &str, usize, usize, &str)> = plans
         .iter()
         .map(|p| {

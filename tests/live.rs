@@ -148,6 +148,10 @@ note: podgroups.scheduling.sigs.dev (scheduling.sigs.dev/v1alpha2) is not instal
 note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha1) is not installed in the cluster; skipping Workload objects
 note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping Workload objects
 note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
+note: topologies.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping Topology objects
+note: resourceflavors.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ResourceFlavor objects
+note: clusterqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ClusterQueue objects
+note: localqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping LocalQueue objects
 ";
 
 const SNAPSHOT_YAML: &str = "\
@@ -368,6 +372,7 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=500",
             "GET /apis/scheduling.k8s.io/v1alpha1",
             "GET /apis/scheduling.k8s.io/v1alpha2",
+            "GET /apis/kueue.x-k8s.io/v1beta1",
             "GET /apis/topology.volcano.sh/v1alpha1",
             "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
         ]
@@ -415,7 +420,7 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
     };
     let mut notes = Quiet(Vec::new());
     let live = live::load(&options, &Scope::All, &mut notes).unwrap();
-    assert_eq!(notes.0.len(), 15, "{:?}", notes.0);
+    assert_eq!(notes.0.len(), 19, "{:?}", notes.0);
     assert_eq!(live.pod_groups.len(), 1);
     assert_eq!(live.hyper_nodes.len(), 1);
     assert_eq!(live.nodes.len(), 2);

@@ -72,6 +72,20 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         "gangs/two-gangs.yaml",
         &[("Deployment", 2), ("Pod", 1), ("PodGroup", 2)],
     ),
+    (
+        "topology/kueue/state.yaml",
+        &[
+            ("ClusterQueue", 1),
+            ("LocalQueue", 1),
+            ("Node", 8),
+            ("Pod", 2),
+            ("ResourceFlavor", 1),
+            ("Topology", 1),
+        ],
+    ),
+    ("topology/kueue/train.yaml", &[("Job", 1)]),
+    ("topology/kueue/too-big.yaml", &[("Job", 1)]),
+    ("topology/kueue/preferred.yaml", &[("Job", 1)]),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),
     ("pods/affinity.yaml", &[("Pod", 1)]),
     ("pods/self-affinity.yaml", &[("Pod", 1)]),
@@ -182,12 +196,7 @@ const CORPUS: &[(&str, &[&str])] = &[
     ("corpus/godel-podgroup.yaml", &[]),
     ("corpus/k8s-docs-node-affinity.yaml", &[]),
     ("corpus/k8s-docs-topology-spread.yaml", &[]),
-    (
-        "corpus/kueue-job.yaml",
-        &[
-            "1 object of kueue.x-k8s.io/v1beta1 ResourceFlavor not checked (no schema for this kind)",
-        ],
-    ),
+    ("corpus/kueue-job.yaml", &[]),
     ("corpus/volcano-job.yaml", &[]),
 ];
 

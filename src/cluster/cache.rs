@@ -8,6 +8,7 @@
 //! reads back), in chunks decoded on every core. It is written with a safe write (a temp
 //! file renamed over it): a crash leaves the old cache or none, never half of one.
 
+use crate::model::kueue::KueueObject;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -350,6 +351,12 @@ impl Serialize for CachedItem<'_> {
             Object::SchedulingWorkload(o) => item(s, &o.api_version, "Workload", o),
             Object::PriorityClass(o) => item(s, "scheduling.k8s.io/v1", "PriorityClass", o),
             Object::PodDisruptionBudget(o) => item(s, "policy/v1", "PodDisruptionBudget", o),
+            Object::Kueue(o) => match o {
+                KueueObject::Topology(o) => item(s, &o.api_version, "Topology", o),
+                KueueObject::ResourceFlavor(o) => item(s, &o.api_version, "ResourceFlavor", o),
+                KueueObject::ClusterQueue(o) => item(s, &o.api_version, "ClusterQueue", o),
+                KueueObject::LocalQueue(o) => item(s, &o.api_version, "LocalQueue", o),
+            },
             Object::HyperNode(o) => item(s, HYPERNODE_API_VERSION, "HyperNode", o),
             Object::ConfigMap(o) => item(s, "v1", "ConfigMap", o),
             Object::Workload(o) => {

@@ -226,6 +226,15 @@ pub const RESOURCES: &[Resource] = &[
     Resource::custom("scheduling.k8s.io", "v1alpha1", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "Workload", "workloads"),
     Resource::custom("scheduling.k8s.io", "v1alpha2", "PodGroup", "podgroups"),
+    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "Topology", "topologies"),
+    Resource::custom_cluster(
+        "kueue.x-k8s.io",
+        "v1beta1",
+        "ResourceFlavor",
+        "resourceflavors",
+    ),
+    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues"),
+    Resource::custom("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
     Resource::custom_cluster("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes"),
 ];
 

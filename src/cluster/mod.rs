@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::model::kueue::KueueObjects;
 use crate::model::policy::{self, PodPriority};
 use crate::model::resources::{self, Resources};
 use crate::model::{
@@ -40,6 +41,8 @@ pub struct ClusterState {
     pub priority_classes: Vec<PriorityClass>,
     /// Budgets preemption tries not to violate, with their recorded status.
     pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
+    /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).
+    pub kueue: KueueObjects,
     /// Volcano network topology domains.
     pub hyper_nodes: Vec<HyperNode>,
     /// ConfigMaps; Volcano's scheduler configuration is read from one.
@@ -80,6 +83,7 @@ impl ClusterState {
                 Object::HyperNode(o) => state.hyper_nodes.push(o),
                 Object::ConfigMap(o) => state.config_maps.push(o),
                 Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
+                Object::Kueue(o) => state.kueue.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
                     *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
                 }
@@ -117,6 +121,13 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.pod_disruption_budgets, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        let kueue = &mut state.kueue;
+        keep_last(&mut kueue.topologies, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.flavors, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.cluster_queues, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.local_queues, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         for (kind, count) in unknown_kinds {

@@ -164,6 +164,19 @@ impl Serialize for Items<'_> {
         for o in &state.pod_disruption_budgets {
             seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
         }
+        let kueue = &state.kueue;
+        for o in &kueue.topologies {
+            seq.serialize_element(&item(&o.api_version, "Topology", o))?;
+        }
+        for o in &kueue.flavors {
+            seq.serialize_element(&item(&o.api_version, "ResourceFlavor", o))?;
+        }
+        for o in &kueue.cluster_queues {
+            seq.serialize_element(&item(&o.api_version, "ClusterQueue", o))?;
+        }
+        for o in &kueue.local_queues {
+            seq.serialize_element(&item(&o.api_version, "LocalQueue", o))?;
+        }
         for o in &state.hyper_nodes {
             seq.serialize_element(&item(HYPERNODE_API_VERSION, "HyperNode", o))?;
         }
@@ -234,6 +247,7 @@ fn sort_state(state: &mut ClusterState) {
     state
         .pod_disruption_budgets
         .sort_by_key(|o| key(&o.metadata));
+    state.kueue.sort();
     state.rebuild_indexes();
 }
 

@@ -247,6 +247,9 @@ const PLUGIN_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
 /// checked; the gang adapter reports the fields it reads with their paths.
 const SCHEDULING_WORKLOAD: Shape = custom_resource!(Shape::Any);
 
+/// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue: the fields placement reads
+/// are few and quotas are not read, so only metadata is checked.
+const KUEUE: Shape = custom_resource!(Shape::Any);
 /// Volcano `spec.networkTopology` of a Job or PodGroup.
 const NETWORK_TOPOLOGY: Shape = Shape::Map(&[
     ("mode", Shape::Any),
@@ -327,6 +330,15 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
         "PodGroup",
         SCHEDULING_WORKLOAD,
     ),
+    ("kueue.x-k8s.io/v1alpha1", "Topology", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "Topology", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "Topology", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "ResourceFlavor", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "ResourceFlavor", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "ClusterQueue", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "ClusterQueue", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "LocalQueue", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "LocalQueue", KUEUE),
 ];
 
 /// The schema of a custom resource this tool models.

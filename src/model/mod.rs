@@ -4,6 +4,7 @@ pub mod core;
 pub mod fluid;
 pub mod gang;
 pub mod hypernode;
+pub mod kueue;
 pub mod policy;
 pub mod quantity;
 pub mod resources;
@@ -93,6 +94,8 @@ pub enum Object {
     SchedulingWorkload(SchedulingWorkload),
     PriorityClass(PriorityClass),
     PodDisruptionBudget(PodDisruptionBudget),
+    /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue.
+    Kueue(kueue::KueueObject),
     /// A Volcano network topology domain.
     HyperNode(HyperNode),
     /// Read for Volcano's scheduler configuration.
@@ -146,6 +149,15 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.k8s.io", "v1alpha2", "Workload"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
     ("policy", "v1", "PodDisruptionBudget"),
+    ("kueue.x-k8s.io", "v1alpha1", "Topology"),
+    ("kueue.x-k8s.io", "v1beta1", "Topology"),
+    ("kueue.x-k8s.io", "v1beta2", "Topology"),
+    ("kueue.x-k8s.io", "v1beta1", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "v1beta2", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "v1beta1", "ClusterQueue"),
+    ("kueue.x-k8s.io", "v1beta2", "ClusterQueue"),
+    ("kueue.x-k8s.io", "v1beta1", "LocalQueue"),
+    ("kueue.x-k8s.io", "v1beta2", "LocalQueue"),
     ("topology.volcano.sh", "v1alpha1", "HyperNode"),
 ];
 
@@ -288,6 +300,27 @@ impl Object {
             }
             ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
             ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
+            (kueue::GROUP, _) => {
+                let api_version = type_meta.api_version.clone();
+                Object::Kueue(match kind {
+                    "Topology" => kueue::KueueObject::Topology(kueue::Topology {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    "ResourceFlavor" => kueue::KueueObject::ResourceFlavor(kueue::ResourceFlavor {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    "ClusterQueue" => kueue::KueueObject::ClusterQueue(kueue::ClusterQueue {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                    _ => kueue::KueueObject::LocalQueue(kueue::LocalQueue {
+                        api_version,
+                        ..read(deserializer).get()?
+                    }),
+                })
+            }
             _ => {
                 let body: WorkloadBody = read(deserializer).get()?;
                 let suspended = body.spec.suspend.unwrap_or(false);
@@ -302,11 +335,14 @@ impl Object {
                         (counts.active(), job.spec.template)
                     }
                     ("Job", _) => {
+                        // A Job handed to Kueue is created suspended and unsuspended when
+                        // admitted: its pods are the ones admission starts.
+                        let queued = body.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL);
                         let counts = JobCounts {
                             parallelism: body.spec.parallelism,
                             completions: body.spec.completions,
                             succeeded: body.status.succeeded,
-                            suspend: suspended,
+                            suspend: suspended && !queued,
                         };
                         (counts.active(), body.spec.template)
                     }
@@ -337,6 +373,7 @@ impl Object {
             Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
+            Object::Kueue(o) => o.metadata(),
             Object::HyperNode(o) => &o.metadata,
             Object::ConfigMap(o) => &o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -358,6 +395,7 @@ impl Object {
             Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
+            Object::Kueue(o) => o.metadata_mut(),
             Object::HyperNode(o) => &mut o.metadata,
             Object::ConfigMap(o) => &mut o.metadata,
             Object::Unknown { metadata, .. } => metadata,
@@ -380,6 +418,7 @@ impl Object {
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
+            Object::Kueue(o) => o.kind(),
             Object::HyperNode(_) => "HyperNode",
             Object::ConfigMap(_) => "ConfigMap",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
@@ -388,13 +427,16 @@ impl Object {
 
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
-        !matches!(
-            self,
-            Object::Node(_)
-                | Object::Namespace(_)
-                | Object::PriorityClass(_)
-                | Object::HyperNode(_)
-        )
+        match self {
+            Object::Kueue(o) => o.is_namespaced(),
+            _ => !matches!(
+                self,
+                Object::Node(_)
+                    | Object::Namespace(_)
+                    | Object::PriorityClass(_)
+                    | Object::HyperNode(_)
+            ),
+        }
     }
 }
 

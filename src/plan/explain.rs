@@ -524,6 +524,9 @@ fn explain_gang_pod(
             PlacementRule::PodByPod | PlacementRule::Coscheduling => {
                 "the gang's pods placed before it count for its decision"
             }
+            PlacementRule::Kueue(_) => {
+                "Kueue's topology assignment gives it a node selector for its domain"
+            }
         };
         notes.push(format!(
             "this decision alone picks {alone}; the gang plan picks {planned}: {why}"

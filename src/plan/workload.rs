@@ -54,6 +54,7 @@ pub fn replica(w: &Workload, index: usize) -> Pod {
             for key in JOB_NAME_LABELS {
                 labels.insert(key.to_string(), w.metadata.name.clone());
             }
+            crate::systems::gang::kueue::mark_job_pod(w, &mut pod);
         }
         _ => {}
     }

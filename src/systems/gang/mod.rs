@@ -9,6 +9,7 @@
 pub mod coscheduling;
 pub mod godel;
 pub mod kube_batch;
+pub mod kueue;
 pub mod model;
 pub mod outcome;
 pub mod place;
@@ -37,6 +38,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &coscheduling::Coscheduling,
     &workload::Workloads,
     &workload::WorkloadPodGroups,
+    &kueue::KueueJobs,
 ];
 
 /// Options of `plan` that shape gang plans.
@@ -133,6 +135,8 @@ fn input_pods(manifests: &ManifestSet, replicas: Option<usize>) -> Vec<(Pod, Pod
                     spec: w.template.spec.clone(),
                     status: PodStatus::default(),
                 };
+                let mut pod = pod;
+                kueue::mark_job_pod(w, &mut pod);
                 let n = replicas.unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
                 let from = PodSource::Template(format!("{}/{}", w.kind, w.metadata.name));
                 pods.extend(copies(&pod, n).into_iter().map(|p| (p, from.clone())));
@@ -390,6 +394,9 @@ fn place_by_rule(
                 message: e.to_string(),
             })?,
         PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare, within),
+        PlacementRule::Kueue(given) => {
+            topology::kueue::plan(scheduler, gang, given, compare, within)
+        }
     })
 }
 

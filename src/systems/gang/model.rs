@@ -13,7 +13,7 @@ use crate::manifest::{LoadError, ManifestSet};
 use crate::model::gang::{NetworkTopologySpec, TopologyTerm};
 use crate::model::{
     GodelPodGroup, Object, ObjectMeta, Pod, PodGroup, ResourceList, SchedulingWorkload, VolcanoJob,
-    VolcanoPodGroup,
+    VolcanoPodGroup, Workload,
 };
 
 /// The schedulers a gang can be handed to, each modelled on the one engine.
@@ -250,6 +250,9 @@ pub enum PlacementRule {
     Godel(Box<GodelPodGroup>),
     /// Volcano task-topology buckets over the Job's tasks.
     VolcanoJob(Box<VolcanoJob>),
+    /// Kueue admission of a Job's pod set, with Topology Aware Scheduling when its flavor has
+    /// a topology.
+    Kueue(Box<crate::model::kueue::KueueObjects>),
 }
 
 /// One gang: the shared facts every kind is read into.
@@ -334,6 +337,10 @@ pub struct GangObjects<'a> {
     pub volcano_pod_groups: Vec<&'a VolcanoPodGroup>,
     pub pod_groups: Vec<&'a PodGroup>,
     pub workloads: Vec<&'a SchedulingWorkload>,
+    /// Jobs handed to Kueue (inputs only: a state holds their pods, not the Jobs).
+    pub kueue_jobs: Vec<&'a Workload>,
+    /// Kueue queues, flavors and topologies of the inputs (the state's are read at plan time).
+    pub kueue: crate::model::kueue::KueueObjects,
 }
 
 impl<'a> GangObjects<'a> {
@@ -346,6 +353,8 @@ impl<'a> GangObjects<'a> {
                 Object::VolcanoPodGroup(o) => objects.volcano_pod_groups.push(o),
                 Object::PodGroup(o) => objects.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => objects.workloads.push(o),
+                Object::Workload(o) if super::kueue::is_kueue_job(o) => objects.kueue_jobs.push(o),
+                Object::Kueue(o) => objects.kueue.push(o.clone()),
                 _ => {}
             }
         }
@@ -359,6 +368,8 @@ impl<'a> GangObjects<'a> {
             volcano_pod_groups: state.volcano_pod_groups.iter().collect(),
             pod_groups: state.pod_groups.iter().collect(),
             workloads: state.scheduling_workloads.iter().collect(),
+            kueue_jobs: Vec::new(),
+            kueue: Default::default(),
         }
     }
 }

@@ -395,7 +395,7 @@ impl GroupPlan {
     }
 }
 
-fn placed_nodes<'a>(
+pub fn placed_nodes<'a>(
     state: &'a ClusterState,
     placements: &'a BTreeMap<String, Option<String>>,
 ) -> impl Iterator<Item = &'a Node> + Clone {

@@ -13,6 +13,7 @@
 //! [`plan_in_domains`].
 
 pub mod hypernode;
+pub mod kueue;
 pub mod output;
 
 use std::collections::BTreeMap;
@@ -367,7 +368,7 @@ fn chosen_path(request: &Request, level: &str, domain: &Domain) -> Vec<DomainRef
 
 /// Show each pod's domain path: the plan's levels become the topology's levels then the node,
 /// each row's domains that node's domains, and the per-level counts and summary follow.
-fn with_domains(plan: &mut GroupPlan, request: &Request, state: &ClusterState) {
+pub fn with_domains(plan: &mut GroupPlan, request: &Request, state: &ClusterState) {
     let path_of = |node: &str| -> Vec<Option<String>> {
         let mut path = state
             .node_index(node)

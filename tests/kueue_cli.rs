@@ -1,0 +1,150 @@
+//! Kueue Topology Aware Scheduling end to end on testdata/topology/kueue: a two-block,
+//! four-rack cluster whose racks hold 5, 8, 6 and 8 two-CPU pods.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+const STATE: &str = "testdata/topology/kueue/state.yaml";
+
+fn plan(job: &str, output: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+        .args(["plan", "-f", &format!("testdata/topology/kueue/{job}.yaml")])
+        .args(["--state", STATE])
+        .args(output)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn group(job: &str) -> (i32, Value) {
+    let (code, stdout, stderr) = plan(job, &["-o", "json"]);
+    assert_eq!(stderr, "");
+    let plan: Value = serde_json::from_str(&stdout).expect("JSON output");
+    (code, plan["groups"][0].clone())
+}
+
+#[test]
+fn a_required_rack_takes_the_tightest_rack_that_holds_the_job() {
+    let (code, stdout, stderr) = plan("train", &[]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(
+        stdout,
+        "\
+Job team-a/train (kueue, minMember 6): 6/6 pods placed in topology.example.com/block=b2, topology.example.com/rack=r3; nodes: n5 x4, n6 x2
+ POD      NODE  TOPOLOGY.EXAMPLE.COM/BLOCK  TOPOLOGY.EXAMPLE.COM/RACK
+ train-0  n5    b2                          r3
+ train-1  n5    b2                          r3
+ train-2  n5    b2                          r3
+ train-3  n5    b2                          r3
+ train-4  n6    b2                          r3
+ train-5  n6    b2                          r3
+Topology (kueue-tas, required, required topology.example.com/rack): kept in b2 (topology.example.com/block) > r3 (topology.example.com/rack)
+  b2 (topology.example.com/block)
+    r3 (topology.example.com/rack)
+      n5: train-0, train-1, train-2, train-3
+      n6: train-4, train-5
+Rejected domains (up to topology.example.com/rack):
+  r2 (topology.example.com/rack): 8 pods fit, 6 needed: Kueue takes the tightest domain that holds them
+  r4 (topology.example.com/rack): 8 pods fit, 6 needed: Kueue takes the tightest domain that holds them
+  r1 (topology.example.com/rack): 5 of 6 pods fit
+Warnings:
+  Kueue admits it on ResourceFlavor tas-flavor (Topology default)
+"
+    );
+    let (_, g) = group("train");
+    assert_eq!(
+        g["topology"],
+        json!({"system": "kueue-tas", "mode": "required",
+            "constraint": "required topology.example.com/rack",
+            "constrainingLevel": "topology.example.com/rack",
+            "chosen": [{"level": "topology.example.com/block", "domain": "b2"},
+                {"level": "topology.example.com/rack", "domain": "r3"}]})
+    );
+    assert_eq!(
+        g["rejected"][2],
+        json!({"level": "topology.example.com/rack", "domain": "r1",
+        "fit": 5, "needed": 6, "reason": "5 of 6 pods fit"})
+    );
+}
+
+#[test]
+fn a_required_rack_no_rack_holds_is_unschedulable_with_the_closest_named() {
+    let (code, g) = group("too-big");
+    assert_eq!(code, 1);
+    assert_eq!(g["status"], "Unschedulable");
+    assert_eq!(g["scheduled"], 0);
+    assert_eq!(g["topology"]["chosen"], json!([]));
+    let rejected: Vec<(String, u64)> = g["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["domain"].as_str().unwrap().to_string(),
+                r["fit"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [("r2", 8), ("r4", 8), ("r3", 6), ("r1", 5)].map(|(d, n)| (d.to_string(), n));
+    assert_eq!(rejected, want);
+    assert_eq!(
+        g["rejections"],
+        json!([{"group": "topology", "reason": "topology \"default\" allows to fit only 8 out of 10 pod(s); the closest, r2 (topology.example.com/rack), fits 8 of 10 pods"}])
+    );
+}
+
+#[test]
+fn a_preferred_rack_no_rack_holds_goes_one_level_up() {
+    let (code, g) = group("preferred");
+    assert_eq!(code, 0);
+    assert_eq!(
+        g["topology"]["constrainingLevel"],
+        "topology.example.com/block"
+    );
+    assert_eq!(
+        g["topology"]["chosen"],
+        json!([{"level": "topology.example.com/block", "domain": "b1"}])
+    );
+    assert_eq!(
+        g["domains"][2],
+        json!({"key": "kubernetes.io/hostname", "pods": {"n1": 4, "n3": 4, "n4": 2}})
+    );
+}
+
+#[test]
+fn a_job_whose_local_queue_is_missing_stays_suspended() {
+    let job = std::fs::read_to_string(format!(
+        "{}/testdata/topology/kueue/train.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace("queue-name: user-queue", "queue-name: other-queue");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("job.yaml");
+    std::fs::write(&file, job).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
+        .args([
+            "plan",
+            "-f",
+            file.to_str().unwrap(),
+            "--state",
+            STATE,
+            "-o",
+            "json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        plan["groups"][0]["blocked"],
+        json!([{"reason": "LocalQueue team-a/other-queue not found: Kueue keeps the Job suspended", "pods": 6}])
+    );
+}

@@ -570,7 +570,17 @@ mod tests {
     };
     use crate::model::{Quantity, ResourceRequirements};
 
-    fn term(pairs: &[(&str, &str)]) -> NodeSelectorTerm {
+    /// Labels from pairs; shared with the webhook and admission tests.
+    pub(super) fn labels(pairs: &[(&str, &str)]) -> crate::model::Labels {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// One node selector term requiring each `key In [value]`; shared with the webhook and
+    /// admission tests.
+    pub(super) fn term(pairs: &[(&str, &str)]) -> NodeSelectorTerm {
         NodeSelectorTerm {
             match_expressions: pairs.iter().map(|(k, v)| in_requirement(k, v)).collect(),
             match_fields: Vec::new(),

@@ -184,19 +184,7 @@ fn prefer_nodes_without_cache() -> NodeAffinity {
 mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    fn term(pairs: &[(&str, &str)]) -> NodeSelectorTerm {
-        NodeSelectorTerm {
-            match_expressions: pairs.iter().map(|(k, v)| in_requirement(k, v)).collect(),
-            match_fields: Vec::new(),
-        }
-    }
+    use crate::systems::fluid::tests::{labels, term};
 
     fn required(terms: Vec<NodeSelectorTerm>) -> NodeAffinity {
         NodeAffinity {

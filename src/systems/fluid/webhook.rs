@@ -364,19 +364,7 @@ mod tests {
     use super::*;
     use crate::model::ObjectMeta;
 
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    fn term(pairs: &[(&str, &str)]) -> NodeSelectorTerm {
-        NodeSelectorTerm {
-            match_expressions: pairs.iter().map(|(k, v)| in_requirement(k, v)).collect(),
-            match_fields: Vec::new(),
-        }
-    }
+    use crate::systems::fluid::tests::{labels, term};
 
     fn preferred(weight: i32, key: &str) -> PreferredSchedulingTerm {
         PreferredSchedulingTerm {

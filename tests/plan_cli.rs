@@ -1,39 +1,22 @@
 //! End-to-end tests of `kubectl-dataflow plan` on the bundled testdata.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
+use support::cli::{self, Run};
 
 const THREE_ZONE: &str = "testdata/clusters/three-zone.yaml";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
+/// `kubectl-dataflow plan ARGS...`.
 fn plan(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .arg("plan")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    cli::run(&[&["plan"], args].concat())
 }
 
+/// `plan ARGS... -o json`, which must print nothing on stderr.
 fn plan_json(args: &[&str]) -> (i32, Value) {
-    let run = plan(&[args, &["-o", "json"]].concat());
-    assert!(run.stderr.is_empty(), "{}", run.stderr);
-    (
-        run.code,
-        serde_json::from_str(&run.stdout).expect("JSON output"),
-    )
+    cli::run_json(&[&["plan"], args].concat())
 }
 
 fn term(pairs: &[(&str, &str)]) -> Value {
@@ -317,37 +300,14 @@ spec:
 
 const GANG: &str = "testdata/clusters/gang.yaml";
 
+/// `kubectl-dataflow COMMAND ARGS...`, fed `stdin`.
 fn run(command: &str, args: &[&str], stdin: Option<&str>) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .arg(command)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin takes the input");
-    drop(input);
-    let output = child.wait_with_output().expect("the binary ends");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    cli::run_with_stdin(&[&[command], args].concat(), stdin)
 }
 
+/// `COMMAND ARGS... -o json`, which must print nothing on stderr.
 fn run_json(command: &str, args: &[&str]) -> (i32, Value) {
-    let run = run(command, &[args, &["-o", "json"]].concat(), None);
-    assert!(run.stderr.is_empty(), "{}", run.stderr);
-    (
-        run.code,
-        serde_json::from_str(&run.stdout).expect("JSON output"),
-    )
+    cli::run_json(&[&[command], args].concat())
 }
 
 #[test]
@@ -1580,13 +1540,9 @@ fn jsonpath_and_custom_columns_outputs() {
         ),
     ];
     for (args, code, stdout) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-            .args(*args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(*code), "{args:?}: {out:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), *stdout, "{args:?}");
+        let out = cli::run(args);
+        assert_eq!(out.code, *code, "{args:?}: {}", out.stderr);
+        assert_eq!(out.stdout, *stdout, "{args:?}");
     }
 }
 

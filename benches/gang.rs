@@ -10,12 +10,14 @@ use kubectl_dataflow::cluster::recorded::parse_state;
 use kubectl_dataflow::model::gang::{
     GODEL_POD_GROUP_LABEL, GodelAffinity, GodelPodGroupSpec, PodGroupAffinity, TopologyTerm,
 };
-use kubectl_dataflow::model::{
-    Container, GodelPodGroup, ObjectMeta, Pod, PodSpec, Quantity, ResourceRequirements,
-};
+use kubectl_dataflow::model::{GodelPodGroup, ObjectMeta};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::{Member, PodSource, godel};
+
+#[path = "common/gang_pods.rs"]
+mod gang_pods;
+use gang_pods::member_pods;
 
 const PODS: usize = 1_000;
 
@@ -48,35 +50,14 @@ fn main() {
             }),
         },
     };
-    let requests = BTreeMap::from([
-        ("cpu".to_string(), Quantity::parse("500m").unwrap()),
-        ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
-    ]);
-    let pods: Vec<Pod> = (0..PODS)
-        .map(|i| Pod {
-            metadata: ObjectMeta {
-                name: format!("bench-{i}"),
-                namespace: "ns-00".into(),
-                labels: BTreeMap::from([
-                    (GODEL_POD_GROUP_LABEL.to_string(), "bench".to_string()),
-                    ("app".to_string(), "bench".to_string()),
-                ]),
-                ..Default::default()
-            },
-            spec: PodSpec {
-                containers: vec![Container {
-                    name: "worker".into(),
-                    resources: ResourceRequirements {
-                        requests: requests.clone(),
-                        ..Default::default()
-                    },
-                    ..Default::default()
-                }],
-                ..Default::default()
-            },
-            status: Default::default(),
-        })
-        .collect();
+    let pods = member_pods(
+        PODS,
+        &BTreeMap::from([
+            (GODEL_POD_GROUP_LABEL.to_string(), "bench".to_string()),
+            ("app".to_string(), "bench".to_string()),
+        ]),
+        "",
+    );
 
     // The engine's cost per pod, which bounds any pod-by-pod gang plan.
     let started = Instant::now();

@@ -14,14 +14,16 @@ use kubectl_dataflow::model::gang::NetworkTopologySpec;
 use kubectl_dataflow::model::hypernode::{
     ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector,
 };
-use kubectl_dataflow::model::{
-    Container, HyperNode, LabelSelector, ObjectMeta, Pod, PodSpec, Quantity, ResourceRequirements,
-};
+use kubectl_dataflow::model::{HyperNode, LabelSelector, ObjectMeta};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::{
     self, Adapter, Gang, Member, PodSource, SchedulerRoutes, volcano,
 };
+
+#[path = "common/gang_pods.rs"]
+mod gang_pods;
+use gang_pods::member_pods;
 
 const PODS: usize = 1_000;
 
@@ -102,32 +104,7 @@ fn main() {
     state.hyper_nodes = hyper_nodes(&state);
     let loaded = started.elapsed();
 
-    let requests = BTreeMap::from([
-        ("cpu".to_string(), Quantity::parse("500m").unwrap()),
-        ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
-    ]);
-    let pods: Vec<Pod> = (0..PODS)
-        .map(|i| Pod {
-            metadata: ObjectMeta {
-                name: format!("bench-{i}"),
-                namespace: "ns-00".into(),
-                ..Default::default()
-            },
-            spec: PodSpec {
-                scheduler_name: "volcano".into(),
-                containers: vec![Container {
-                    name: "worker".into(),
-                    resources: ResourceRequirements {
-                        requests: requests.clone(),
-                        ..Default::default()
-                    },
-                    ..Default::default()
-                }],
-                ..Default::default()
-            },
-            status: Default::default(),
-        })
-        .collect();
+    let pods = member_pods(PODS, &BTreeMap::new(), "volcano");
 
     let scheduler = Scheduler::new(&state, Profile::default());
     let started = Instant::now();

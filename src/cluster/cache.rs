@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 
-use super::snapshot::FluidBody;
+use super::snapshot::{FluidBody, RuntimeBody};
 use crate::apply::file::write_atomic;
-use crate::model::fluid::{self, FluidRuntime};
+use crate::model::fluid;
 use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
 use crate::model::hypernode::HYPERNODE_API_VERSION;
-use crate::model::{Labels, NodeAffinity, Object, ObjectMeta, TypeMeta};
+use crate::model::{Object, ObjectMeta, TypeMeta};
 
 /// What a cache file is called: the state's path with this appended.
 pub const SUFFIX: &str = ".dfcache";
@@ -277,34 +277,6 @@ struct MetadataBody<'a> {
     metadata: &'a ObjectMeta,
 }
 
-/// A Fluid runtime's body, in the shape `FluidRuntimeBody` reads: destructuring the runtime
-/// below makes a new field of it a compile error here until the cache keeps it too.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RuntimeBody<'a> {
-    metadata: &'a ObjectMeta,
-    spec: RuntimeSpec<'a>,
-    status: RuntimeStatus<'a>,
-}
-
-#[derive(Serialize)]
-struct RuntimeSpec<'a> {
-    fuse: FuseSpec<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FuseSpec<'a> {
-    node_selector: &'a Labels,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RuntimeStatus<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cache_affinity: &'a Option<NodeAffinity>,
-}
-
 impl Serialize for CachedItem<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         fn item<S: serde::Serializer, T: Serialize>(
@@ -327,23 +299,12 @@ impl Serialize for CachedItem<'_> {
                 };
                 item(s, fluid::API_VERSION, o.kind.as_str(), &body)
             }
-            Object::FluidRuntime(FluidRuntime {
-                kind,
-                metadata,
-                cache_affinity,
-                fuse_node_selector,
-            }) => {
-                let body = RuntimeBody {
-                    metadata,
-                    spec: RuntimeSpec {
-                        fuse: FuseSpec {
-                            node_selector: fuse_node_selector,
-                        },
-                    },
-                    status: RuntimeStatus { cache_affinity },
-                };
-                item(s, fluid::API_VERSION, kind, &body)
-            }
+            Object::FluidRuntime(runtime) => item(
+                s,
+                fluid::API_VERSION,
+                &runtime.kind,
+                &RuntimeBody::of(runtime),
+            ),
             Object::GodelPodGroup(o) => item(s, GODEL_API_VERSION, "PodGroup", o),
             Object::VolcanoJob(o) => item(s, VOLCANO_JOB_API_VERSION, "Job", o),
             Object::VolcanoPodGroup(o) => item(s, VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o),

@@ -62,9 +62,10 @@ pub(super) struct FluidBody<'a> {
     pub(super) status: &'a OpStatus,
 }
 
-/// A Fluid runtime as written back: only what the webhook reads of it.
+/// A Fluid runtime as written back (by snapshots and the binary cache): only what the webhook
+/// reads of it.
 #[derive(Serialize)]
-struct RuntimeBody<'a> {
+pub(super) struct RuntimeBody<'a> {
     metadata: &'a ObjectMeta,
     spec: RuntimeSpec<'a>,
     status: RuntimeStatus<'a>,
@@ -90,17 +91,24 @@ struct RuntimeStatus<'a> {
 }
 
 impl<'a> RuntimeBody<'a> {
-    fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
-        let selector = &runtime.fuse_node_selector;
+    /// Destructuring the runtime makes a new field of it a compile error here until snapshots
+    /// and the cache keep it too.
+    pub(super) fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
+        let FluidRuntime {
+            kind: _,
+            metadata,
+            cache_affinity,
+            fuse_node_selector,
+        } = runtime;
         RuntimeBody {
-            metadata: &runtime.metadata,
+            metadata,
             spec: RuntimeSpec {
-                fuse: (!selector.is_empty()).then_some(FuseSpec {
-                    node_selector: selector,
+                fuse: (!fuse_node_selector.is_empty()).then_some(FuseSpec {
+                    node_selector: fuse_node_selector,
                 }),
             },
             status: RuntimeStatus {
-                cache_affinity: runtime.cache_affinity.as_ref(),
+                cache_affinity: cache_affinity.as_ref(),
             },
         }
     }

@@ -10,7 +10,8 @@ impl Plan {
     pub fn empty_reason(&self, namespace: Option<&str>) -> Option<String> {
         let empty = self.operations.is_empty()
             && self.groups.is_empty()
-            && self.batch.as_ref().is_none_or(|b| b.pods.is_empty());
+            && self.batch.as_ref().is_none_or(|b| b.pods.is_empty())
+            && self.drift.is_none();
         empty.then(|| match namespace {
             Some(ns) => format!(
                 "nothing to plan in namespace {ns:?}: no DataFlow operations, gangs or pods (-A plans every namespace)"

@@ -153,7 +153,7 @@ This may mean: the pods lack a constraint the engine sees or carry one it does n
 }
 
 /// `-A` compares every namespace (ops/agent-0 too); `-n ops` only agent-0, which sits where the
-/// engine would put it: no finding.
+/// engine would put it: no finding; `-l app=api` only api-0.
 #[test]
 fn plan_pending_compare_respects_the_namespace() {
     let (code, plan) = run_json(&["plan", "--pending", "--compare", "-A", "--state", DRIFT]);
@@ -195,5 +195,24 @@ fn plan_pending_compare_respects_the_namespace() {
             0,
             "Drift in namespace ops: 0 of 1 running kube-scheduler pod sit where the engine would not put them now.\n"
         )
+    );
+    let (code, selected) = run_json(&[
+        "plan",
+        "--pending",
+        "--compare",
+        "-n",
+        "shop",
+        "-l",
+        "app=api",
+        "--state",
+        DRIFT,
+    ]);
+    assert_eq!(
+        (
+            code,
+            &selected["drift"]["compared"],
+            &selected["drift"]["pods"][0]["name"]
+        ),
+        (1, &json!(1), &json!("api-0"))
     );
 }

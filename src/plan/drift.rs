@@ -8,8 +8,9 @@
 //!
 //! Cost: `plan --pending --compare` runs one cycle per compared pod over every node, on one
 //! scheduler built once (the pod is forgotten, decided, and put back). It compares the bound
-//! pods kube-scheduler placed in the planned namespace (`-n`; every namespace with `-A`), at
-//! most [`MAX_COMPARED`] of them in namespace/name order, and says how many it left out.
+//! pods kube-scheduler placed in the planned namespace (`-n`; every namespace with `-A`) that
+//! `-l`/`--field-selector` select, at most [`MAX_COMPARED`] of them in namespace/name order,
+//! and says how many it left out.
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use serde::Serialize;
 
 use crate::cluster::ClusterState;
 use crate::model::Pod;
+use crate::sched::object_selector::{ObjectSelector, SelectedObject};
 use crate::sched::{Decision, NodeVerdict, Profile, Scheduler};
 use crate::systems::gang::{self, SchedulerRoutes, System};
 
@@ -188,18 +190,21 @@ fn placed_by_kube_scheduler(pod: &Pod, routes: &SchedulerRoutes) -> bool {
         && !pod.metadata.annotations.contains_key(MIRROR_POD_ANNOTATION)
 }
 
-/// Compare every pod kube-scheduler placed in `namespace` (every namespace when `None`) with
-/// the engine's choice now, each decided without itself on one scheduler.
+/// Compare every pod kube-scheduler placed in `namespace` (every namespace when `None`) that
+/// `selector` selects with the engine's choice now, each decided without itself on one
+/// scheduler.
 pub fn summarize(
     state: &ClusterState,
     profile: Profile,
     routes: &SchedulerRoutes,
     namespace: Option<&str>,
+    selector: &ObjectSelector,
 ) -> DriftSummary {
     let mut bound: Vec<&Pod> = state
         .pods
         .iter()
         .filter(|pod| namespace.is_none_or(|ns| pod.metadata.namespace == ns))
+        .filter(|pod| selector.matches(&SelectedObject::of_pod(pod)))
         .filter(|pod| placed_by_kube_scheduler(pod, routes))
         .collect();
     bound.sort_by(|a, b| {

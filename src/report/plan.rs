@@ -48,6 +48,11 @@ pub fn table(plan: &Plan, options: TableOptions) -> String {
             .iter()
             .map(|d| super::capacity::diff_section("What-if effect", d, headers)),
     );
+    sections.extend(
+        plan.drift
+            .iter()
+            .map(|d| super::drift::plan_section(d, headers)),
+    );
     super::terminal_safe(&sections.join("\n")).into_owned()
 }
 

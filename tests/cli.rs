@@ -233,7 +233,7 @@ fn failures_are_one_line_and_exit_2() {
                 "1000000",
             ],
             "plan",
-            "error: /dev/zero: the state is larger than 1000000 bytes; raise --max-state-size to read it",
+            "error: /dev/zero: the state is larger than the limit of 1000000 bytes; raise --max-state-size to read it",
         ),
         (
             &["plan", "-f", "testdata/no-such-file.yaml", "--state", state],

@@ -14,9 +14,7 @@ pub enum ChangeError {
     Decode { object: String, message: String },
     #[error("{kind} objects carry no pod affinity the tool can set")]
     Unsupported { kind: String },
-    #[error(
-        "pod {object} has no scheduling gate {gate:?} (its gates: {gates}); --ungate names one of them"
-    )]
+    #[error("pod {object} has no scheduling gate {gate:?} (its gates: {gates})")]
     NoSuchGate {
         object: String,
         gate: String,

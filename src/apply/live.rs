@@ -19,7 +19,7 @@ pub const FIELD_MANAGER: &str = "kubectl-dataflow";
 pub enum ApplyError {
     #[error(transparent)]
     Live(#[from] LiveError),
-    #[error("{object} not found; check the name and the namespace (-n)")]
+    #[error("{object} not found; check the name and the namespace")]
     NotFound { object: String },
     #[error(
         "{object} already exists; delete it first (`kubectl delete {kind} {name} -n {namespace}`) or give the new one another name"

@@ -4,7 +4,6 @@
 //! every other byte of the file (comments, key order, quoting, indentation, CRLF line endings,
 //! other documents) stays as it was and the diff shows only the affinity lines.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use similar::udiff::UnifiedHunkHeader;
@@ -19,14 +18,10 @@ use crate::model::{Affinity, Object, OpKind};
 pub enum PatchError {
     #[error("{file}: {kind} objects carry no pod affinity the tool can set")]
     Unsupported { file: String, kind: String },
-    #[error("{file}: manifests read from stdin cannot be written back; pass the file with -f")]
+    #[error("{file}: manifests read from stdin cannot be written back")]
     NoPath { file: String },
     #[error("{file}: cannot render the new document: {message}")]
     Render { file: String, message: String },
-    #[error("refusing to write without confirmation: stdin is not a terminal; pass --yes")]
-    NoTerminal,
-    #[error("cannot ask for confirmation: {0}")]
-    Prompt(String),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -271,28 +266,6 @@ fn replace_field(
     })
 }
 
-/// Ask before writing: `--yes` skips the question; without a terminal there is nobody to ask,
-/// so the answer is no (an error), never a silent yes.
-pub fn confirm(prompt: &str, yes: bool) -> Result<bool, PatchError> {
-    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if !must_ask(yes, terminal)? {
-        return Ok(true);
-    }
-    dialoguer::Confirm::new()
-        .with_prompt(prompt)
-        .default(false)
-        .interact()
-        .map_err(|e| PatchError::Prompt(e.to_string()))
-}
-
-fn must_ask(yes: bool, terminal: bool) -> Result<bool, PatchError> {
-    match (yes, terminal) {
-        (true, _) => Ok(false),
-        (false, true) => Ok(true),
-        (false, false) => Err(PatchError::NoTerminal),
-    }
-}
-
 /// Write every change atomically. Every file is checked first (writable, unchanged since it
 /// was read), so a refusal writes nothing at all; a failure names the file.
 pub fn write(changes: &[FileChange]) -> Result<(), PatchError> {
@@ -505,25 +478,5 @@ spec:
         let diff = unified_diff(&before, &after, "f");
         assert!(diff.starts_with("--- a/f\n+++ b/f\n@@ -1,3000 +1,3000 @@\n-old0\n"));
         assert_eq!(diff.lines().count(), 3 + 6000);
-    }
-
-    #[test]
-    fn confirmation_needs_yes_or_a_terminal() {
-        let cases = [
-            (true, false, false),
-            (true, true, false),
-            (false, true, true),
-        ];
-        for (yes, terminal, expected) in cases {
-            assert_eq!(
-                must_ask(yes, terminal).ok(),
-                Some(expected),
-                "{yes} {terminal}"
-            );
-        }
-        assert_eq!(
-            must_ask(false, false).unwrap_err().to_string(),
-            "refusing to write without confirmation: stdin is not a terminal; pass --yes"
-        );
     }
 }

@@ -296,8 +296,14 @@ impl From<LoadError> for CommandError {
 pub fn print_error(error: &CommandError) {
     let text = match error {
         CommandError::Other(e) => format!("{e:#}"),
+        CommandError::Load(errors) => errors
+            .iter()
+            .map(|e| format!("{e}{}", super::hints::load_hint(e).unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => other.to_string(),
     };
+    let text = text + super::hints::flag_hint(error).unwrap_or_default();
     for line in redact(&text).lines() {
         report::stderr_line(&format!("error: {line}"));
     }

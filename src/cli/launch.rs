@@ -13,7 +13,7 @@ use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::desired;
 use crate::apply::live::{Api, ObjectRef};
-use crate::apply::manifest::{self as files, affinity_path, set_path, unified_diff};
+use crate::apply::manifest::{affinity_path, set_path, unified_diff};
 use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
 use crate::manifest::{self, Manifest};
@@ -147,7 +147,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         ));
         return Ok(Outcome::Findings);
     }
-    if !files::confirm(&format!("Create {label}?"), args.yes).map_err(anyhow::Error::from)? {
+    if !super::hints::confirm(&format!("Create {label}?"), args.yes)? {
         stderr_line("nothing created");
         return Ok(Outcome::Findings);
     }

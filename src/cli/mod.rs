@@ -5,6 +5,7 @@ mod common;
 mod complete;
 mod completion;
 mod explain;
+mod hints;
 mod launch;
 mod lint;
 mod patch;

@@ -176,7 +176,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
         return Ok(Outcome::Findings);
     }
     let prompt = format!("Rewrite {} file(s)?", changes.len());
-    if !files::confirm(&prompt, args.yes).map_err(anyhow::Error::from)? {
+    if !super::hints::confirm(&prompt, args.yes)? {
         stderr_line("nothing written");
         return Ok(Outcome::Findings);
     }
@@ -299,7 +299,7 @@ fn apply_live(
         }
         DryRun::None => {}
     }
-    if !files::confirm(prompt, yes).map_err(anyhow::Error::from)? {
+    if !super::hints::confirm(prompt, yes)? {
         stderr_line("nothing changed");
         return Ok(Outcome::Findings);
     }

@@ -207,7 +207,12 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     print_stdout(&text)?;
     if let Some(reason) = plan.empty_reason(&opts) {
-        report::stderr_line(&reason);
+        let all = if opts.namespace.is_some() {
+            " (-A plans every namespace)"
+        } else {
+            ""
+        };
+        report::stderr_line(&format!("{reason}{all}"));
         return Ok(Outcome::Findings);
     }
     Ok(if plan.has_findings() {

@@ -240,14 +240,14 @@ pub const RESOURCES: &[Resource] = &[
 
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
-    #[error("cannot load the kubeconfig: {0}; pass --kubeconfig FILE or --state FILE")]
+    #[error("cannot load the kubeconfig: {0}")]
     Kubeconfig(String),
     #[error(
-        "cannot reach the API server at {server}: {message}; check the kubeconfig's server address and your network, or pass --state FILE"
+        "cannot reach the API server at {server}: {message}; check the kubeconfig's server address and your network"
     )]
     Unreachable { server: String, message: String },
     #[error(
-        "the API server at {server} did not answer {what} within {timeout:?} (--request-timeout); raise the timeout or check the server"
+        "the API server at {server} did not answer {what} within {timeout:?}; raise the timeout or check the server"
     )]
     Timeout {
         server: String,
@@ -255,11 +255,11 @@ pub enum LiveError {
         timeout: Duration,
     },
     #[error(
-        "unauthorized ({what}): the API server at {server} rejected the credentials of the current context; refresh them (log in again) or pick another --context"
+        "unauthorized ({what}): the API server at {server} rejected the credentials of the current context; refresh them (log in again) or pick another context"
     )]
     Unauthorized { server: String, what: String },
     #[error(
-        "forbidden: cannot {what}: {message}; ask for list permission, or record the state elsewhere and pass --state FILE"
+        "forbidden: cannot {what}: {message}; ask for list permission, or record the state elsewhere"
     )]
     Forbidden { what: String, message: String },
     #[error("the API server refused to {what}: {code} {message}")]
@@ -928,7 +928,7 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
 /// `500ms`); zero means no timeout.
 pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
     let invalid = || {
-        format!("invalid --request-timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
+        format!("invalid request timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
     };
     let text = text.trim();
     let mut seconds = 0f64;
@@ -963,7 +963,7 @@ pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
     }
     if seconds > MAX_TIMEOUT.as_secs_f64() {
         return Err(format!(
-            "invalid --request-timeout {text:?}: longer than the maximum of {}h",
+            "invalid request timeout {text:?}: longer than the maximum of {}h",
             MAX_TIMEOUT.as_secs() / 3600
         ));
     }

@@ -27,10 +27,14 @@ use crate::model::{Object, TypeMeta};
 /// of a 5,000-node / 150,000-pod cluster.
 pub const DEFAULT_MAX_STATE_BYTES: u64 = 4 << 30;
 
+/// How the error for a state over the size limit begins (the limit follows), so the command
+/// line can say which flag raises it.
+pub const STATE_TOO_LARGE: &str = "the state is larger than the limit of";
+
 /// How state files are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadOptions {
-    /// A file larger than this is refused with an error naming the limit and its flag.
+    /// A file larger than this is refused with an error naming the limit.
     pub max_bytes: u64,
     /// Read each file's objects from its binary cache when the cache is fresh, and write the
     /// cache when it is missing or refused ([`super::cache`]).
@@ -282,10 +286,7 @@ impl<'f, R: Read> Input<'f, R> {
         if self.offset + self.buf.len() as u64 > self.max_bytes {
             return Err(LoadError::Io {
                 file: self.file.to_string(),
-                message: format!(
-                    "the state is larger than {} bytes; raise --max-state-size to read it",
-                    self.max_bytes
-                ),
+                message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
             });
         }
         Ok(())
@@ -1115,7 +1116,7 @@ mod tests {
         let err = read_batches("zero", endless, options, TINY).err().unwrap();
         assert_eq!(
             err.to_string(),
-            "zero: the state is larger than 1000 bytes; raise --max-state-size to read it"
+            "zero: the state is larger than the limit of 1000 bytes"
         );
         let small = JSON_LIST.as_bytes();
         assert_eq!(read_state("s", small, options).unwrap().len(), 2);

@@ -281,7 +281,7 @@ pub struct RedactKey([u8; 16]);
 
 #[derive(Debug, thiserror::Error)]
 pub enum RedactKeyError {
-    #[error("invalid --redact-key {0:?}: expected 32 hexadecimal digits (128 bits)")]
+    #[error("invalid redaction key {0:?}: expected 32 hexadecimal digits (128 bits)")]
     Invalid(String),
     #[error("cannot draw a random redaction key: the system's random source failed")]
     Random,

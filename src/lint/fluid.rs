@@ -384,7 +384,7 @@ fn check_reference<'a>(
         return Some(index.ops[found]);
     }
     let where_ = if index.has_state {
-        "among the manifests or in the --state"
+        "among the manifests or in the cluster state"
     } else {
         "among the manifests"
     };
@@ -395,7 +395,7 @@ fn check_reference<'a>(
         format!("{kind} {namespace}/{name} not found {where_}"),
     );
     if !index.has_state {
-        finding = finding.hint("lint the whole DataFlow together, or pass --state with the operations already in the cluster");
+        finding = finding.hint("lint the whole DataFlow together, or against a cluster state that holds the operations already in the cluster");
     }
     ctx.emit(m, finding);
     None

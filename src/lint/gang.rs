@@ -200,7 +200,7 @@ fn check_minimum(
         let message = format!(
             "{field} is {min} but only {count} pod(s) join the group{}: it waits forever",
             if index.has_state {
-                " in the manifests and the --state"
+                " in the manifests and the cluster state"
             } else {
                 " in the manifests"
             }
@@ -367,7 +367,7 @@ fn check_member(ctx: &mut Context<'_>, index: &Index, m: &Manifest, at: &PodAt) 
     if !index.defined.contains(&key(chosen.0, &chosen.1)) && kind.id != "godel" {
         let (pos, path) = joining_field(at, m, chosen.0);
         let where_ = if index.has_state {
-            "among the manifests or in the --state"
+            "among the manifests or in the cluster state"
         } else {
             "among the manifests"
         };
@@ -407,7 +407,7 @@ fn check_member(ctx: &mut Context<'_>, index: &Index, m: &Manifest, at: &PodAt) 
         ctx.emit(
             m,
             Finding::at(m, "DF214", &path, message).hint(format!(
-                "send the pods to {} (or map the name with plan --scheduler-name)",
+                "send the pods to {} (or map the name to that system when planning)",
                 kind.honoured_by
             )),
         );

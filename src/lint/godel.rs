@@ -137,7 +137,7 @@ fn check_member(
     let pos = literal_key(node_at(m, &labels_path), GODEL_POD_GROUP_LABEL)
         .map_or_else(|| m.pos_of(&labels_path), |(_, value)| value.pos);
     let where_ = if index.has_state {
-        "among the manifests or in the --state"
+        "among the manifests or in the cluster state"
     } else {
         "among the manifests"
     };

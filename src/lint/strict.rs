@@ -52,7 +52,7 @@ pub struct StrictReport {
 /// since planning it would answer a different question than the one the user wrote.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{}\n{} problem{} in the input schema; fix them, or plan anyway with --lenient (the fields are then ignored)",
+    "{}\n{} problem{} in the input schema",
     .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"),
     .0.len(),
     if .0.len() == 1 { "" } else { "s" }

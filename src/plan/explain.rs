@@ -132,7 +132,7 @@ pub fn resolve_target(
         let mut candidates = candidates;
         return match count {
             0 => Err(TargetError::NotFound(
-                "nothing to explain: give -f with a Pod, a workload or an operation, or name a pod as pod/NAME".into(),
+                "nothing to explain: no input creates a Pod, a workload or an operation, and no pod/NAME is named".into(),
             )),
             1 => Ok(from_inputs(candidates.remove(0).pod)),
             _ => Err(TargetError::Ambiguous {
@@ -164,11 +164,11 @@ pub fn resolve_target(
             });
         }
         return Err(TargetError::NotFound(format!(
-            "pod {namespace}/{name} is neither in the -f inputs nor in the cluster state"
+            "pod {namespace}/{name} is neither in the inputs nor in the cluster state"
         )));
     }
     Err(TargetError::NotFound(format!(
-        "{target} is not in the -f inputs"
+        "{target} is not in the inputs"
     )))
 }
 
@@ -349,7 +349,7 @@ fn explain_operation(
         })
         .ok_or_else(|| {
             TargetError::NotFound(format!(
-                "{kind}/{name} is neither in the -f inputs nor in the cluster state"
+                "{kind}/{name} is neither in the inputs nor in the cluster state"
             ))
         })?;
     let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());

@@ -26,7 +26,7 @@ impl Plan {
         };
         empty.then(|| match &opts.namespace {
             Some(ns) => format!(
-                "nothing to plan in namespace {ns:?}: no DataFlow operations, gangs or pods{selected} (-A plans every namespace)"
+                "nothing to plan in namespace {ns:?}: no DataFlow operations, gangs or pods{selected}"
             ),
             None if !selected.is_empty() => format!("nothing to plan: no DataFlow operations, gangs or pods{selected}"),
             None => "nothing to plan: no DataFlow operations, gangs or pods in the inputs or pending in the cluster state".to_string(),

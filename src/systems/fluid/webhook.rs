@@ -291,9 +291,9 @@ pub struct AssumeCached {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AssumeCachedError {
-    #[error("--assume-cached {0:?}: expected [NAMESPACE/]DATASET=NODE[,NODE...]")]
+    #[error("assumed cache {0:?}: expected [NAMESPACE/]DATASET=NODE[,NODE...]")]
     Syntax(String),
-    #[error("--assume-cached {what}: node {node:?} is not in the cluster state")]
+    #[error("assumed cache {what}: node {node:?} is not in the cluster state")]
     UnknownNode { what: String, node: String },
 }
 

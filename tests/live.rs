@@ -537,7 +537,7 @@ fn api_failures_are_one_clear_line_and_exit_2() {
                 ..Default::default()
             },
             &["snapshot", "--request-timeout", "300ms"],
-            "error: the API server at {url} did not answer list nodes within 300ms (--request-timeout); raise the timeout or check the server\n",
+            "error: the API server at {url} did not answer list nodes within 300ms; raise the timeout or check the server (--request-timeout)\n",
         ),
         (
             Behaviour {

@@ -1247,7 +1247,7 @@ Flow 1 (2 operations)
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
-        "error: --assume-cached data/imagenet=node-z9: node \"node-z9\" is not in the cluster state\n"
+        "error: assumed cache data/imagenet=node-z9: node \"node-z9\" is not in the cluster state (--assume-cached)\n"
     );
 }
 

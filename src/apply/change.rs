@@ -278,7 +278,7 @@ mod tests {
         let err = LiveChange::new(pod_ref(), &pinned, Some(&affinity), Some("b")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "pod shop/web-0 has no scheduling gate \"b\" (its gates: a, example.com/placement); --ungate names one of them"
+            "pod shop/web-0 has no scheduling gate \"b\" (its gates: a, example.com/placement)"
         );
     }
 }

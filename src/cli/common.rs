@@ -447,8 +447,8 @@ impl GlobalArgs {
 
     /// The kubeconfig, context and request timeout of the flags.
     pub fn connect_options(&self) -> Result<live::ConnectOptions, CommandError> {
-        let request_timeout =
-            live::parse_timeout(&self.request_timeout).map_err(|e| anyhow::anyhow!(e))?;
+        let request_timeout = live::parse_timeout(&self.request_timeout)
+            .map_err(|e| anyhow::anyhow!("invalid --request-timeout {e}"))?;
         Ok(live::ConnectOptions {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),

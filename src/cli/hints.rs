@@ -11,10 +11,12 @@ use crate::apply::manifest::PatchError;
 use crate::cluster::live::LiveError;
 use crate::cluster::recorded::STATE_TOO_LARGE;
 use crate::manifest::LoadError;
+use crate::plan::PlanError;
 
 /// The text the command line appends to `error`'s message, if any.
 pub fn flag_hint(error: &CommandError) -> Option<&'static str> {
     match error {
+        CommandError::Plan(PlanError::AssumeCached(_)) => Some(" (--assume-cached)"),
         CommandError::Schema(_) => {
             Some("; fix them, or plan anyway with --lenient (the fields are then ignored)")
         }

@@ -64,8 +64,7 @@ pub struct LaunchArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandError> {
-    let timeout = parse_timeout(&args.timeout)
-        .map_err(|e| anyhow!(e.replace("--request-timeout", "--timeout")))?;
+    let timeout = parse_timeout(&args.timeout).map_err(|e| anyhow!("invalid --timeout {e}"))?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let ops: Vec<(&Manifest, &FluidOp)> = set
         .manifests

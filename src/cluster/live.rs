@@ -925,11 +925,9 @@ pub fn load(
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// Parse kubectl's `--request-timeout`: a bare number of seconds or a Go duration (`1m30s`,
-/// `500ms`); zero means no timeout.
+/// `500ms`); zero means no timeout. The error names the value; the caller names its flag.
 pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
-    let invalid = || {
-        format!("invalid request timeout {text:?}: expected a duration such as 30s, 1m or 500ms")
-    };
+    let invalid = || format!("{text:?}: expected a duration such as 30s, 1m or 500ms");
     let text = text.trim();
     let mut seconds = 0f64;
     if let Ok(whole) = text.parse::<u64>() {
@@ -963,7 +961,7 @@ pub fn parse_timeout(text: &str) -> Result<Option<Duration>, String> {
     }
     if seconds > MAX_TIMEOUT.as_secs_f64() {
         return Err(format!(
-            "invalid request timeout {text:?}: longer than the maximum of {}h",
+            "{text:?}: longer than the maximum of {}h",
             MAX_TIMEOUT.as_secs() / 3600
         ));
     }
@@ -986,38 +984,28 @@ mod tests {
             ("0s", Ok(None)),
             (
                 "soon",
-                Err(
-                    "invalid --request-timeout \"soon\": expected a duration such as 30s, 1m or 500ms",
-                ),
+                Err("\"soon\": expected a duration such as 30s, 1m or 500ms"),
             ),
             (
                 "10x",
-                Err(
-                    "invalid --request-timeout \"10x\": expected a duration such as 30s, 1m or 500ms",
-                ),
+                Err("\"10x\": expected a duration such as 30s, 1m or 500ms"),
             ),
             ("8784h", Ok(Some(MAX_TIMEOUT))),
             (
                 "8784h1s",
-                Err("invalid --request-timeout \"8784h1s\": longer than the maximum of 8784h"),
+                Err("\"8784h1s\": longer than the maximum of 8784h"),
             ),
             (
                 "18446744073709551615",
-                Err(
-                    "invalid --request-timeout \"18446744073709551615\": longer than the maximum of 8784h",
-                ),
+                Err("\"18446744073709551615\": longer than the maximum of 8784h"),
             ),
             (
                 "99999999999999999999999999h",
-                Err(
-                    "invalid --request-timeout \"99999999999999999999999999h\": longer than the maximum of 8784h",
-                ),
+                Err("\"99999999999999999999999999h\": longer than the maximum of 8784h"),
             ),
             (
                 "1.5.5s",
-                Err(
-                    "invalid --request-timeout \"1.5.5s\": expected a duration such as 30s, 1m or 500ms",
-                ),
+                Err("\"1.5.5s\": expected a duration such as 30s, 1m or 500ms"),
             ),
         ];
         for (text, expected) in cases {

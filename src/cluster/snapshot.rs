@@ -902,7 +902,7 @@ mod tests {
         ] {
             assert_eq!(
                 RedactKey::parse(bad).unwrap_err().to_string(),
-                format!("invalid --redact-key {bad:?}: expected 32 hexadecimal digits (128 bits)")
+                format!("invalid redaction key {bad:?}: expected 32 hexadecimal digits (128 bits)")
             );
         }
         assert_eq!(

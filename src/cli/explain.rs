@@ -3,7 +3,9 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
+use super::common::{
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, PlanScope};
@@ -45,13 +47,15 @@ Examples:
 #[command(after_help = EXAMPLES)]
 pub struct ExplainArgs {
     /// What to explain: KIND/NAME from the -f inputs, or pod/NAME from the cluster state
-    /// (optional when the inputs create exactly one pod)
-    #[arg(value_name = "KIND/NAME")]
+    /// (optional when the inputs create exactly one pod, or -l/--field-selector select one)
+    #[arg(value_name = "KIND/NAME", conflicts_with_all = ["selector", "field_selector"])]
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
@@ -87,6 +91,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
+    let selector = args.select.parse()?;
     let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
     if args.top.is_some() && !tables {
         report::stderr_line(
@@ -114,13 +119,11 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         Some(explanation) => explanation,
         None => {
             let namespace = global.namespace();
-            let target = explain::resolve_target(
-                explain::candidates(&manifests, &state),
-                &state,
-                args.target.as_deref(),
-                &namespace,
-            )
-            .map_err(|e| anyhow!(e))?;
+            let mut candidates = explain::candidates(&manifests, &state);
+            crate::plan::select_candidates(&mut candidates, &selector);
+            let target =
+                explain::resolve_target(candidates, &state, args.target.as_deref(), &namespace)
+                    .map_err(|e| anyhow!(e))?;
             explain::explain(&state, profile, &target, args.node.as_deref())
                 .map_err(|e| anyhow!(e))?
         }

@@ -19,12 +19,14 @@ use serde::Serialize;
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, NodeAffinity};
+use crate::sched::object_selector::ObjectSelector;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
 use crate::systems::gang::{self, GangError, GangOptions, GroupPlan, SchedulerRoutes, System};
 use crate::systems::topology::hypernode;
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
+pub use namespace::select_candidates;
 pub use what_if::{WhatIf, WhatIfError};
 
 /// Why a plan could not be made (exit 2); each problem is one line.
@@ -83,6 +85,8 @@ pub struct PlanOptions {
     pub namespace: Option<String>,
     /// `--pending`: also plan the Pending pods of the state, in queue order, before the inputs.
     pub pending: bool,
+    /// `-l` and `--field-selector`: plan only the objects they select (as `namespace`).
+    pub selector: ObjectSelector,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -263,6 +267,7 @@ pub fn plan_all(
         batch: BatchPlan::concat(queued.batch, batch),
         what_if_effect: None,
     };
-    plan.retain_namespace(opts.namespace.as_deref());
+    let origins = namespace::Origins::new(&opts.selector, manifests, state, &members);
+    plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
     Ok(plan)
 }

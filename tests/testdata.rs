@@ -86,6 +86,19 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("topology/kueue/train.yaml", &[("Job", 1)]),
     ("topology/kueue/too-big.yaml", &[("Job", 1)]),
     ("topology/kueue/preferred.yaml", &[("Job", 1)]),
+    ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
+    (
+        "topology/workload/train.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
+    (
+        "topology/workload/block.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
+    (
+        "topology/workload/too-big.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),
     ("pods/affinity.yaml", &[("Pod", 1)]),
     ("pods/self-affinity.yaml", &[("Pod", 1)]),

@@ -122,6 +122,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
             ("StatefulSet", 1),
         ],
     ),
+    ("clusters/drift.yaml", &[("Node", 3), ("Pod", 7)]),
     (
         "clusters/priority.yaml",
         &[
@@ -306,6 +307,7 @@ fn recorded_clusters_load_as_state() {
         ("clusters/gang.yaml", 32, 9, 9, 4, 0, 1),
         ("clusters/priority.yaml", 3, 7, 7, 1, 0, 0),
         ("clusters/pending.yaml", 3, 11, 3, 2, 0, 0),
+        ("clusters/drift.yaml", 3, 7, 6, 0, 0, 0),
     ];
     for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
         let state = recorded::load_files(&[path(file)]).unwrap();

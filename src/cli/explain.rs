@@ -8,6 +8,7 @@ use super::common::{
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
+use crate::plan::drift;
 use crate::plan::explain::{self, PlanScope};
 use crate::report;
 use crate::sched::Profile;
@@ -37,6 +38,10 @@ Examples:
   # One pod of a batch: the min-cost-flow placement next to the greedy one
   kubectl dataflow explain-placement -f testdata/pods/batch.yaml \\
       pod/gpu-eval --solver flow --state testdata/clusters/three-zone.yaml
+
+  # Does a running pod still sit where the engine would put it? (exit 1 if not)
+  kubectl dataflow explain-placement pod/api-0 -n shop --compare \\
+      --state testdata/clusters/drift.yaml
 
   # Everything about one node: each filter's verdict and each score's inputs
   kubectl dataflow explain-placement -f pod.yaml --state cluster.json \\
@@ -88,6 +93,10 @@ pub struct ExplainArgs {
         value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
     )]
     pub assume_cached: Vec<AssumeCached>,
+    /// For a pod running in the cluster state: its node against the node the engine would
+    /// choose now, with both nodes' scores (exit 1 when they differ)
+    #[arg(long)]
+    pub compare: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
@@ -115,7 +124,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         namespace: global.namespace.as_deref(),
     };
     let in_plan = explain::explain_in_plan(&scope, args.target.as_deref(), args.node.as_deref())?;
-    let explanation = match in_plan {
+    let mut explanation = match in_plan {
         Some(explanation) => explanation,
         None => {
             let namespace = global.namespace();
@@ -128,6 +137,10 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
                 .map_err(|e| anyhow!(e))?
         }
     };
+    if args.compare {
+        explanation.drift =
+            Some(drift::of_explanation(&state, &explanation).map_err(|e| anyhow!(e))?);
+    }
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
@@ -141,7 +154,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
-    Ok(if explanation.placed() {
+    Ok(if explanation.placed() && !explanation.drifted() {
         Outcome::Clean
     } else {
         Outcome::Findings

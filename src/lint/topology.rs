@@ -256,7 +256,7 @@ fn check_tier(ctx: &mut Context<'_>, index: &Index, m: &Manifest, spec: &Network
     let hard = matches!(spec.mode.as_str(), "" | "hard");
     let soft = spec.mode == "soft";
     let existing = if tiers.is_empty() {
-        "there is no HyperNode in the --state or the inputs".to_string()
+        "there is no HyperNode in the cluster state or the inputs".to_string()
     } else {
         let listed: Vec<String> = tiers.iter().map(i32::to_string).collect();
         let plural = if listed.len() == 1 { "" } else { "s" };

@@ -1,12 +1,11 @@
 //! `kubectl dataflow explain-placement`
 
-use anyhow::anyhow;
 use clap::Args;
 
 use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
-use crate::plan::explain::{self, PlanScope};
+use crate::plan::explain::{self, Scope};
 use crate::report;
 use crate::sched::Profile;
 use crate::systems::fluid::webhook::{self, AssumeCached};
@@ -102,29 +101,16 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(crate::plan::PlanError::from)?;
-    let scope = PlanScope {
+    let default_namespace = global.namespace();
+    let scope = Scope {
         manifests: &manifests,
         state: &state,
-        profile: profile.clone(),
+        profile,
         solver: args.solver,
         namespace: global.namespace.as_deref(),
+        default_namespace: &default_namespace,
     };
-    let in_plan = explain::explain_in_plan(&scope, args.target.as_deref(), args.node.as_deref())?;
-    let explanation = match in_plan {
-        Some(explanation) => explanation,
-        None => {
-            let namespace = global.namespace();
-            let target = explain::resolve_target(
-                explain::candidates(&manifests, &state),
-                &state,
-                args.target.as_deref(),
-                &namespace,
-            )
-            .map_err(|e| anyhow!(e))?;
-            explain::explain(&state, profile, &target, args.node.as_deref())
-                .map_err(|e| anyhow!(e))?
-        }
-    };
+    let explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);
     let text = match &args.output {

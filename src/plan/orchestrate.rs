@@ -237,9 +237,9 @@ pub struct Traced {
 }
 
 /// Plan as `plan` does, tracing the pod `wanted` names (see [`Inputs::locate`]); `node` is
-/// explained in full in its decision. A Pending pod of the state that no input names is looked
-/// for in the scheduling queue, planned as `plan --pending` plans it. `None` when no planner
-/// takes such a pod.
+/// explained in full in its decision. A Pending pod of the state that no input names (every
+/// pod, without inputs) is looked for in the scheduling queue, planned as `plan --pending`
+/// plans it. `None` when no planner takes such a pod.
 pub fn trace(
     manifests: &ManifestSet,
     state: &ClusterState,
@@ -249,6 +249,7 @@ pub fn trace(
     node: Option<&str>,
 ) -> Result<Option<Traced>, PlanError> {
     let mut opts = opts.clone();
+    opts.pending |= manifests.manifests.is_empty();
     let gang_opts = gang_options(&opts);
     let state = &*hypernode::with_given(manifests, state);
     let mut inputs = Inputs::classify(manifests, state, &opts, &gang_opts)?;

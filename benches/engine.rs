@@ -15,6 +15,7 @@ use kubectl_dataflow::manifest::{ManifestSet, parse_text};
 use kubectl_dataflow::model::Pod;
 use kubectl_dataflow::plan::Solver;
 use kubectl_dataflow::plan::explain::{self, Scope};
+use kubectl_dataflow::sched::object_selector::ObjectSelector;
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 
@@ -52,6 +53,7 @@ fn measure(path: &str) {
         solver: Solver::Greedy,
         namespace: None,
         default_namespace: "default",
+        selector: &ObjectSelector::default(),
     };
     let mut runs = Vec::new();
     let mut selected = None;

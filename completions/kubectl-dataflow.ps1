@@ -52,6 +52,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
         'kubectl-dataflow;lint' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated')
@@ -82,6 +85,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
         'kubectl-dataflow;plan' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)')
             [CompletionResult]::new('--what-if', '--what-if', [CompletionResultType]::ParameterName, 'Change the cluster state before planning, and show what moves: add=N:like=NODE, cordon=NODES, drain=NODES (cordon and evict their pods), remove=NODES, label=NODES:key=value, unlabel=NODES:key, taint=NODES:key[=value]:Effect, untaint=NODES:key[:Effect]; NODES is a node name or selector(LABEL-SELECTOR); repeatable, applied in order')
@@ -121,6 +127,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-dataflow' -ScriptBlock 
         'kubectl-dataflow;explain-placement' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Selector (label query) to filter on, as kubectl''s: key=value, key!=value, ''key in (a,b)'', ''key notin (a,b)'', key, !key; comma separated, all must hold')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold')
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain this node in full: every filter''s verdict and every score with its inputs')
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many feasible nodes the table shows [default: 10]')
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)')

@@ -15,6 +15,7 @@ use kubectl_dataflow::plan::explain::{self, Scope};
 use kubectl_dataflow::plan::pending::FROM_STATE;
 use kubectl_dataflow::plan::{OpStatus, Plan, PlanOptions, Solver, plan_all};
 use kubectl_dataflow::sched::Profile;
+use kubectl_dataflow::sched::object_selector::ObjectSelector;
 
 fn testdata_files(dir: &Path, files: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -144,6 +145,7 @@ fn assert_agree(
             solver,
             namespace: Some(&pod.namespace),
             default_namespace: "default",
+            selector: &ObjectSelector::default(),
         };
         let explained = explain::explain(&scope, Some(&pod.target), None)
             .unwrap_or_else(|e| panic!("{case}: {} {}: {e}", pod.namespace, pod.target));

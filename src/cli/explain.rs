@@ -2,7 +2,9 @@
 
 use clap::Args;
 
-use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
+use super::common::{
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::explain::{self, Scope};
@@ -44,13 +46,15 @@ Examples:
 #[command(after_help = EXAMPLES)]
 pub struct ExplainArgs {
     /// What to explain: KIND/NAME from the -f inputs, or pod/NAME from the cluster state
-    /// (optional when the inputs create exactly one pod)
-    #[arg(value_name = "KIND/NAME")]
+    /// (optional when the inputs create exactly one pod, or -l/--field-selector select one)
+    #[arg(value_name = "KIND/NAME", conflicts_with_all = ["selector", "field_selector"])]
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
@@ -86,6 +90,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
+    let selector = args.select.parse()?;
     let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
     if args.top.is_some() && !tables {
         report::stderr_line(
@@ -109,6 +114,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         solver: args.solver,
         namespace: global.namespace.as_deref(),
         default_namespace: &default_namespace,
+        selector: &selector,
     };
     let explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
     let top = args.top.unwrap_or(10);

@@ -2,7 +2,9 @@
 
 use clap::Args;
 
-use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
+use super::common::{
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::what_if::MAX_ADDED_NODES;
 use crate::plan::{self, PlanOptions, Solver, WhatIf, capacity, diff, what_if};
@@ -63,6 +65,8 @@ pub struct PlanArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
     /// custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)
     #[arg(
@@ -137,6 +141,7 @@ pub struct PlanArgs {
 const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
+    let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
@@ -158,6 +163,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         routes,
         namespace: global.planned_namespace(),
         pending: args.pending,
+        selector,
     };
     if let Some(template) = &args.how_many_nodes {
         what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
@@ -184,7 +190,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
-    if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {
+    if let Some(reason) = plan.empty_reason(&opts) {
         report::stderr_line(&reason);
         return Ok(Outcome::Findings);
     }

@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::orchestrate::{self, Traced};
-use super::{OpRef, PlanError, PlanOptions, Solver};
+use super::{OpRef, PlanError, PlanOptions, Solver, workload};
 use crate::cluster::ClusterState;
 use crate::manifest::{ManifestSet, ObjectRef, ObjectRefError};
 use crate::model::{Object, OpKind, Pod};
+use crate::sched::object_selector::ObjectSelector;
 use crate::sched::preemption::Preemption;
 use crate::sched::{Decision, NodeDetail, PodTrace, Profile, Scheduler};
 use crate::systems::flow::Method;
@@ -153,6 +154,8 @@ pub struct Scope<'a> {
     pub namespace: Option<&'a str>,
     /// The namespace of a `pod/NAME` of the cluster state when `-n` is not given.
     pub default_namespace: &'a str,
+    /// `-l`/`--field-selector`: which object of the inputs to explain when none is named.
+    pub selector: &'a ObjectSelector,
 }
 
 /// Explain `target` (`KIND/NAME`; optional when the inputs create exactly one pod) as the
@@ -169,7 +172,7 @@ pub fn explain(
     }
     let wanted = match target {
         Some(target) => ObjectRef::parse(target).map_err(TargetError::from)?,
-        None => only_candidate(scope.manifests)?,
+        None => only_candidate(scope)?,
     };
     let opts = PlanOptions {
         solver: scope.solver,
@@ -207,26 +210,51 @@ pub fn explain(
     }
 }
 
-/// The one object of the inputs that creates pods, when the target is not named.
-fn only_candidate(manifests: &ManifestSet) -> Result<ObjectRef, TargetError> {
-    let labels: Vec<String> = manifests
+/// A pod that an object in the inputs would create, with a name users recognise.
+pub struct Candidate {
+    /// `Pod/name`, `Deployment/name`...
+    pub label: String,
+    pub pod: Pod,
+}
+
+/// The pods the `-f` inputs would create: pods as they are, a workload as the first pod its
+/// controller creates against `state`.
+pub fn candidates(manifests: &ManifestSet, state: &ClusterState) -> Vec<Candidate> {
+    manifests
         .manifests
         .iter()
         .filter_map(|m| match &m.object {
-            Object::Pod(pod) => Some(format!("Pod/{}", pod.metadata.name)),
-            Object::Workload(w) => Some(format!("{}/{}", w.kind, w.metadata.name)),
+            Object::Pod(pod) => Some(Candidate {
+                label: format!("Pod/{}", pod.metadata.name),
+                pod: pod.clone(),
+            }),
+            Object::Workload(w) => Some(Candidate {
+                label: format!("{}/{}", w.kind, w.metadata.name),
+                pod: workload::pods(w, state).into_iter().next()?,
+            }),
             _ => None,
         })
-        .collect();
-    match labels.as_slice() {
+        .collect()
+}
+
+/// The one object of the inputs (among those `-l`/`--field-selector` select) that creates
+/// pods, when the target is not named.
+fn only_candidate(scope: &Scope) -> Result<ObjectRef, TargetError> {
+    let mut candidates = candidates(scope.manifests, scope.state);
+    super::select_candidates(&mut candidates, scope.selector);
+    match candidates.as_slice() {
         [] => Err(TargetError::NotFound(
             "nothing to explain: give -f with a Pod, a workload or an operation, or name a pod as pod/NAME".into(),
         )),
-        [only] => Ok(ObjectRef::parse(only)?),
+        [only] => Ok(ObjectRef::parse(&only.label)?),
         [first, ..] => Err(TargetError::Ambiguous {
-            count: labels.len(),
-            first: first.clone(),
-            names: labels.join(", "),
+            count: candidates.len(),
+            first: first.label.clone(),
+            names: candidates
+                .iter()
+                .map(|c| c.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         }),
     }
 }

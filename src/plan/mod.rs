@@ -20,11 +20,13 @@ use serde::Serialize;
 use crate::cluster::ClusterState;
 use crate::manifest::Manifest;
 use crate::model::{Affinity, NodeAffinity};
+use crate::sched::object_selector::ObjectSelector;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
 use crate::systems::gang::{GangError, GroupPlan, System};
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
+pub use namespace::select_candidates;
 pub use orchestrate::plan_all;
 pub use what_if::{WhatIf, WhatIfError};
 
@@ -84,6 +86,8 @@ pub struct PlanOptions {
     pub namespace: Option<String>,
     /// `--pending`: also plan the Pending pods of the state, in queue order, before the inputs.
     pub pending: bool,
+    /// `-l` and `--field-selector`: plan only the objects they select (as `namespace`).
+    pub selector: ObjectSelector,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.

@@ -15,7 +15,7 @@ use crate::systems::topology::hypernode;
 use super::batch::{self, BatchPlan, Member};
 use super::graph::{self, FlowGraph};
 use super::pending::{self, Unit};
-use super::{Plan, PlanError, PlanOptions, flow};
+use super::{Plan, PlanError, PlanOptions, flow, namespace};
 
 /// The planner that takes a pod, and where it is in that planner's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,8 @@ pub fn plan_all(
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
     let mut scheduler = Scheduler::new(state, profile);
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
-    plan.retain_namespace(opts.namespace.as_deref());
+    let origins = namespace::Origins::new(&opts.selector, manifests, state, &inputs.members);
+    plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
     Ok(plan)
 }
 

@@ -199,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --node --top --scheduler-config --output --no-headers --solver --assume-cached --compare --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,5 +1,6 @@
 //! `kubectl dataflow explain-placement`
 
+use anyhow::anyhow;
 use clap::Args;
 
 use super::common::{
@@ -7,6 +8,7 @@ use super::common::{
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
+use crate::plan::drift;
 use crate::plan::explain::{self, Scope};
 use crate::report;
 use crate::sched::Profile;
@@ -36,6 +38,10 @@ Examples:
   # One pod of a batch: the min-cost-flow placement next to the greedy one
   kubectl dataflow explain-placement -f testdata/pods/batch.yaml \\
       pod/gpu-eval --solver flow --state testdata/clusters/three-zone.yaml
+
+  # Does a running pod still sit where the engine would put it? (exit 1 if not)
+  kubectl dataflow explain-placement pod/api-0 -n shop --compare \\
+      --state testdata/clusters/drift.yaml
 
   # Everything about one node: each filter's verdict and each score's inputs
   kubectl dataflow explain-placement -f pod.yaml --state cluster.json \\
@@ -87,6 +93,10 @@ pub struct ExplainArgs {
         value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
     )]
     pub assume_cached: Vec<AssumeCached>,
+    /// For a pod running in the cluster state: its node against the node the engine would
+    /// choose now, with both nodes' scores (exit 1 when they differ)
+    #[arg(long)]
+    pub compare: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
@@ -116,7 +126,11 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         default_namespace: &default_namespace,
         selector: &selector,
     };
-    let explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
+    let mut explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
+    if args.compare {
+        explanation.drift =
+            Some(drift::of_explanation(&state, &explanation).map_err(|e| anyhow!(e))?);
+    }
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
@@ -130,7 +144,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
-    Ok(if explanation.placed() {
+    Ok(if explanation.placed() && !explanation.drifted() {
         Outcome::Clean
     } else {
         Outcome::Findings

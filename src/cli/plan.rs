@@ -39,6 +39,10 @@ Examples:
   kubectl dataflow plan --pending -A \\
       --state testdata/clusters/pending.yaml
 
+  # Which running pods sit where the engine would not put them now? (drift)
+  kubectl dataflow plan --pending --compare -n shop \\
+      --state testdata/clusters/drift.yaml
+
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\
       --what-if drain=worker-1 \\
@@ -123,7 +127,9 @@ pub struct PlanArgs {
     #[arg(long = "scheduler-name", value_name = "NAME=SYSTEM", value_parser = parse_route)]
     pub scheduler_names: Vec<(String, System)>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
-    /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
+    /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread);
+    /// with --pending, also count the running pods that sit where the engine would not put them
+    /// now (drift; exit 1 when some do)
     #[arg(long)]
     pub compare: bool,
     /// How the batch of plain pods and workload replicas in the inputs is placed

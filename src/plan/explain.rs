@@ -75,6 +75,9 @@ pub struct Explanation {
     /// The plan the pod is part of (a flow step, a gang, a batch, the queue), when it is part
     /// of one.
     pub context: Option<Context>,
+    /// `--compare`, for a pod bound in the state: its node against the one chosen now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<super::drift::Drift>,
 }
 
 /// The kubelet's admission of a pod bound by `spec.nodeName`.
@@ -129,6 +132,11 @@ pub struct Solvers {
 }
 
 impl Explanation {
+    /// `--compare` found the pod's node is not where the engine would put it now.
+    pub fn drifted(&self) -> bool {
+        self.drift.as_ref().is_some_and(|d| d.status.drifted())
+    }
+
     /// Whether the pod gets a node: the node the plan puts it on, or the one preemption
     /// nominates (the pod runs once the victims are gone).
     pub fn placed(&self) -> bool {
@@ -329,6 +337,7 @@ fn assemble(
         admission: None,
         chosen_by: None,
         context: None,
+        drift: None,
     };
     if let Some(verdict) = trace.admission {
         let admitted = verdict.is_ok();

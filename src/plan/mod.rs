@@ -6,6 +6,7 @@ pub mod batch;
 pub mod capacity;
 pub mod datasets;
 pub mod diff;
+pub mod drift;
 pub mod explain;
 pub mod flow;
 pub mod graph;
@@ -57,18 +58,22 @@ pub struct Plan {
     /// With what-if edits: what they change against the plan on the unedited state.
     #[serde(rename = "whatIfEffect", skip_serializing_if = "Option::is_none")]
     pub what_if_effect: Option<diff::PlanDiff>,
+    /// `--pending --compare`: the running pods that sit where the engine would not put them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<drift::DriftSummary>,
 }
 
 impl Plan {
     /// Exit 1: an operation cannot be placed or never gets to run, a gang leaves pods pending
-    /// (below its minimum, waiting for pods, or joined to a missing group), or a pod of the
-    /// batch stays pending.
+    /// (below its minimum, waiting for pods, or joined to a missing group), a pod of the
+    /// batch stays pending, or (`--pending --compare`) a running pod drifted.
     pub fn has_findings(&self) -> bool {
         self.operations
             .iter()
             .any(|o| matches!(o.status, OpStatus::Unschedulable | OpStatus::Blocked))
             || self.groups.iter().any(GroupPlan::leaves_pods_pending)
             || self.batch.as_ref().is_some_and(|b| b.pending() > 0)
+            || self.drift.as_ref().is_some_and(|d| d.drifted > 0)
     }
 }
 
@@ -77,7 +82,8 @@ impl Plan {
 pub struct PlanOptions {
     /// `--replicas N`: copies of each pod template that joins a PodGroup.
     pub replicas: Option<usize>,
-    /// `--compare`: gangs against the default scheduler, the batch greedy against flow.
+    /// `--compare`: gangs against the default scheduler, the batch greedy against flow, and
+    /// with `pending` the drift of the running pods.
     pub compare: bool,
     pub solver: Solver,
     /// `--scheduler-name NAME=SYSTEM`, on top of the default routes.
@@ -208,5 +214,6 @@ pub fn plan(
         groups: Vec::new(),
         batch: None,
         what_if_effect: None,
+        drift: None,
     })
 }

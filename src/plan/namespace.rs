@@ -17,7 +17,8 @@ impl Plan {
     pub fn empty_reason(&self, opts: &PlanOptions) -> Option<String> {
         let empty = self.operations.is_empty()
             && self.groups.is_empty()
-            && self.batch.as_ref().is_none_or(|b| b.pods.is_empty());
+            && self.batch.as_ref().is_none_or(|b| b.pods.is_empty())
+            && self.drift.is_none();
         let selected = if opts.selector.is_everything() {
             ""
         } else {

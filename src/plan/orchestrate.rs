@@ -15,7 +15,7 @@ use crate::systems::topology::hypernode;
 use super::batch::{self, BatchPlan, Member};
 use super::graph::{self, FlowGraph};
 use super::pending::{self, Unit};
-use super::{Plan, PlanError, PlanOptions, flow, namespace};
+use super::{Plan, PlanError, PlanOptions, drift, flow, namespace};
 
 /// The planner that takes a pod, and where it is in that planner's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +149,7 @@ impl<'a> Inputs<'a> {
             groups: queued.groups,
             batch: queued.batch,
             what_if_effect: None,
+            drift: None,
         };
         if matches!(until, Some(Stage::Queue(_))) {
             return Ok(plan);
@@ -200,6 +201,15 @@ pub fn plan_all(
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
     let mut scheduler = Scheduler::new(state, profile);
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
+    plan.drift = (opts.pending && opts.compare).then(|| {
+        drift::summarize(
+            state,
+            scheduler.profile().clone(),
+            &gang_opts.routes,
+            opts.namespace.as_deref(),
+            &opts.selector,
+        )
+    });
     let origins = namespace::Origins::new(&opts.selector, manifests, state, &inputs.members);
     plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
     Ok(plan)

@@ -44,7 +44,7 @@ pub struct PodTrace {
     pub admission: Option<Result<(), Vec<String>>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Log {
     namespace: String,
     name: String,
@@ -56,8 +56,9 @@ struct Log {
     admission: Option<Result<(), Vec<String>>>,
 }
 
-/// The trace a scheduler and its [`fork`](Scheduler::fork)s share. A plain clone traces
-/// nothing: clones are comparisons and previews (`--compare`), not the plan.
+/// The trace a scheduler and its [`fork`](Scheduler::fork)s share ([`branch`](Scheduler::branch)es
+/// copy it). A plain clone traces nothing: clones are comparisons and previews (`--compare`),
+/// not the plan.
 #[derive(Debug, Default)]
 pub(super) struct Tracer(Option<Arc<Mutex<Log>>>);
 
@@ -93,6 +94,18 @@ impl Scheduler<'_> {
         let mut fork = self.clone();
         fork.trace = Tracer(self.trace.0.clone());
         fork
+    }
+
+    /// A copy that may replace this scheduler (a topology domain tried on its own, the best
+    /// kept): it traces into a copy of the trace, so the copy that is kept carries the trace
+    /// of what it decided, and the ones dropped take theirs with them.
+    pub fn branch(&self) -> Self {
+        let mut branch = self.clone();
+        branch.trace = Tracer(self.trace.0.as_ref().map(|log| {
+            let copy = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            Arc::new(Mutex::new(copy))
+        }));
+        branch
     }
 
     /// Whether `pod` is the pod being traced.

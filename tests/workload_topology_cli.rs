@@ -98,3 +98,29 @@ fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
         "{stdout}"
     );
 }
+
+#[test]
+fn explaining_a_group_pod_shows_its_domain_path() {
+    let out = run(&[
+        "explain-placement",
+        "pod/train-2",
+        "-f",
+        "testdata/topology/workload/train.yaml",
+        "--state",
+        STATE,
+    ]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout.starts_with(
+            "Within PodGroup research/train-workers-0\nDecided within domain r2 (topology.example.com/rack) (2 nodes)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("  its domain path: r2 (topology.example.com/rack) > node-2\n"),
+        "{}",
+        out.stdout
+    );
+}

@@ -10,6 +10,7 @@ use crate::systems::fluid;
 use crate::systems::gang::outcome::PodRow;
 use crate::systems::gang::{GroupPlan, PlacementRule};
 use crate::systems::topology;
+use crate::text::plural;
 
 /// Where the plan puts the traced pod, and the context to show (`None` when it would say
 /// nothing: a lone pod of the batch).
@@ -257,7 +258,7 @@ fn gang(
         .map(|g| format!("node group {g}"))
         .or_else(|| topology::chosen_domain(group))
         .filter(|_| restricted && !group.group_nodes.is_empty())
-        .map(|g| format!("{g} ({} nodes)", group.group_nodes.len()));
+        .map(|g| format!("{g} ({})", plural(group.group_nodes.len(), "node")));
     (placement, Some(context))
 }
 
@@ -284,7 +285,7 @@ fn batch(traced: &Traced, from: &str, size: usize) -> (Placement, Option<Context
         rule: flow.then_some("the min-cost flow places the whole batch at once"),
     };
     let context = context(
-        format!("a batch of {size} pods ({from})"),
+        format!("a batch of {} ({from})", plural(size, "pod")),
         traced,
         Vec::new(),
     );

@@ -160,6 +160,9 @@ pub const RESOURCES: &[Resource] = &[
     Resource::core("Node", "nodes", false),
     Resource::core("Namespace", "namespaces", false),
     Resource::core("Pod", "pods", true),
+    // What the API server's admission applies to a planned pod before it is scheduled.
+    Resource::core("ResourceQuota", "resourcequotas", true),
+    Resource::core("LimitRange", "limitranges", true),
     Resource::builtin(
         "scheduling.k8s.io",
         "v1",

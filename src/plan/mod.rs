@@ -12,6 +12,7 @@ pub mod flow;
 pub mod graph;
 mod namespace;
 pub mod pending;
+pub mod quota;
 pub mod what_if;
 pub mod workload;
 

@@ -199,7 +199,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__explain__subcmd__placement)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --node --top --scheduler-config --output --no-headers --solver --assume-cached --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --node --top --scheduler-config --output --no-headers --solver --assume-cached --compare --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -210,6 +210,18 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -513,7 +525,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__lint)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --selector --field-selector --output --strict --disable --enable --explain --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -524,6 +536,18 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -679,7 +703,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -o -n -A -v -h -V --filename --recursive --lenient --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --pending --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --pending --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +714,18 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

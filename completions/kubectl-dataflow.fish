@@ -46,6 +46,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "c
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "version" -d 'Print the version, the git commit and the Kubernetes semantics simulated'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s l -l selector -d 'Selector (label query) to filter on, as kubectl\'s: key=value, key!=value, \'key in (a,b)\', \'key notin (a,b)\', key, !key; comma separated, all must hold' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l field-selector -d 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "text\t'file:line:col with the source line and a caret'
 json\t'The JSON contract (diagnostics and summary)'
 sarif\t'SARIF 2.1.0 for code scanning'
@@ -68,6 +70,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s l -l selector -d 'Selector (label query) to filter on, as kubectl\'s: key=value, key!=value, \'key in (a,b)\', \'key notin (a,b)\', key, !key; comma separated, all must hold' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l field-selector -d 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
@@ -95,7 +99,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l compare -d 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l compare -d 'Also place gangs with the plain default scheduler (domains crossed per level), and the batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread); with --pending, also count the running pods that sit where the engine would not put them now (drift; exit 1 when some do)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l pending -d 'Also plan the Pending pods of the cluster state (of -n, or every namespace with -A), before the inputs, in the order kube-scheduler\'s queue pops them: priority, then creationTimestamp (a dump records no queue timestamp; creation time stands in); gangs as units'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
@@ -103,6 +107,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s l -l selector -d 'Selector (label query) to filter on, as kubectl\'s: key=value, key!=value, \'key in (a,b)\', \'key notin (a,b)\', key, !key; comma separated, all must hold' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l field-selector -d 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
@@ -126,6 +132,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-headers -d 'Leave out the column headers of tables (as kubectl\'s --no-headers)'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l compare -d 'For a pod running in the cluster state: its node against the node the engine would choose now, with both nodes\' scores (exit 1 when they differ)'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l no-color -d 'Disable colored output (also honoured: the NO_COLOR environment variable)'

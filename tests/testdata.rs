@@ -86,6 +86,19 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("topology/kueue/train.yaml", &[("Job", 1)]),
     ("topology/kueue/too-big.yaml", &[("Job", 1)]),
     ("topology/kueue/preferred.yaml", &[("Job", 1)]),
+    ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
+    (
+        "topology/workload/train.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
+    (
+        "topology/workload/block.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
+    (
+        "topology/workload/too-big.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
+    ),
     ("pods/node-affinity.yaml", &[("Pod", 2)]),
     ("pods/affinity.yaml", &[("Pod", 1)]),
     ("pods/self-affinity.yaml", &[("Pod", 1)]),
@@ -109,6 +122,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
             ("StatefulSet", 1),
         ],
     ),
+    ("clusters/drift.yaml", &[("Node", 3), ("Pod", 7)]),
     (
         "clusters/priority.yaml",
         &[
@@ -293,6 +307,7 @@ fn recorded_clusters_load_as_state() {
         ("clusters/gang.yaml", 32, 9, 9, 4, 0, 1),
         ("clusters/priority.yaml", 3, 7, 7, 1, 0, 0),
         ("clusters/pending.yaml", 3, 11, 3, 2, 0, 0),
+        ("clusters/drift.yaml", 3, 7, 6, 0, 0, 0),
     ];
     for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
         let state = recorded::load_files(&[path(file)]).unwrap();

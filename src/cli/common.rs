@@ -11,6 +11,7 @@ use crate::manifest::{self, LoadError, ManifestSet};
 use crate::report;
 use crate::report::columns::Columns;
 use crate::report::jsonpath::Template;
+use crate::sched::object_selector::ObjectSelector;
 
 /// kubectl's global flags, accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -80,6 +81,27 @@ pub struct SchemaArgs {
     /// default it is refused, since the misspelled constraint would be silently dropped
     #[arg(long)]
     pub lenient: bool,
+}
+
+/// `-l` and `--field-selector`, for the commands that choose among objects.
+#[derive(Debug, Clone, Args)]
+pub struct SelectorArgs {
+    /// Selector (label query) to filter on, as kubectl's: key=value, key!=value,
+    /// 'key in (a,b)', 'key notin (a,b)', key, !key; comma separated, all must hold
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Selector (field query) to filter on: metadata.name, metadata.namespace,
+    /// spec.nodeName or status.phase with =, == or !=; comma separated, all must hold
+    #[arg(long = "field-selector", value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+}
+
+impl SelectorArgs {
+    /// The parsed selectors (a bad one fails the command with exit 2).
+    pub fn parse(&self) -> Result<ObjectSelector, CommandError> {
+        ObjectSelector::parse(self.selector.as_deref(), self.field_selector.as_deref())
+            .map_err(|e| CommandError::Other(anyhow::Error::new(e)))
+    }
 }
 
 /// `-o` for commands that print a plan or an explanation.

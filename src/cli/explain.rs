@@ -3,9 +3,12 @@
 use anyhow::anyhow;
 use clap::Args;
 
-use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
+use super::common::{
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
+use crate::plan::drift;
 use crate::plan::explain::{self, PlanScope};
 use crate::report;
 use crate::sched::Profile;
@@ -36,6 +39,10 @@ Examples:
   kubectl dataflow explain-placement -f testdata/pods/batch.yaml \\
       pod/gpu-eval --solver flow --state testdata/clusters/three-zone.yaml
 
+  # Does a running pod still sit where the engine would put it? (exit 1 if not)
+  kubectl dataflow explain-placement pod/api-0 -n shop --compare \\
+      --state testdata/clusters/drift.yaml
+
   # Everything about one node: each filter's verdict and each score's inputs
   kubectl dataflow explain-placement -f pod.yaml --state cluster.json \\
       --node worker-3";
@@ -45,13 +52,15 @@ Examples:
 #[command(after_help = EXAMPLES)]
 pub struct ExplainArgs {
     /// What to explain: KIND/NAME from the -f inputs, or pod/NAME from the cluster state
-    /// (optional when the inputs create exactly one pod)
-    #[arg(value_name = "KIND/NAME")]
+    /// (optional when the inputs create exactly one pod, or -l/--field-selector select one)
+    #[arg(value_name = "KIND/NAME", conflicts_with_all = ["selector", "field_selector"])]
     pub target: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Explain this node in full: every filter's verdict and every score with its inputs
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
@@ -84,9 +93,14 @@ pub struct ExplainArgs {
         value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
     )]
     pub assume_cached: Vec<AssumeCached>,
+    /// For a pod running in the cluster state: its node against the node the engine would
+    /// choose now, with both nodes' scores (exit 1 when they differ)
+    #[arg(long)]
+    pub compare: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
+    let selector = args.select.parse()?;
     let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
     if args.top.is_some() && !tables {
         report::stderr_line(
@@ -110,21 +124,23 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         namespace: global.namespace.as_deref(),
     };
     let in_plan = explain::explain_in_plan(&scope, args.target.as_deref(), args.node.as_deref())?;
-    let explanation = match in_plan {
+    let mut explanation = match in_plan {
         Some(explanation) => explanation,
         None => {
             let namespace = global.namespace();
-            let target = explain::resolve_target(
-                explain::candidates(&manifests, &state),
-                &state,
-                args.target.as_deref(),
-                &namespace,
-            )
-            .map_err(|e| anyhow!(e))?;
+            let mut candidates = explain::candidates(&manifests, &state);
+            crate::plan::select_candidates(&mut candidates, &selector);
+            let target =
+                explain::resolve_target(candidates, &state, args.target.as_deref(), &namespace)
+                    .map_err(|e| anyhow!(e))?;
             explain::explain(&state, profile, &target, args.node.as_deref())
                 .map_err(|e| anyhow!(e))?
         }
     };
+    if args.compare {
+        explanation.drift =
+            Some(drift::of_explanation(&state, &explanation).map_err(|e| anyhow!(e))?);
+    }
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
@@ -138,7 +154,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
-    Ok(if explanation.placed() {
+    Ok(if explanation.placed() && !explanation.drifted() {
         Outcome::Clean
     } else {
         Outcome::Findings

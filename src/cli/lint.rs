@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
 
-use super::common::print_stdout;
+use super::common::{SelectorArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::lint::{self, LintOptions, Severity, rules};
 use crate::report;
@@ -45,6 +45,8 @@ pub enum LintFormat {
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: LintFormat,
@@ -75,6 +77,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         )
         .into());
     }
+    let selector = args.select.parse()?;
     let options = LintOptions {
         disable: args.disable.clone(),
         enable: args.enable.clone(),
@@ -94,7 +97,8 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
             ));
         }
     }
-    let result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
+    let mut result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
+    result.retain_selected(&set, &selector);
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {
         LintFormat::Text => report::lint::text(&result, &set.sources, color),

@@ -2,7 +2,9 @@
 
 use clap::Args;
 
-use super::common::{ReportFormat, ReportFormatParser, SchemaArgs, TableArgs, print_stdout};
+use super::common::{
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::what_if::MAX_ADDED_NODES;
 use crate::plan::{self, PlanOptions, Solver, WhatIf, capacity, diff, what_if};
@@ -37,6 +39,10 @@ Examples:
   kubectl dataflow plan --pending -A \\
       --state testdata/clusters/pending.yaml
 
+  # Which running pods sit where the engine would not put them now? (drift)
+  kubectl dataflow plan --pending --compare -n shop \\
+      --state testdata/clusters/drift.yaml
+
   # Where does the flow go if worker-1 is drained and worker-2 moves zone?
   kubectl dataflow plan -f flow.yaml --state cluster.json \\
       --what-if drain=worker-1 \\
@@ -63,6 +69,8 @@ pub struct PlanArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub select: SelectorArgs,
     /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
     /// custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)
     #[arg(
@@ -119,7 +127,9 @@ pub struct PlanArgs {
     #[arg(long = "scheduler-name", value_name = "NAME=SYSTEM", value_parser = parse_route)]
     pub scheduler_names: Vec<(String, System)>,
     /// Also place gangs with the plain default scheduler (domains crossed per level), and the
-    /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread)
+    /// batch of plain pods with both solvers (pods placed, nodes used, preferred weight, spread);
+    /// with --pending, also count the running pods that sit where the engine would not put them
+    /// now (drift; exit 1 when some do)
     #[arg(long)]
     pub compare: bool,
     /// How the batch of plain pods and workload replicas in the inputs is placed
@@ -137,6 +147,7 @@ pub struct PlanArgs {
 const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
+    let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let profile = match &args.scheduler_config {
         Some(path) => Profile::from_file(path)?,
@@ -158,6 +169,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         routes,
         namespace: global.planned_namespace(),
         pending: args.pending,
+        selector,
     };
     if let Some(template) = &args.how_many_nodes {
         what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
@@ -184,7 +196,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
-    if let Some(reason) = plan.empty_reason(opts.namespace.as_deref()) {
+    if let Some(reason) = plan.empty_reason(&opts) {
         report::stderr_line(&reason);
         return Ok(Outcome::Findings);
     }

@@ -455,7 +455,7 @@ mod tests {
         )
         .unwrap();
         sources.push(others);
-        assert_eq!(sources.len(), 9);
+        assert_eq!(sources.len(), 10);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {

@@ -13,11 +13,12 @@ mod schema;
 pub mod strict;
 mod volcano;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::cluster::ClusterState;
 use crate::manifest::{LoadError, Manifest, ManifestSet, Node, PathSegment, Pos, parse_path};
+use crate::sched::object_selector::{ObjectSelector, SelectedObject};
 pub use rules::{RULES, Rule, Severity};
 
 /// One finding.
@@ -87,6 +88,24 @@ impl LintReport {
             .iter()
             .filter(|d| d.severity == severity)
             .count()
+    }
+
+    /// Keep the findings about the objects `selector` selects (`-l`, `--field-selector`) and
+    /// those about whole files (a file that does not parse holds no object to select).
+    pub fn retain_selected(&mut self, set: &ManifestSet, selector: &ObjectSelector) {
+        if selector.is_everything() {
+            return;
+        }
+        let selected: HashSet<(&str, usize)> = set
+            .manifests
+            .iter()
+            .filter(|m| selector.matches(&SelectedObject::of(&m.object)))
+            .map(|m| (&*m.file, m.root.pos.line))
+            .collect();
+        self.diagnostics.retain(|d| {
+            d.object_line
+                .is_none_or(|line| selected.contains(&(&*d.file, line)))
+        });
     }
 }
 

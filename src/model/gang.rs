@@ -210,15 +210,28 @@ pub struct GangPolicy {
     pub min_count: i32,
 }
 
-/// A topology constraint of a Workload API pod group (v1.36, `TopologyAwareWorkloadScheduling`).
+/// The scheduling constraints of a Workload API pod group (KEP-5732, v1.36
+/// `TopologyAwareWorkloadScheduling`). Released v1alpha2 spells them `topology: [{key}]`; the
+/// v1alpha2 of the v1.36 development branch spelled them `topologyConstraints: [{topologyKey}]`,
+/// which is read too. At most one constraint (`maxItems=1`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SchedulingConstraints {
     #[serde(
+        alias = "topologyConstraints",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
     )]
-    pub topology_constraints: Vec<TopologyTerm>,
+    pub topology: Vec<TopologyConstraint>,
+}
+
+/// Keep every pod of the group in one domain of the node label `key` (`topologyKey` in the
+/// development spelling).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TopologyConstraint {
+    #[serde(alias = "topologyKey")]
+    pub key: String,
 }
 
 /// The PodGroups that differ only in field names: kube-batch (`minMember`, `queue`,

@@ -66,6 +66,9 @@ pub struct Explanation {
     pub admission: Option<Admission>,
     /// The plan the pod is part of (a flow step, a gang, a batch), when it is part of one.
     pub context: Option<Context>,
+    /// `--compare`, for a pod bound in the state: its node against the one chosen now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<super::drift::Drift>,
 }
 
 /// The kubelet's admission of a pod bound by `spec.nodeName`.
@@ -216,6 +219,7 @@ fn admitted(scheduler: &Scheduler, pod: &Pod) -> Explanation {
             reasons,
         }),
         context: None,
+        drift: None,
     }
 }
 
@@ -255,10 +259,16 @@ fn decide_in(
         admission: None,
         weights: scheduler.profile().score_weights.clone(),
         context: None,
+        drift: None,
     })
 }
 
 impl Explanation {
+    /// `--compare` found the pod's node is not where the engine would put it now.
+    pub fn drifted(&self) -> bool {
+        self.drift.as_ref().is_some_and(|d| d.status.drifted())
+    }
+
     /// Whether the pod gets a node: under the flow solver, the flow's answer; else the
     /// selected node or the one preemption nominates (the pod runs once the victims are gone).
     pub fn placed(&self) -> bool {

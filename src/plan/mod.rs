@@ -6,6 +6,7 @@ pub mod batch;
 pub mod capacity;
 pub mod datasets;
 pub mod diff;
+pub mod drift;
 pub mod explain;
 pub mod flow;
 pub mod graph;
@@ -19,12 +20,14 @@ use serde::Serialize;
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
 use crate::model::{Affinity, NodeAffinity};
+use crate::sched::object_selector::ObjectSelector;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
 use crate::systems::gang::{self, GangError, GangOptions, GroupPlan, SchedulerRoutes, System};
 use crate::systems::topology::hypernode;
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
+pub use namespace::select_candidates;
 pub use what_if::{WhatIf, WhatIfError};
 
 /// Why a plan could not be made (exit 2); each problem is one line.
@@ -54,18 +57,22 @@ pub struct Plan {
     /// With what-if edits: what they change against the plan on the unedited state.
     #[serde(rename = "whatIfEffect", skip_serializing_if = "Option::is_none")]
     pub what_if_effect: Option<diff::PlanDiff>,
+    /// `--pending --compare`: the running pods that sit where the engine would not put them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<drift::DriftSummary>,
 }
 
 impl Plan {
     /// Exit 1: an operation cannot be placed or never gets to run, a gang leaves pods pending
-    /// (below its minimum, waiting for pods, or joined to a missing group), or a pod of the
-    /// batch stays pending.
+    /// (below its minimum, waiting for pods, or joined to a missing group), a pod of the
+    /// batch stays pending, or (`--pending --compare`) a running pod drifted.
     pub fn has_findings(&self) -> bool {
         self.operations
             .iter()
             .any(|o| matches!(o.status, OpStatus::Unschedulable | OpStatus::Blocked))
             || self.groups.iter().any(GroupPlan::leaves_pods_pending)
             || self.batch.as_ref().is_some_and(|b| b.pending() > 0)
+            || self.drift.as_ref().is_some_and(|d| d.drifted > 0)
     }
 }
 
@@ -74,7 +81,8 @@ impl Plan {
 pub struct PlanOptions {
     /// `--replicas N`: copies of each pod template that joins a PodGroup.
     pub replicas: Option<usize>,
-    /// `--compare`: gangs against the default scheduler, the batch greedy against flow.
+    /// `--compare`: gangs against the default scheduler, the batch greedy against flow, and
+    /// with `pending` the drift of the running pods.
     pub compare: bool,
     pub solver: Solver,
     /// `--scheduler-name NAME=SYSTEM`, on top of the default routes.
@@ -83,6 +91,8 @@ pub struct PlanOptions {
     pub namespace: Option<String>,
     /// `--pending`: also plan the Pending pods of the state, in queue order, before the inputs.
     pub pending: bool,
+    /// `-l` and `--field-selector`: plan only the objects they select (as `namespace`).
+    pub selector: ObjectSelector,
 }
 
 /// `{kind, namespace, name}` of a referenced operation.
@@ -203,6 +213,7 @@ pub fn plan(
         groups: Vec::new(),
         batch: None,
         what_if_effect: None,
+        drift: None,
     })
 }
 
@@ -262,7 +273,17 @@ pub fn plan_all(
         groups,
         batch: BatchPlan::concat(queued.batch, batch),
         what_if_effect: None,
+        drift: (opts.pending && opts.compare).then(|| {
+            drift::summarize(
+                state,
+                scheduler.profile().clone(),
+                &gang_opts.routes,
+                opts.namespace.as_deref(),
+                &opts.selector,
+            )
+        }),
     };
-    plan.retain_namespace(opts.namespace.as_deref());
+    let origins = namespace::Origins::new(&opts.selector, manifests, state, &members);
+    plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
     Ok(plan)
 }

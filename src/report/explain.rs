@@ -187,6 +187,14 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
         out.push('\n');
         out.push_str(&render_node(detail, explanation, headers));
     }
+    if let Some(drift) = &explanation.drift {
+        out.push('\n');
+        out.push_str(&super::drift::explain_section(
+            drift,
+            &explanation.weights,
+            headers,
+        ));
+    }
     super::terminal_safe(&out).into_owned()
 }
 

@@ -2,6 +2,7 @@
 
 pub mod capacity;
 pub mod columns;
+pub mod drift;
 pub mod explain;
 pub mod jsonpath;
 pub mod lint;

@@ -29,6 +29,11 @@ pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
             .iter()
             .map(|d| super::capacity::diff_section("What-if effect", d, headers)),
     );
+    sections.extend(
+        plan.drift
+            .iter()
+            .map(|d| super::drift::plan_section(d, headers)),
+    );
     super::terminal_safe(&sections.join("\n")).into_owned()
 }
 

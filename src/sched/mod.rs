@@ -5,6 +5,7 @@
 mod admission;
 mod cycle;
 pub mod framework;
+pub mod object_selector;
 pub mod plugins;
 pub mod preemption;
 pub mod profile;

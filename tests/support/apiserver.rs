@@ -49,6 +49,34 @@ pub const HYPERNODES: Served = Served {
     namespaced: false,
 };
 
+pub const CONFIG_MAPS: Served = core("configmaps", "ConfigMap", true);
+pub const KUEUE_TOPOLOGIES: Served =
+    cluster_scoped("kueue.x-k8s.io/v1beta1", "topologies", "Topology");
+pub const RESOURCE_FLAVORS: Served = cluster_scoped(
+    "kueue.x-k8s.io/v1beta1",
+    "resourceflavors",
+    "ResourceFlavor",
+);
+pub const CLUSTER_QUEUES: Served =
+    cluster_scoped("kueue.x-k8s.io/v1beta1", "clusterqueues", "ClusterQueue");
+pub const LOCAL_QUEUES: Served = custom("kueue.x-k8s.io/v1beta1", "localqueues", "LocalQueue");
+pub const WORKLOADS: Served = custom("scheduling.k8s.io/v1alpha2", "workloads", "Workload");
+pub const WORKLOAD_POD_GROUPS: Served =
+    custom("scheduling.k8s.io/v1alpha2", "podgroups", "PodGroup");
+
+const fn cluster_scoped(
+    group_version: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+) -> Served {
+    Served {
+        group_version,
+        plural,
+        kind,
+        namespaced: false,
+    }
+}
+
 const fn core(plural: &'static str, kind: &'static str, namespaced: bool) -> Served {
     Served {
         group_version: "v1",

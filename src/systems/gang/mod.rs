@@ -358,17 +358,6 @@ pub fn plan_gang(
     };
     plan.scheduler_name = shown_name.to_string();
     plan.system = Some(system);
-    if !gang.topology.is_empty() && matches!(gang.rule, PlacementRule::PodByPod) {
-        let keys: Vec<&str> = gang
-            .topology
-            .iter()
-            .map(|t| t.topology_key.as_str())
-            .collect();
-        plan.warnings.push(format!(
-            "topology constraints ({}) are read but not yet planned",
-            keys.join(", ")
-        ));
-    }
     Ok(plan)
 }
 

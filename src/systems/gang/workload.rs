@@ -3,8 +3,8 @@
 //!   minCount`; a pod joins through `spec.workloadRef {name, podGroup}`;
 //! - v1.36, `scheduling.k8s.io/v1alpha2`: the `Workload` only holds `podGroupTemplates`; the
 //!   runtime `PodGroup` carries `schedulingPolicy.gang.minCount` (and, with
-//!   TopologyAwareWorkloadScheduling, `schedulingConstraints.topologyConstraints`); a pod joins
-//!   through `spec.schedulingGroup.podGroupName`.
+//!   TopologyAwareWorkloadScheduling, `schedulingConstraints.topology[].key`, planned by
+//!   `systems::topology::workload`); a pod joins through `spec.schedulingGroup.podGroupName`.
 //!
 //! The GangScheduling plugin holds a gang's pods until `minCount` exist, then admits the gang
 //! only when `minCount` of them can be placed together. A `basic` pod group is no gang: its
@@ -12,7 +12,9 @@
 
 use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, System};
 use crate::model::Pod;
-use crate::model::gang::{SchedulingPolicy, WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2};
+use crate::model::gang::{
+    SchedulingPolicy, TopologyTerm, WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2,
+};
 
 pub static WORKLOAD_KIND: GangKind = GangKind {
     id: "workload",
@@ -89,8 +91,12 @@ impl Adapter for WorkloadPodGroups {
                     .spec
                     .scheduling_constraints
                     .as_ref()
-                    .map(|c| c.topology_constraints.clone())
-                    .unwrap_or_default();
+                    .into_iter()
+                    .flat_map(|c| &c.topology)
+                    .map(|t| TopologyTerm {
+                        topology_key: t.key.clone(),
+                    })
+                    .collect();
                 gang
             })
             .collect()

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Constraint, Domain, Mode, Request, Round, TopologySystem};
+use super::{Constraint, Domain, Mode, Order, Request, Round, TopologySystem};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::gang::NetworkTopologySpec;
@@ -294,7 +294,7 @@ impl Tree {
                         nodes: h.nodes.clone(),
                     })
                     .collect(),
-                most_room_first: true,
+                order: Order::MostRoomFirst,
             })
             .collect();
         Request {

@@ -15,6 +15,8 @@
 pub mod hypernode;
 pub mod kueue;
 pub mod output;
+pub mod score;
+pub mod workload;
 
 use std::collections::BTreeMap;
 
@@ -50,7 +52,7 @@ pub enum Constraint {
 }
 
 /// Every network-topology-aware system; the first that constrains a gang plans it.
-pub static SYSTEMS: &[&dyn TopologySystem] = &[&hypernode::HyperNodes];
+pub static SYSTEMS: &[&dyn TopologySystem] = &[&hypernode::HyperNodes, &workload::PodGroupTopology];
 
 /// What the first system in [`SYSTEMS`] that constrains `gang` makes of it.
 pub fn constraint_for(gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String> {
@@ -75,10 +77,21 @@ pub struct Round {
     /// One of [`Request::levels`].
     pub level: String,
     pub domains: Vec<Domain>,
-    /// Try the domains with the most room first (by how many of the gang's first pod's
-    /// request their free resources hold; ties keep the given order), as a system that
-    /// scores every domain that fits and keeps the emptiest does.
-    pub most_room_first: bool,
+    pub order: Order,
+}
+
+/// How a round picks among its domains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The first domain, in the given order, that takes the gang.
+    Given,
+    /// The first that takes the gang, trying the domains with the most room first (by how many
+    /// of the gang's first pod's request their free resources hold; ties keep the given
+    /// order), as a system that scores every domain that fits and keeps the emptiest does.
+    MostRoomFirst,
+    /// Place the gang in every domain and keep the one kube-scheduler's placement scorers rank
+    /// highest ([`score`]); ties keep the given order.
+    BestScore,
 }
 
 /// What a system asks for one gang.
@@ -230,10 +243,12 @@ pub fn plan_in_domains(
     let mut chosen: Option<(&Round, &Domain, GroupPlan)> = None;
     'rounds: for round in &request.rounds {
         let mut candidates: Vec<&Domain> = round.domains.iter().collect();
-        if round.most_room_first {
+        if round.order == Order::MostRoomFirst {
             candidates
                 .sort_by_cached_key(|d| std::cmp::Reverse(capacity.room(scheduler, &d.nodes)));
         }
+        // With `BestScore`: every domain that took the gang, with the state it left.
+        let mut trials: Vec<Trial> = Vec::new();
         for domain in candidates {
             let fit = bound + capacity.fit(scheduler, &domain.nodes).min(pending.len());
             let (fit, reason) = if fit < needed {
@@ -243,18 +258,25 @@ pub fn plan_in_domains(
                     if nodes == 1 { "node" } else { "nodes" }
                 );
                 (fit, reason)
+            } else if round.order == Order::BestScore {
+                let mut trial = scheduler.clone();
+                let plan = place(&mut trial, Some(&domain.nodes))?;
+                if plan.status == GangStatus::Scheduled {
+                    trials.push(Trial {
+                        domain,
+                        plan,
+                        scheduler: trial,
+                    });
+                    continue;
+                }
+                turned_down(&plan, needed)
             } else {
                 let plan = place(scheduler, Some(&domain.nodes))?;
                 if plan.status == GangStatus::Scheduled {
                     chosen = Some((round, domain, plan));
                     break 'rounds;
                 }
-                let why = plan
-                    .blocked
-                    .first()
-                    .map(|b| format!(": {}", b.reason))
-                    .unwrap_or_default();
-                (plan.fit, format!("{} of {needed} pods fit{why}", plan.fit))
+                turned_down(&plan, needed)
             };
             if closest.is_none_or(|(best, _)| fit > best) {
                 closest = Some((fit, &domain.nodes));
@@ -266,6 +288,11 @@ pub fn plan_in_domains(
                 needed,
                 reason,
             });
+        }
+        if let Some(best) = best_scored(trials, bound, needed, &round.level, &mut rejected) {
+            *scheduler = best.scheduler;
+            chosen = Some((round, best.domain, best.plan));
+            break 'rounds;
         }
     }
     let widest_allowed = request
@@ -338,6 +365,69 @@ pub fn plan_in_domains(
         plan.comparison = Some(compare_with_default(&before, &pods, &running, &plan));
     }
     Ok(plan)
+}
+
+/// How many pods of a gang a domain's placement took, and the first reason it stopped.
+fn turned_down(plan: &GroupPlan, needed: usize) -> (usize, String) {
+    let why = plan
+        .blocked
+        .first()
+        .map(|b| format!(": {}", b.reason))
+        .unwrap_or_default();
+    (plan.fit, format!("{} of {needed} pods fit{why}", plan.fit))
+}
+
+/// A domain that took the gang, placed on a copy of the scheduler.
+struct Trial<'d, 'a> {
+    domain: &'d Domain,
+    plan: GroupPlan,
+    scheduler: Scheduler<'a>,
+}
+
+/// The trial kube-scheduler's placement scorers rank highest (the first on a tie); every other
+/// trial joins `rejected` with its score. `None` when no domain took the gang.
+fn best_scored<'d, 'a>(
+    trials: Vec<Trial<'d, 'a>>,
+    bound: usize,
+    needed: usize,
+    level: &str,
+    rejected: &mut Vec<RejectedDomain>,
+) -> Option<Trial<'d, 'a>> {
+    let placements: Vec<score::Placement> = trials
+        .iter()
+        .map(|t| score::Placement {
+            pods: bound + t.plan.scheduled,
+            nodes: &t.domain.nodes,
+            scheduler: &t.scheduler,
+        })
+        .collect();
+    let scores = score::score(&placements);
+    let best = (0..trials.len()).rev().max_by_key(|&i| scores[i].total)?;
+    let best_name = trials[best].domain.name.clone();
+    let mut trials: Vec<Option<Trial>> = trials.into_iter().map(Some).collect();
+    for (i, trial) in trials.iter().enumerate().filter(|&(i, _)| i != best) {
+        let trial = trial.as_ref().expect("not taken yet");
+        let tie = scores[i].total == scores[best].total;
+        rejected.push(RejectedDomain {
+            level: level.to_string(),
+            domain: trial.domain.name.clone(),
+            fit: bound + trial.plan.scheduled,
+            needed,
+            reason: format!(
+                "{} pods fit, {needed} needed; placement score {} {} {best_name}'s {}{}",
+                bound + trial.plan.scheduled,
+                scores[i],
+                if tie { "ties" } else { "is below" },
+                scores[best].total,
+                if tie {
+                    " (kube-scheduler breaks the tie at random; the plan keeps the first by name)"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
+    trials[best].take()
 }
 
 /// The chosen domain at `level` and its domains at every wider level, widest first.

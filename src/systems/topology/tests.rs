@@ -73,12 +73,12 @@ fn request(mode: Mode, highest: usize) -> Request {
     let racks = Round {
         level: "tier1".into(),
         domains: domains(&[("r2", &[2, 3]), ("r1", &[0, 1]), ("r3", &[4])]),
-        most_room_first: false,
+        order: Order::Given,
     };
     let spines = Round {
         level: "tier2".into(),
         domains: domains(&[("s0", &[0, 1, 2, 3]), ("s1", &[4])]),
-        most_room_first: false,
+        order: Order::Given,
     };
     let path = |spine: &str, rack: &str| vec![Some(spine.to_string()), Some(rack.to_string())];
     Request {

@@ -1,0 +1,100 @@
+//! Kubernetes topology-aware workload scheduling (KEP-5732) end to end on
+//! testdata/topology/workload: a two-block, four-rack cluster whose racks hold 5, 6, 8 and 7
+//! two-CPU pods, and v1alpha2 Workloads whose PodGroup must stay in one rack or block.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::cli::{Run, run, run_json};
+
+const STATE: &str = "testdata/topology/workload/state.yaml";
+
+fn plan(workload: &str) -> Run {
+    let file = format!("testdata/topology/workload/{workload}.yaml");
+    run(&["plan", "-f", &file, "--state", STATE])
+}
+
+fn group(workload: &str) -> (i32, Value) {
+    let file = format!("testdata/topology/workload/{workload}.yaml");
+    let (code, plan) = run_json(&["plan", "-f", &file, "--state", STATE]);
+    (code, plan["groups"][0].clone())
+}
+
+#[test]
+fn a_rack_constraint_keeps_the_tightest_rack_that_holds_the_group() {
+    let out = plan("train");
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        out.stdout,
+        "\
+PodGroup research/train-workers-0 (workload-podgroup, minMember 6): 6/6 pods placed in topology.example.com/rack=r2; nodes: node-2 x2, node-3 x4
+ POD      NODE    TOPOLOGY.EXAMPLE.COM/RACK
+ train-0  node-3  r2
+ train-1  node-3  r2
+ train-2  node-2  r2
+ train-3  node-3  r2
+ train-4  node-3  r2
+ train-5  node-2  r2
+Topology (workload-topology, required, topology key topology.example.com/rack): kept in r2 (topology.example.com/rack)
+  r2 (topology.example.com/rack)
+    node-2: train-2, train-5
+    node-3: train-0, train-1, train-3, train-4
+Rejected domains (up to topology.example.com/rack):
+  r1 (topology.example.com/rack): 5 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r3 (topology.example.com/rack): 6 pods fit, 6 needed; placement score 156 (pods 100 + bin packing 56) is below r2's 171
+  r4 (topology.example.com/rack): 6 pods fit, 6 needed; placement score 165 (pods 100 + bin packing 65) is below r2's 171
+"
+    );
+}
+
+#[test]
+fn the_json_names_the_chosen_domain_and_scores_the_others() {
+    let (code, g) = group("block");
+    assert_eq!(code, 0);
+    assert_eq!(g["status"], "Scheduled");
+    assert_eq!(
+        g["topology"],
+        json!({"system": "workload-topology", "mode": "required",
+            "constraint": "topology key topology.example.com/block",
+            "constrainingLevel": "topology.example.com/block",
+            "chosen": [{"level": "topology.example.com/block", "domain": "b1"}]})
+    );
+    assert_eq!(
+        g["rejected"],
+        json!([{"level": "topology.example.com/block", "domain": "b2", "fit": 10, "needed": 10,
+            "reason": "10 pods fit, 10 needed; placement score 151 (pods 100 + bin packing 51) is below b1's 165"}])
+    );
+    assert_eq!(
+        g["levels"],
+        json!(["topology.example.com/block", "kubernetes.io/hostname"])
+    );
+    let blocks: Vec<&Value> = g["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["domains"][0])
+        .collect();
+    assert_eq!(blocks, vec![&json!("b1"); 10]);
+}
+
+#[test]
+fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
+    let (code, g) = group("too-big");
+    assert_eq!(code, 1);
+    assert_eq!(g["status"], "Unschedulable");
+    assert_eq!(g["topology"]["chosen"], json!([]));
+    let fits: Vec<(&str, u64)> = g["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["domain"].as_str().unwrap(), r["fit"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(fits, [("r1", 5), ("r2", 6), ("r3", 8), ("r4", 7)]);
+    let stdout = plan("too-big").stdout;
+    assert!(
+        stdout.contains(
+            "  topology: topology key topology.example.com/rack (required): no domain up to level topology.example.com/rack takes the gang; the closest, r3 (topology.example.com/rack), fits 8 of 10 pods\n"
+        ),
+        "{stdout}"
+    );
+}

@@ -9,9 +9,10 @@ use support::cli::{Run, run, run_json};
 
 const STATE: &str = "testdata/topology/workload/state.yaml";
 
+/// The table with every gang in full (its pods, topology and turned-down domains).
 fn plan(workload: &str) -> Run {
     let file = format!("testdata/topology/workload/{workload}.yaml");
-    run(&["plan", "-f", &file, "--state", STATE])
+    run(&["plan", "-f", &file, "--state", STATE, "--show-all"])
 }
 
 fn group(workload: &str) -> (i32, Value) {
@@ -96,5 +97,31 @@ fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
             "  topology: topology key topology.example.com/rack (required): no domain up to level topology.example.com/rack takes the gang; the closest, r3 (topology.example.com/rack), fits 8 of 10 pods\n"
         ),
         "{stdout}"
+    );
+}
+
+#[test]
+fn explaining_a_group_pod_shows_its_domain_path() {
+    let out = run(&[
+        "explain-placement",
+        "pod/train-2",
+        "-f",
+        "testdata/topology/workload/train.yaml",
+        "--state",
+        STATE,
+    ]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout.starts_with(
+            "Within PodGroup research/train-workers-0\nDecided within domain r2 (topology.example.com/rack) (2 nodes)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("  its domain path: r2 (topology.example.com/rack) > node-2\n"),
+        "{}",
+        out.stdout
     );
 }

@@ -272,7 +272,7 @@ pub fn plan_in_domains(
                 );
                 (fit, reason)
             } else if round.order == Order::BestScore {
-                let mut trial = scheduler.clone();
+                let mut trial = scheduler.branch();
                 let plan = place(&mut trial, Some(&domain.nodes))?;
                 if plan.status == GangStatus::Scheduled {
                     trials.push(Trial {

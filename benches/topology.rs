@@ -1,8 +1,13 @@
-//! A 1,000-pod Volcano PodGroup with `networkTopology: hard` planned over the generated
-//! 5,000-node / 150,000-pod state, its nodes grouped into a 3-tier HyperNode tree built from
-//! the state's own topology labels: tors (tier 1, by labelMatch), miniPods (tier 2) and bigPods
-//! (tier 3). Prints load, one decision over all nodes (what `explain-placement` costs) and the
-//! plan time; the target (issue 20) is a plan within one decision + 0.5 s. Run with
+//! Two 1,000-pod topology gangs planned over the generated 5,000-node / 150,000-pod state:
+//! - a Volcano PodGroup with `networkTopology: hard`, its nodes grouped into a 3-tier HyperNode
+//!   tree built from the state's own topology labels: tors (tier 1, by labelMatch), miniPods
+//!   (tier 2) and bigPods (tier 3);
+//! - a Kueue Job pod set with `podset-required-topology` on the rack level of a Kueue Topology
+//!   over the same labels (block = bigPod, rack = miniPod, then the hostname), admitted through
+//!   a LocalQueue, ClusterQueue and ResourceFlavor naming that Topology.
+//!
+//! Prints load, one decision over all nodes (what `explain-placement` costs) and each plan
+//! time; the target (issue 20) is a plan within one decision + 0.5 s. Run with
 //! `cargo bench --profile profiling --bench topology`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,11 +19,17 @@ use kubectl_dataflow::model::gang::NetworkTopologySpec;
 use kubectl_dataflow::model::hypernode::{
     ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector,
 };
-use kubectl_dataflow::model::{HyperNode, LabelSelector, ObjectMeta};
+use kubectl_dataflow::model::kueue::{
+    ClusterQueue, ClusterQueueSpec, FlavorQuotas, KueueObjects, LocalQueue, LocalQueueSpec,
+    REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, Topology, TopologyLevel,
+    TopologySpec,
+};
+use kubectl_dataflow::model::{HyperNode, LabelSelector, ObjectMeta, Pod};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+use kubectl_dataflow::systems::gang::model::PlacementRule;
 use kubectl_dataflow::systems::gang::{
-    self, Adapter, Gang, Member, PodSource, SchedulerRoutes, volcano,
+    self, Adapter, Gang, Member, PodSource, SchedulerRoutes, kueue, volcano,
 };
 
 #[path = "common/gang_pods.rs"]
@@ -96,6 +107,91 @@ fn hyper_nodes(state: &ClusterState) -> Vec<HyperNode> {
     out
 }
 
+/// Named objects of the bench, cluster-scoped unless a namespace is given.
+fn meta(name: &str, namespace: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: name.into(),
+        namespace: namespace.into(),
+        ..Default::default()
+    }
+}
+
+/// The Kueue chain `ns-00/bench-queue` -> `bench-cq` -> `bench-flavor` -> Topology `bench`
+/// (block = bigPod, rack = miniPod, hostname).
+fn kueue_objects() -> KueueObjects {
+    let levels = ["bigPod", "miniPod", "kubernetes.io/hostname"];
+    KueueObjects {
+        topologies: vec![Topology {
+            api_version: "kueue.x-k8s.io/v1beta1".into(),
+            metadata: meta("bench", ""),
+            spec: TopologySpec {
+                levels: levels
+                    .iter()
+                    .map(|l| TopologyLevel {
+                        node_label: l.to_string(),
+                    })
+                    .collect(),
+            },
+        }],
+        flavors: vec![ResourceFlavor {
+            api_version: "kueue.x-k8s.io/v1beta1".into(),
+            metadata: meta("bench-flavor", ""),
+            spec: ResourceFlavorSpec {
+                topology_name: Some("bench".into()),
+                ..Default::default()
+            },
+        }],
+        cluster_queues: vec![ClusterQueue {
+            api_version: "kueue.x-k8s.io/v1beta1".into(),
+            metadata: meta("bench-cq", ""),
+            spec: ClusterQueueSpec {
+                resource_groups: vec![ResourceGroup {
+                    flavors: vec![FlavorQuotas {
+                        name: "bench-flavor".into(),
+                    }],
+                }],
+            },
+        }],
+        local_queues: vec![LocalQueue {
+            api_version: "kueue.x-k8s.io/v1beta1".into(),
+            metadata: meta("bench-queue", "ns-00"),
+            spec: LocalQueueSpec {
+                cluster_queue: "bench-cq".into(),
+            },
+        }],
+    }
+}
+
+fn members(pods: Vec<Pod>) -> Vec<Member> {
+    pods.into_iter()
+        .map(|pod| Member {
+            pod,
+            task: None,
+            source: PodSource::Manifest,
+        })
+        .collect()
+}
+
+/// Plan `gang` alone on `state` and print the time it took, its summary and its domains.
+fn plan_and_report(state: &ClusterState, what: &str, gang: &Gang) {
+    let started = Instant::now();
+    let plan = gang::plan_alone(
+        state,
+        &Profile::default(),
+        gang,
+        &SchedulerRoutes::default(),
+    )
+    .expect("the bench topology builds");
+    let planned = started.elapsed();
+    println!("topology: plan {what} {planned:.3?}");
+    println!("topology: {}", plan.summary);
+    println!(
+        "topology: chosen {:?}, {} domains rejected",
+        plan.topology.as_ref().map(|t| &t.chosen),
+        plan.rejected.len()
+    );
+}
+
 fn main() {
     let started = Instant::now();
     let json = cluster_json(&SynthSpec::default());
@@ -110,50 +206,47 @@ fn main() {
     let started = Instant::now();
     scheduler.decide(&pods[0]);
     let decision = started.elapsed();
-
-    let meta = ObjectMeta {
-        name: "bench".into(),
-        namespace: "ns-00".into(),
-        ..Default::default()
-    };
-    let mut gang = Gang::new(
-        volcano::VolcanoPodGroups.kind(),
-        "scheduling.volcano.sh/v1beta1",
-        &meta,
-        PODS as i64,
-    );
-    gang.network_topology = Some(NetworkTopologySpec {
-        mode: "hard".into(),
-        highest_tier_allowed: Some(3),
-    });
-    gang.members = pods
-        .into_iter()
-        .map(|pod| Member {
-            pod,
-            task: None,
-            source: PodSource::Manifest,
-        })
-        .collect();
-    let started = Instant::now();
-    let plan = gang::plan_alone(
-        &state,
-        &Profile::default(),
-        &gang,
-        &SchedulerRoutes::default(),
-    )
-    .expect("the bench topology builds");
-    let planned = started.elapsed();
     println!(
-        "topology: {} nodes, {} pods, {} HyperNodes; load {loaded:.2?}; one decision {decision:.3?}; \
-         plan {PODS}-pod hard-topology PodGroup {planned:.3?}",
+        "topology: {} nodes, {} pods, {} HyperNodes; load {loaded:.2?}; one decision {decision:.3?}",
         state.nodes.len(),
         state.pods.len(),
         state.hyper_nodes.len(),
     );
-    println!("topology: {}", plan.summary);
-    println!(
-        "topology: chosen {:?}, {} domains rejected",
-        plan.topology.as_ref().map(|t| &t.chosen),
-        plan.rejected.len()
+
+    let mut volcano_gang = Gang::new(
+        volcano::VolcanoPodGroups.kind(),
+        "scheduling.volcano.sh/v1beta1",
+        &meta("bench", "ns-00"),
+        PODS as i64,
+    );
+    volcano_gang.network_topology = Some(NetworkTopologySpec {
+        mode: "hard".into(),
+        highest_tier_allowed: Some(3),
+    });
+    volcano_gang.members = members(pods);
+    plan_and_report(
+        &state,
+        &format!("{PODS}-pod hard-topology Volcano PodGroup"),
+        &volcano_gang,
+    );
+
+    let mut kueue_pods = member_pods(PODS, &BTreeMap::new(), "");
+    for pod in &mut kueue_pods {
+        let annotations = &mut pod.metadata.annotations;
+        annotations.insert(REQUIRED_TOPOLOGY.into(), "miniPod".into());
+    }
+    let mut kueue_gang = Gang::new(
+        kueue::KueueJobs.kind(),
+        "batch/v1",
+        &meta("bench", "ns-00"),
+        PODS as i64,
+    );
+    kueue_gang.queue = "bench-queue".into();
+    kueue_gang.rule = PlacementRule::Kueue(Box::new(kueue_objects()));
+    kueue_gang.members = members(kueue_pods);
+    plan_and_report(
+        &state,
+        &format!("{PODS}-pod Kueue pod set required in one rack (miniPod)"),
+        &kueue_gang,
     );
 }

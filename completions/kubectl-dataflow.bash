@@ -703,7 +703,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__plan)
-            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --output --no-headers --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --pending --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
+            opts="-f -R -l -o -n -A -v -h -V --filename --recursive --lenient --selector --field-selector --output --no-headers --show-all --what-if --how-many-nodes --max-nodes --against --assume-cached --scheduler-config --replicas --scheduler-name --compare --solver --pending --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -14,3 +14,4 @@ pub mod report;
 pub mod sched;
 pub mod synth;
 pub mod systems;
+pub mod text;

@@ -342,7 +342,7 @@ fn state_warnings_and_verbose_reading_go_to_stderr() {
             .collect::<Vec<_>>(),
         [
             "warning: pod default/orphan is bound to node \"gone\", which is not in the state; ignoring the pod".to_string(),
-            format!("read 1 nodes, 0 pods, 0 namespaces and 0 data operations from {state}"),
+            format!("read 1 node, 0 pods, 0 namespaces and 0 data operations from {state}"),
         ]
     );
     let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -414,7 +414,7 @@ fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
     assert_eq!(
         stdout(&out),
         "\
-Pod prod/critical fits no node as it is; it would preempt 1 pods on node node-1 and be nominated there.
+Pod prod/critical fits no node as it is; it would preempt 1 pod on node node-1 and be nominated there.
 
  REJECTED  REASON            NODES
  3         Insufficient cpu  node-1, node-2, node-3

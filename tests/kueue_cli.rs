@@ -31,7 +31,7 @@ fn group(job: &str) -> (i32, Value) {
 
 #[test]
 fn a_required_rack_takes_the_tightest_rack_that_holds_the_job() {
-    let (code, stdout, stderr) = plan("train", &[]);
+    let (code, stdout, stderr) = plan("train", &["--show-all"]);
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(
         stdout,

@@ -420,7 +420,72 @@ const FAILING: &[(&str, Expected)] = &[
             "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
         )],
     ),
+    (
+        "df501-fail.yaml",
+        &[(12, 25, "DF501", "spec.networkTopology.highestTierAllowed")],
+    ),
+    (
+        "df502-fail.yaml",
+        &[(12, 25, "DF502", "spec.networkTopology.highestTierAllowed")],
+    ),
+    (
+        "df503-fail.yaml",
+        &[
+            (16, 50, "DF503", KUEUE_REQUIRED),
+            (40, 56, "DF503", KUEUE_SLICE_LEVEL),
+        ],
+    ),
+    (
+        "df504-fail.yaml",
+        &[
+            (17, 51, "DF504", KUEUE_PREFERRED),
+            (40, 56, "DF504", KUEUE_SLICE_LEVEL),
+            (64, 43, "DF504", KUEUE_SLICE_SIZE),
+        ],
+    ),
+    (
+        "df505-fail.yaml",
+        &[
+            (13, 25, "DF505", "spec.networkTopology.highestTierAllowed"),
+            (86, 50, "DF505", KUEUE_REQUIRED),
+        ],
+    ),
+    (
+        "df506-fail.yaml",
+        &[
+            (12, 25, "DF506", "spec.networkTopology.highestTierAllowed"),
+            (85, 51, "DF506", KUEUE_PREFERRED),
+        ],
+    ),
+    (
+        "df507-fail.yaml",
+        &[
+            (8, 16, "DF507", "spec.levels[1].nodeLabel"),
+            (
+                19,
+                23,
+                "DF507",
+                "spec.members[0].selector.labelMatch.matchLabels[example.com/rack]",
+            ),
+            (
+                24,
+                17,
+                "DF507",
+                "spec.members[1].selector.labelMatch.matchExpressions[0].key",
+            ),
+            (40, 50, "DF507", KUEUE_REQUIRED),
+        ],
+    ),
 ];
+
+const KUEUE_REQUIRED: &str =
+    "spec.template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]";
+const KUEUE_PREFERRED: &str =
+    "spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]";
+const KUEUE_SLICE_LEVEL: &str =
+    "spec.template.metadata.annotations[kueue.x-k8s.io/podset-slice-required-topology]";
+const KUEUE_SLICE_SIZE: &str =
+    "spec.template.metadata.annotations[kueue.x-k8s.io/podset-slice-size]";
 
 #[test]
 fn failing_fixtures_report_exact_positions() {
@@ -455,6 +520,133 @@ fn every_rule_has_a_failing_and_a_passing_fixture() {
             vec![],
             "{passing}"
         );
+    }
+}
+
+/// The topology rules' messages, in the scheduler's own terms, for each failing fixture.
+#[test]
+fn topology_rules_say_what_the_scheduler_does() {
+    let cases: &[(&str, &[(usize, &str)])] = &[
+        (
+            "df501-fail.yaml",
+            &[(
+                12,
+                "highestTierAllowed is 1 but the HyperNodes have tier 2: in hard mode no \
+                 HyperNode can hold the gang and it stays pending",
+            )],
+        ),
+        (
+            "df502-fail.yaml",
+            &[(
+                12,
+                "highestTierAllowed is 3 but the HyperNodes have tiers 1, 2: Volcano keeps the \
+                 gang within the highest tier below it, tier2",
+            )],
+        ),
+        (
+            "df503-fail.yaml",
+            &[
+                (
+                    16,
+                    "kueue.x-k8s.io/podset-required-topology \"example.com/rack\" is not a level \
+                     of the Job's topology (Topology zones of ResourceFlavor tas has \
+                     topology.kubernetes.io/zone, example.com/tor, kubernetes.io/hostname): Kueue \
+                     never admits the Job",
+                ),
+                (
+                    40,
+                    "kueue.x-k8s.io/podset-slice-required-topology \"topology.kubernetes.io/zone\" \
+                     is above the pod set's level \"example.com/tor\" in Topology zones: slices \
+                     must lie inside the pod set's domain, and Kueue never admits the Job",
+                ),
+            ],
+        ),
+        (
+            "df505-fail.yaml",
+            &[
+                (
+                    13,
+                    "the largest tier2 HyperNode (s1) holds 4 of the 6 pods (free resources and \
+                     pod slots of its 2 nodes): in hard mode the gang stays pending",
+                ),
+                (
+                    86,
+                    "the largest example.com/tor domain (t3) holds 4 of the 5 pods \
+                     (ResourceFlavor tas, Topology zones): Kueue does not admit the Job",
+                ),
+            ],
+        ),
+        (
+            "df506-fail.yaml",
+            &[
+                (
+                    12,
+                    "the largest tier1 HyperNode (t3) holds 4 of the 5 pods (free resources and \
+                     pod slots of its 2 nodes): in soft mode Volcano spreads it over several \
+                     HyperNodes",
+                ),
+                (
+                    85,
+                    "the largest example.com/tor domain (t3) holds 4 of the 5 pods \
+                     (ResourceFlavor tas, Topology zones): Kueue goes up to a wider level",
+                ),
+            ],
+        ),
+        (
+            "df507-fail.yaml",
+            &[
+                (
+                    8,
+                    "no node of the 4 in the state carries the label \"example.com/rack\": the TAS \
+                     snapshot of a flavor with this Topology keeps no node",
+                ),
+                (
+                    19,
+                    "no node of the 4 in the state carries the label \"example.com/rack\": the \
+                     member selects no node by it",
+                ),
+                (
+                    24,
+                    "no node of the 4 in the state carries the label \"example.com/row\": the \
+                     member selects no node by it",
+                ),
+                (
+                    40,
+                    "no node of the 4 in the state carries the label \"example.com/rack\" that \
+                     kueue.x-k8s.io/podset-required-topology names: Kueue finds no domain of that \
+                     level",
+                ),
+            ],
+        ),
+    ];
+    for (name, expected) in cases {
+        let (_, report) = run(&[format!("{DIR}/{name}")], &LintOptions::default());
+        let got: Vec<(usize, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.pos.line, d.message.as_str()))
+            .collect();
+        assert_eq!(&got, expected, "{name}");
+    }
+}
+
+/// Without a state, the tier and level rules still read the HyperNodes and Kueue objects of
+/// the inputs; the capacity and node-label rules are skipped.
+#[test]
+fn topology_rules_without_a_state_use_the_inputs() {
+    let cases: &[(&str, &[&str])] = &[
+        ("df501-fail.yaml", &["DF501"]),
+        ("df502-fail.yaml", &["DF502"]),
+        ("df503-fail.yaml", &["DF503", "DF503"]),
+        ("df505-fail.yaml", &[]),
+        ("df506-fail.yaml", &[]),
+        ("df507-fail.yaml", &[]),
+    ];
+    for (name, expected) in cases {
+        let set = manifest::load(&[format!("{DIR}/{name}")], false).unwrap();
+        let report = lint::lint(&set, None, &LintOptions::default()).unwrap();
+        let got: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(&got, expected, "{name}");
     }
 }
 

@@ -26,18 +26,10 @@ fn pending_pods_are_planned_in_queue_order() {
         out.stdout,
         "\
 PodGroup ml/train (coscheduling, minMember 3): 0/2 pods placed: waiting for pods: 2 of minMember 3 exist
- POD      NODE
- train-0  <pending>
- train-1  <pending>
-Pending:
-  train-0, train-1: waiting for pods: 2 of minMember 3 exist
-WaitingForPods: not planned
-Blocked (first reason per pod):
-  2 pods: waiting for pods: 2 of minMember 3 exist
 
 Batch (6 pods, solver greedy): 4/6 pods placed
  POD              FROM           NODE       METHOD  NOTE
- shop/checkout-0  cluster state  node-1     greedy  would preempt 1 pods on node-1
+ shop/checkout-0  cluster state  node-1     greedy  would preempt 1 pod on node-1
  shop/audit-0     cluster state  <pending>  greedy  not planned: schedulerName audit-scheduler maps to no modelled scheduler
  shop/import-0    cluster state  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..
  shop/search-0    cluster state  node-2     greedy  -

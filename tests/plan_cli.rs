@@ -318,6 +318,7 @@ fn godel_gang_table_with_the_default_scheduler_beside_it() {
         "--state",
         GANG,
         "--compare",
+        "--show-all",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = "\
@@ -408,7 +409,7 @@ fn volcano_job_fills_groups_next_to_a_flow() {
 /// 40 copies (`--replicas`) of an 8-GPU pod, all required in one bigPod of 16 nodes: no group
 /// holds the unit, each one says why, and the plan exits 1.
 #[test]
-fn gang_below_min_member_exits_1_with_the_rejections() {
+fn gang_below_min_member_exits_1_with_one_line_or_every_rejection() {
     let gang = "\
 apiVersion: scheduling.godel.kubewharf.io/v1alpha1
 kind: PodGroup
@@ -434,16 +435,25 @@ spec:
         requests: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: \"8\"}
         limits: {nvidia.com/gpu: \"8\"}
 ";
-    let run = run(
-        "plan",
-        &["-f", "-", "--replicas", "40", "--state", GANG],
-        Some(gang),
+    let args = ["-f", "-", "--replicas", "40", "--state", GANG];
+    let concise = run("plan", &args, Some(gang));
+    assert_eq!(concise.code, 1, "{}", concise.stderr);
+    assert_eq!(
+        concise.stdout,
+        "PodGroup training/huge (godel, minMember 40): 0/40 pods placed; pending: the unit fits no node group (40 pods)\n"
     );
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let lines: Vec<&str> = run.stdout.lines().collect();
+    for expand in ["--show-all", "-owide"] {
+        let run = run("plan", &[&args[..], &[expand]].concat(), Some(gang));
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        expanded_gang_shows_every_pod_and_rejection(&run.stdout);
+    }
+}
+
+fn expanded_gang_shows_every_pod_and_rejection(stdout: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "PodGroup training/huge (godel, minMember 40): 0/40 pods placed"
+        "PodGroup training/huge (godel, minMember 40): 0/40 pods placed; pending: the unit fits no node group (40 pods)"
     );
     assert_eq!(lines[2], " huge-0   <pending>  -");
     let notes = lines
@@ -509,7 +519,7 @@ fn batch_flow_solver_against_greedy() {
                    "note": "greedy fall-back: inter-pod affinity depends on where other pods of the batch land"}),
             json!({"namespace": "ml", "name": "gpu-eval", "from": "Pod/gpu-eval",
                    "node": "node-a3", "method": "flow",
-                   "note": "min-cost flow: task class 2 (1 pods, 1 feasible nodes)"}),
+                   "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)"}),
             json!({"namespace": "ml", "name": "oversized", "from": "Pod/oversized",
                    "node": null, "method": "flow",
                    "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu."}),
@@ -729,7 +739,7 @@ fn explain_a_batch_pod_with_the_flow_solver() {
     assert_eq!(
         context["solvers"],
         json!({"flow": "node-a3", "method": "flow",
-               "note": "min-cost flow: task class 2 (1 pods, 1 feasible nodes)",
+               "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)",
                "totalCost": 7159, "greedy": null})
     );
     assert_eq!(explanation["selected"], Value::Null);
@@ -921,7 +931,22 @@ fn gangs_and_batch_pods_share_one_assumed_state() {
         cpus,
         [("small-1".to_string(), 4), ("small-2".to_string(), 3)].into()
     );
-    let table = plan_table(&["-f", "testdata/gangs/two-gangs.yaml", "--state", TWO_NODES]);
+    let concise = plan_table(&["-f", "testdata/gangs/two-gangs.yaml", "--state", TWO_NODES]);
+    assert!(
+        concise.contains(
+            "PodGroup default/etl-b (volcano, minMember 3): 0/3 pods placed; pending: \
+             0/2 nodes are available: 2 Insufficient cpu. (1 pod); \
+             not tried: the gang can no longer reach minMember 3 (1 pod)\n\n"
+        ),
+        "{concise}"
+    );
+    let table = plan_table(&[
+        "-f",
+        "testdata/gangs/two-gangs.yaml",
+        "--state",
+        TWO_NODES,
+        "--show-all",
+    ]);
     assert!(
         table.contains(
             "Unschedulable: 1 of minMember 3 fit; none of its pending pods is placed\n\
@@ -1330,7 +1355,7 @@ fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
         "\
 Batch (3 pods, solver greedy): 1/3 pods placed
  POD            FROM          NODE       METHOD  NOTE
- prod/critical  Pod/critical  node-1     greedy  would preempt 1 pods on node-1
+ prod/critical  Pod/critical  node-1     greedy  would preempt 1 pod on node-1
  prod/research  Pod/research  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..
  prod/huge      Pod/huge      <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..
 prod/critical would preempt on node-1: prod/batch-a
@@ -1435,7 +1460,7 @@ fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
     assert_eq!(pod["node"], "node-1");
     assert_eq!(
         pod["note"],
-        "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; would preempt 1 pods on node-1"
+        "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; would preempt 1 pod on node-1"
     );
     assert_eq!(
         pod["preempts"],
@@ -1962,6 +1987,7 @@ fn volcano_job_is_kept_in_the_lowest_tier_hypernode_that_holds_it() {
         "testdata/topology/volcano/job.yaml",
         "--state",
         VOLCANO_TOPOLOGY,
+        "--show-all",
     ]);
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
     assert_eq!(

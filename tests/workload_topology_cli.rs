@@ -9,9 +9,10 @@ use support::cli::{Run, run, run_json};
 
 const STATE: &str = "testdata/topology/workload/state.yaml";
 
+/// The table with every gang in full (its pods, topology and turned-down domains).
 fn plan(workload: &str) -> Run {
     let file = format!("testdata/topology/workload/{workload}.yaml");
-    run(&["plan", "-f", &file, "--state", STATE])
+    run(&["plan", "-f", &file, "--state", STATE, "--show-all"])
 }
 
 fn group(workload: &str) -> (i32, Value) {

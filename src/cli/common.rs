@@ -12,6 +12,7 @@ use crate::report;
 use crate::report::columns::Columns;
 use crate::report::jsonpath::Template;
 use crate::sched::object_selector::ObjectSelector;
+use crate::text::plural;
 
 /// kubectl's global flags, accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -423,11 +424,11 @@ impl GlobalArgs {
         }
         if self.verbosity >= 1 {
             report::stderr_line(&format!(
-                "read {} nodes, {} pods, {} namespaces and {} data operations from {source} in {} ms",
-                state.nodes.len(),
-                state.pods.len(),
-                state.namespaces.len(),
-                state.fluid_ops.len(),
+                "read {}, {}, {} and {} from {source} in {} ms",
+                plural(state.nodes.len(), "node"),
+                plural(state.pods.len(), "pod"),
+                plural(state.namespaces.len(), "namespace"),
+                plural(state.fluid_ops.len(), "data operation"),
                 took.as_millis()
             ));
         }

@@ -25,10 +25,14 @@ const ABOUT: &str =
 const LONG_ABOUT: &str = "\
 kubectl-dataflow makes Kubernetes placement visible before anything runs.
 
-It reads manifests (-f) and a cluster state (--state FILE recorded with `kubectl get -o json`,
-or the live cluster of your kubeconfig) and reproduces what the schedulers would do: the
-Kubernetes v1.34 default profile, Fluid's DataFlow affinity inheritance, Godel job-level
-affinity and Volcano task-topology.";
+It reads manifests (-f) and a cluster state (--state FILE recorded with
+`kubectl get -o json`, or the live cluster of your kubeconfig) and reproduces
+what the schedulers would do: the Kubernetes v1.34 default profile, Fluid's
+DataFlow affinity inheritance, Godel job-level affinity and Volcano
+task-topology.";
+
+/// The widest help line, examples included (a test holds every command to it).
+pub const HELP_COLUMNS: usize = 80;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -51,7 +55,9 @@ Examples:
     long_about = LONG_ABOUT,
     after_help = EXAMPLES,
     propagate_version = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    // Help reads the same on every terminal: kubectl's users keep 80 columns.
+    max_term_width = HELP_COLUMNS
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -83,6 +83,10 @@ pub struct PlanArgs {
     pub output: ReportFormat,
     #[command(flatten)]
     pub table: TableArgs,
+    /// Show every pod of each gang (its row, domains, pending reason), the node groups turned
+    /// down and the topology, not one line per gang (as -o wide)
+    #[arg(long)]
+    pub show_all: bool,
     /// Change the cluster state before planning, and show what moves: add=N:like=NODE,
     /// cordon=NODES, drain=NODES (cordon and evict their pods), remove=NODES,
     /// label=NODES:key=value, unlabel=NODES:key, taint=NODES:key[=value]:Effect,
@@ -186,8 +190,14 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let plan = what_if::plan(&set, &state, &args.what_if, profile, &opts)?;
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
-        ReportFormat::Table => report::plan::table(&plan, false, headers),
-        ReportFormat::Wide => report::plan::table(&plan, true, headers),
+        ReportFormat::Table | ReportFormat::Wide => {
+            let options = report::plan::TableOptions {
+                wide: args.output == ReportFormat::Wide,
+                headers,
+                all_pods: args.show_all,
+            };
+            report::plan::table(&plan, options)
+        }
         ReportFormat::Json => report::to_json(&plan),
         ReportFormat::Yaml => report::to_yaml(&plan),
         ReportFormat::Name => report::plan::names(&plan),

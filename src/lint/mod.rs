@@ -7,10 +7,12 @@
 mod fluid;
 mod gang;
 mod godel;
+mod kueue;
 mod podspec;
 pub mod rules;
 mod schema;
 pub mod strict;
+mod topology;
 mod volcano;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -236,12 +238,16 @@ pub fn lint(
     let fluid_index = fluid::Index::new(&set.manifests, state);
     let godel_index = godel::Index::new(&set.manifests, state);
     let gang_index = gang::Index::new(set, state);
+    let kueue_index = kueue::Index::new(&set.manifests);
+    let topology_index = topology::Index::new(set, state);
     for m in &set.manifests {
         fluid::check(&mut ctx, &fluid_index, m);
         godel::check(&mut ctx, &godel_index, m);
         gang::check(&mut ctx, &gang_index, m);
         volcano::check(&mut ctx, m);
         podspec::check(&mut ctx, m);
+        kueue::check(&mut ctx, &kueue_index, m);
+        topology::check(&mut ctx, &topology_index, m);
     }
     let mut diagnostics = ctx.out;
     diagnostics.retain(|d| !suppressed(d, &ctx.lines));

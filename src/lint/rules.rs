@@ -2,7 +2,8 @@
 //! refer to them, so a code is never reused for a different check.
 //!
 //! Families: DF0xx input problems, DF1xx Fluid DataFlow, DF2xx gangs (DF201-207 Godel
-//! PodGroups, DF208-214 every gang kind), DF3xx Volcano Job, DF4xx any pod spec or template.
+//! PodGroups, DF208-214 every gang kind), DF3xx Volcano Job, DF4xx any pod spec or template,
+//! DF5xx network topology (Volcano HyperNodes, Kueue Topology Aware Scheduling).
 
 use std::fmt;
 
@@ -473,6 +474,62 @@ pub const RULES: &[Rule] = &[
         "required node rules no node satisfies",
         "With a cluster state, the pod's nodeSelector and required node affinity are evaluated by the scheduling engine against every node. When no node matches, the pod stays pending whatever else happens in the cluster.",
         "Relax the rules or label the nodes the pod is meant for.",
+    )),
+    rule(
+        "DF501",
+        "volcano-tier-missing",
+        Error,
+        "hard networkTopology with no HyperNode at or below highestTierAllowed",
+        "A Volcano Job or PodGroup with `spec.networkTopology` in hard mode must fit inside one HyperNode of a tier up to `highestTierAllowed` (default 1). When no HyperNode of the --state or the inputs has such a tier (or there are no HyperNodes at all), Volcano finds no domain for the gang and it stays pending. Skipped when the volcano-scheduler configuration leaves out the network-topology-aware plugin (Volcano then ignores networkTopology), and without --state when the inputs hold no HyperNode.",
+        "Set highestTierAllowed to a tier the HyperNodes have (see `kubectl get hypernodes`), or create the HyperNodes.",
+    ),
+    rule(
+        "DF502",
+        "volcano-tier-unknown",
+        Warning,
+        "highestTierAllowed names a tier no HyperNode has",
+        "No HyperNode of the --state or the inputs has the tier `spec.networkTopology.highestTierAllowed` names. Volcano compares tiers as numbers, so the gang is kept within the highest existing tier below it (or, in soft mode with none below, spread over HyperNodes): the constraint is not the one written, often because the tiers were renumbered.",
+        "Use one of the tiers the HyperNodes have.",
+    ),
+    rule(
+        "DF503",
+        "kueue-level-unknown",
+        Error,
+        "Kueue pod-set annotation names a level not in the flavor's Topology",
+        "`kueue.x-k8s.io/podset-required-topology`, `podset-preferred-topology` and `podset-slice-required-topology` name a node label that must be one of the `spec.levels` of the Topology of the ResourceFlavor the Job is admitted on (LocalQueue -> ClusterQueue -> ResourceFlavor `topologyName` -> Topology, read from the inputs and the --state). Otherwise Kueue's scheduler reports \"no requested topology level\" and never admits the Job. A slice level above the pod set's own level is refused the same way.",
+        "Use a level of the Topology (`kubectl get topology NAME -o yaml`), or send the Job to a queue whose flavor has that level.",
+    ),
+    rule(
+        "DF504",
+        "kueue-podset-annotations",
+        Error,
+        "Kueue pod-set topology annotations its webhook rejects",
+        "Kueue's job webhook (jobframework `ValidateTASPodSetRequest`) rejects a Job whose pod template carries more than one of podset-required-topology, podset-preferred-topology and podset-unconstrained-topology; a level that is not a valid label name; an unconstrained value that is not a boolean; a podset-slice-size that is not an integer of at least 1 or exceeds the pod set's count (parallelism); a podset-slice-required-topology without podset-slice-size, or a slice size without it.",
+        "Keep one of required/preferred/unconstrained, and set podset-slice-required-topology and podset-slice-size together (1 <= size <= parallelism).",
+    ),
+    with_state(rule(
+        "DF505",
+        "topology-domain-too-small",
+        Error,
+        "required topology level whose largest domain cannot hold the gang",
+        "A Volcano gang in hard mode must fit inside one HyperNode up to `highestTierAllowed`; a Kueue pod set with podset-required-topology must fit inside one domain of that level. With a cluster state, each domain of that level is measured the way the plan does it (Volcano: its bound pods plus the pending pods the free resources and pod slots of its nodes take; Kueue: its TAS snapshot of the flavor's nodes). When even the largest holds fewer pods than the gang needs, the gang stays pending (Kueue does not admit the Job).",
+        "Lower the gang's size or requests, raise highestTierAllowed or require a wider level, or free capacity in one domain.",
+    )),
+    with_state(rule(
+        "DF506",
+        "topology-preferred-domain-too-small",
+        Warning,
+        "preferred topology level whose largest domain cannot hold the gang",
+        "The soft (Volcano `mode: soft`) or preferred (Kueue podset-preferred-topology) counterpart of DF505: no domain of the level holds the gang, so it is placed over several domains of that level, with the traffic between them the constraint meant to avoid.",
+        "Prefer a wider level, shrink the gang, or free capacity in one domain.",
+    )),
+    with_state(rule(
+        "DF507",
+        "topology-label-unknown",
+        Warning,
+        "topology level label that no node carries",
+        "A Kueue Topology level (`spec.levels[].nodeLabel`), a label a Kueue pod-set annotation names, or a label key a HyperNode's `labelMatch` selects on is carried by no node of the --state. Kueue's TAS snapshot keeps only nodes that carry every level of the Topology, so such a flavor holds no node; a HyperNode label selector on it matches nothing.",
+        "Label the nodes (`kubectl label node ...`) or use the label key they carry.",
     )),
 ];
 

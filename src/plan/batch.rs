@@ -2,6 +2,7 @@
 //! placed together by the greedy solver (pod by pod, as kube-scheduler) or the min-cost-flow
 //! solver of `systems::flow`, and optionally both, side by side.
 
+use crate::text::plural;
 use serde::Serialize;
 
 use super::datasets::{self, Webhooked};
@@ -188,7 +189,10 @@ fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String, 
         .map(|outcome| {
             let note = match (&outcome.node, outcome.summary) {
                 (Some(node), _) if !outcome.preempts.is_empty() => {
-                    format!("would preempt {} pods on {node}", outcome.preempts.len())
+                    format!(
+                        "would preempt {} on {node}",
+                        plural(outcome.preempts.len(), "pod")
+                    )
                 }
                 (None, Some(summary)) => format!("pending: {summary}"),
                 _ => String::new(),

@@ -1,6 +1,7 @@
 //! `explain-placement`: pick the pod to explain, schedule it, and keep everything the
 //! explanation needs.
 
+use crate::text::plural;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -551,7 +552,7 @@ fn explain_gang_pod(
             .map(|group| format!("node group {group}"))
             .or_else(|| topology::chosen_domain(&plan))
             .filter(|_| within.is_some())
-            .map(|group| format!("{group} ({} nodes)", plan.group_nodes.len())),
+            .map(|group| format!("{group} ({})", plural(plan.group_nodes.len(), "node"))),
         inherited: Vec::new(),
         solvers: None,
         notes,
@@ -662,7 +663,11 @@ fn explain_batch_pod(
     let mut explanation = decide_in(&mut scheduler, &pods[index], None, node)?;
     let placement = &flow_plan.placements[index];
     explanation.context = Some(Context {
-        within: format!("a batch of {} pods ({})", pods.len(), members[index].from),
+        within: format!(
+            "a batch of {} ({})",
+            plural(pods.len(), "pod"),
+            members[index].from
+        ),
         assumed,
         restricted_to: None,
         inherited: Vec::new(),

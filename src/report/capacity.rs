@@ -43,10 +43,12 @@ pub fn node_count_table(count: &NodeCount, headers: bool) -> String {
             count.template
         ),
         (Some(n), _) => format!(
-            "{} like {} make every planned operation, gang and pod fit ({} do not).\n",
+            "{} like {} {} every planned operation, gang and pod fit ({} {} not).\n",
             super::plural(n, "node"),
             count.template,
-            n - 1
+            if n == 1 { "makes" } else { "make" },
+            n - 1,
+            if n == 2 { "does" } else { "do" }
         ),
         (None, reason) => format!(
             "Does not fit with any number of nodes like {} up to {}: {}\n",

@@ -104,10 +104,10 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
             Some((preemption, node)) => {
                 let _ = writeln!(
                     out,
-                    "Pod {}/{} fits no node as it is; it would preempt {} pods on node {node} and be nominated there.",
+                    "Pod {}/{} fits no node as it is; it would preempt {} on node {node} and be nominated there.",
                     pod.namespace,
                     pod.name,
-                    preemption.victims.len()
+                    super::plural(preemption.victims.len(), "pod")
                 );
             }
             None => {

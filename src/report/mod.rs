@@ -27,14 +27,7 @@ pub fn to_yaml<T: Serialize>(value: &T) -> String {
     serde_saphyr::to_string(&json).expect("JSON values serialize to YAML")
 }
 
-/// `1 node`, `3 nodes`.
-pub(crate) fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub(crate) use crate::text::plural;
 
 /// A table with kubectl's borderless look.
 pub fn table(header: &[&str]) -> comfy_table::Table {

@@ -9,20 +9,39 @@ use crate::plan::{
 };
 use crate::systems::flow::{Method, Metrics};
 use crate::systems::fluid::describe_inherited;
+use crate::systems::gang::outcome::summarise_blocked;
 use crate::systems::gang::{GangStatus, GroupPlan};
 
-/// `-o table` (or `wide`, with the status, dependOn, recorded affinity and ties): the flows,
-/// then the gangs, then the batch, each with its notes under it; [`super::terminal_safe`], as
-/// names and messages come from manifests and the cluster. `headers: false` is
-/// `--no-headers`: the column header rows are left out.
-pub fn table(plan: &Plan, wide: bool, headers: bool) -> String {
+/// How a plan's tables read.
+#[derive(Debug, Clone, Copy)]
+pub struct TableOptions {
+    /// Flows with the status, dependOn, recorded affinity and ties columns, and every gang
+    /// in full (as `all_pods`).
+    pub wide: bool,
+    /// Column header rows; false is kubectl's `--no-headers`.
+    pub headers: bool,
+    /// Each gang's pods one row each, with its pending reasons, turned-down node groups and
+    /// topology; otherwise one line per gang (a 150-pod gang reads as one line).
+    pub all_pods: bool,
+}
+
+/// `-o table` (or `wide`): the flows, then the gangs, then the batch, each with its notes
+/// under it; [`super::terminal_safe`], as names and messages come from manifests and the
+/// cluster.
+pub fn table(plan: &Plan, options: TableOptions) -> String {
+    let TableOptions { wide, headers, .. } = options;
     let mut sections = Vec::new();
     let flows = plan.operations.iter().map(|o| o.flow).max().unwrap_or(0);
     for flow in 1..=flows {
         let ops: Vec<&OperationPlan> = plan.operations.iter().filter(|o| o.flow == flow).collect();
         sections.push(flow_section(flow, &ops, wide, headers));
     }
-    sections.extend(plan.groups.iter().map(|g| group_section(g, headers)));
+    let all_pods = options.wide || options.all_pods;
+    sections.extend(
+        plan.groups
+            .iter()
+            .map(|g| group_section(g, headers, all_pods)),
+    );
     sections.extend(plan.batch.iter().map(|b| batch_section(b, headers)));
     sections.extend(
         plan.what_if_effect
@@ -89,13 +108,74 @@ pub(super) fn name_list(names: &[&str]) -> String {
     }
 }
 
-/// One gang: the summary line, a row per pod with its domain at each level, then why pods
-/// stay pending and why node groups were turned down.
-fn group_section(group: &GroupPlan, headers: bool) -> String {
-    let mut out = format!(
-        "{} {}/{} ({}, minMember {}): {}\n",
+/// How many blocking reasons a gang's one-line summary names before counting the rest.
+const REASONS_PER_GANG: usize = 3;
+
+/// A gang's one line: kind, name, placed/minimum and domains, and the most frequent reasons
+/// its pods stay pending (each pod's first), with their counts: folded as upstream's "0/N
+/// nodes are available: 3 Insufficient cpu, ..." summary folds its nodes.
+fn group_line(group: &GroupPlan) -> String {
+    let mut line = format!(
+        "{} {}/{} ({}, minMember {}): {}",
         group.kind, group.namespace, group.name, group.gang_kind, group.min_member, group.summary
     );
+    let reasons = if group.blocked.is_empty() {
+        summarise_blocked(group.pods.iter().filter_map(|p| p.reason.as_deref()))
+    } else {
+        group.blocked.clone()
+    };
+    // A single reason the summary already says (waiting for pods) is not said twice.
+    let said = matches!(reasons.as_slice(), [only] if group.summary.contains(&only.reason));
+    if !reasons.is_empty() && !said {
+        let mut folded: Vec<String> = reasons
+            .iter()
+            .take(REASONS_PER_GANG)
+            .map(|b| format!("{} ({})", b.reason, super::plural(b.pods, "pod")))
+            .collect();
+        if reasons.len() > REASONS_PER_GANG {
+            let rest = reasons.len() - REASONS_PER_GANG;
+            folded.push(format!("{} more", super::plural(rest, "reason")));
+        }
+        line.push_str(&format!("; pending: {}", folded.join("; ")));
+    }
+    line.push('\n');
+    line
+}
+
+/// One gang: its line; in full (`all_pods`) a row per pod with its domain at each level, then
+/// why pods stay pending and why node groups were turned down. Warnings and the `--compare`
+/// table are shown either way.
+fn group_section(group: &GroupPlan, headers: bool, all_pods: bool) -> String {
+    let mut out = group_line(group);
+    if all_pods {
+        out.push_str(&group_details(group, headers));
+    }
+    if !group.warnings.is_empty() {
+        out.push_str("Warnings:\n");
+        out.extend(group.warnings.iter().map(|w| format!("  {w}\n")));
+    }
+    if let Some(c) = &group.comparison {
+        out.push_str(&format!(
+            "Default scheduler (pod by pod, no group semantics): {}/{} pods placed\n",
+            c.scheduled,
+            c.placements.len()
+        ));
+        let mut t = super::table(&["LEVEL", "DOMAINS (GANG)", "DOMAINS (DEFAULT)"]);
+        for level in &c.levels {
+            t.add_row(vec![
+                level.key.clone(),
+                level.gang.to_string(),
+                level.default.to_string(),
+            ]);
+        }
+        out.push_str(&super::render_table(&t, headers));
+    }
+    out
+}
+
+/// The pod rows, pending reasons, turned-down node groups and topology of a gang.
+fn group_details(group: &GroupPlan, headers: bool) -> String {
+    let mut out = String::new();
     let tasks = group.pods.iter().any(|p| p.task.is_some());
     let mut header = vec!["POD"];
     if tasks {
@@ -159,8 +239,11 @@ fn group_section(group: &GroupPlan, headers: bool) -> String {
     if !group.blocked.is_empty() {
         out.push_str("Blocked (first reason per pod):\n");
         for b in &group.blocked {
-            let pods = if b.pods == 1 { "pod" } else { "pods" };
-            out.push_str(&format!("  {} {pods}: {}\n", b.pods, b.reason));
+            out.push_str(&format!(
+                "  {}: {}\n",
+                super::plural(b.pods, "pod"),
+                b.reason
+            ));
         }
     }
     if !group.rejections.is_empty() {
@@ -170,26 +253,6 @@ fn group_section(group: &GroupPlan, headers: bool) -> String {
         }
     }
     out.push_str(&super::topology::section(group));
-    if !group.warnings.is_empty() {
-        out.push_str("Warnings:\n");
-        out.extend(group.warnings.iter().map(|w| format!("  {w}\n")));
-    }
-    if let Some(c) = &group.comparison {
-        out.push_str(&format!(
-            "Default scheduler (pod by pod, no group semantics): {}/{} pods placed\n",
-            c.scheduled,
-            c.placements.len()
-        ));
-        let mut t = super::table(&["LEVEL", "DOMAINS (GANG)", "DOMAINS (DEFAULT)"]);
-        for level in &c.levels {
-            t.add_row(vec![
-                level.key.clone(),
-                level.gang.to_string(),
-                level.default.to_string(),
-            ]);
-        }
-        out.push_str(&super::render_table(&t, headers));
-    }
     out
 }
 

@@ -40,6 +40,7 @@
 
 mod mcmf;
 
+use crate::text::plural;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde::Serialize;
@@ -270,8 +271,9 @@ pub fn solve_batch_on(mut sched: Scheduler, pods: &[Pod]) -> FlowPlan {
                 Some(node) => {
                     placement.node = Some(state.nodes[node].metadata.name.clone());
                     placement.note = format!(
-                        "min-cost flow: task class {c} ({} pods, {} feasible nodes)",
-                        summary.pods, summary.feasible_nodes
+                        "min-cost flow: task class {c} ({}, {})",
+                        plural(summary.pods, "pod"),
+                        plural(summary.feasible_nodes, "feasible node")
                     );
                     total_cost += class
                         .arcs
@@ -282,8 +284,8 @@ pub fn solve_batch_on(mut sched: Scheduler, pods: &[Pod]) -> FlowPlan {
                     placement.note = match &class.summary {
                         Some(why) => format!("pending: {why}"),
                         None => format!(
-                            "pending: the {} nodes that fit task class {c} have no room left for it in this batch",
-                            summary.feasible_nodes
+                            "pending: the {} that fit task class {c} have no room left for it in this batch",
+                            plural(summary.feasible_nodes, "node")
                         ),
                     };
                     total_cost += unscheduled_cost;
@@ -308,8 +310,8 @@ pub fn solve_batch_on(mut sched: Scheduler, pods: &[Pod]) -> FlowPlan {
             placement.method = Method::Greedy;
             placement.note = match (&outcome.node, outcome.summary) {
                 (Some(node), _) if !outcome.preempts.is_empty() => format!(
-                    "greedy fall-back: {reason}; would preempt {} pods on {node}",
-                    outcome.preempts.len()
+                    "greedy fall-back: {reason}; would preempt {} on {node}",
+                    plural(outcome.preempts.len(), "pod")
                 ),
                 (Some(_), _) => format!("greedy fall-back: {reason}"),
                 (None, Some(summary)) => format!("greedy fall-back: {reason}; pending: {summary}"),

@@ -120,6 +120,12 @@ struct ConfPlugin {
     name: String,
 }
 
+/// Whether the state's volcano-scheduler configuration leaves the plugin out, so that
+/// Volcano ignores every `networkTopology` (a missing or unreadable configuration counts as on).
+pub fn plugin_off(state: &ClusterState) -> bool {
+    plugin_enabled(state) == Plugin::Off
+}
+
 fn plugin_enabled(state: &ClusterState) -> Plugin {
     let config = state
         .config_maps

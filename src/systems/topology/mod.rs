@@ -217,6 +217,19 @@ fn needs_siblings(pod: &Pod) -> bool {
         .is_some_and(|a| !a.required.is_empty())
 }
 
+/// How many of `gang`'s pods each of `domains` could hold: its bound pods plus the pending
+/// pods the free resources and pod slots of the domain's nodes take. The same necessary
+/// condition [`plan_in_domains`] turns a domain down by before trying its pods; lint reads it
+/// to say that even the largest domain of a required level is too small.
+pub fn pods_that_fit(scheduler: &Scheduler, gang: &Gang, domains: &[Domain]) -> Vec<usize> {
+    let (pending, bound) = pending_pods(gang, scheduler.state());
+    let capacity = Capacity::new(scheduler, &pending);
+    domains
+        .iter()
+        .map(|d| bound + capacity.fit(scheduler, &d.nodes).min(pending.len()))
+        .collect()
+}
+
 /// The kind's own all-or-nothing placement of a gang, over every node (`None`) or only over
 /// the given nodes (state indexes).
 pub type PlaceFn<'p> =

@@ -8,9 +8,14 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use kubectl_dataflow::cluster::recorded;
+use kubectl_dataflow::manifest::{ManifestSet, parse_text};
 use kubectl_dataflow::model::Pod;
-use kubectl_dataflow::plan::explain::{self, Target};
+use kubectl_dataflow::plan::Solver;
+use kubectl_dataflow::plan::explain::{self, Scope};
+use kubectl_dataflow::sched::object_selector::ObjectSelector;
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 
@@ -35,15 +40,26 @@ fn measure(path: &str) {
     let state = recorded::load_files(&[path.to_string()]).expect("generated state loads");
     let loaded = load_start.elapsed();
     let pod: Pod = serde_json::from_str(POD).expect("bench pod parses");
-    let target = Target {
-        pod,
-        from_state: false,
+    let (manifests, problems) = parse_text(&Arc::from("bench-pod.json"), POD);
+    assert!(problems.is_empty(), "{problems:?}");
+    let inputs = ManifestSet {
+        manifests,
+        ..ManifestSet::default()
+    };
+    let scope = Scope {
+        manifests: &inputs,
+        state: &state,
+        profile: Profile::default(),
+        solver: Solver::Greedy,
+        namespace: None,
+        default_namespace: "default",
+        selector: &ObjectSelector::default(),
     };
     let mut runs = Vec::new();
     let mut selected = None;
     for _ in 0..5 {
         let t = Instant::now();
-        let explanation = explain::explain(&state, Profile::default(), &target, None).unwrap();
+        let explanation = explain::explain(&scope, None, None).unwrap();
         runs.push(t.elapsed());
         selected = explanation.decision.selected.clone();
         black_box(explanation);
@@ -53,7 +69,7 @@ fn measure(path: &str) {
     let scheduler = Scheduler::new(&state, Profile::default());
     let built = t.elapsed();
     let t = Instant::now();
-    black_box(scheduler.decide(&target.pod));
+    black_box(scheduler.decide(&pod));
     let decided = t.elapsed();
     println!("nodes                      {}", state.nodes.len());
     println!("pods                       {}", state.pods.len());

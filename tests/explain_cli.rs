@@ -414,6 +414,8 @@ fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
     assert_eq!(
         stdout(&out),
         "\
+Within a batch of 3 pods (Pod/critical)
+
 Pod prod/critical fits no node as it is; it would preempt 1 pod on node node-1 and be nominated there.
 
  REJECTED  REASON            NODES
@@ -446,7 +448,8 @@ Preemption (pod priority 100000): 3 candidate node(s)
         (
             "pod/huge",
             Value::Null,
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Insufficient cpu..",
+            // After pod/critical, placed before it in the batch, took node-1 (evicting batch-a).
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..",
         ),
     ];
     for (pod, node, summary) in cases {

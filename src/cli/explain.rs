@@ -9,7 +9,7 @@ use super::common::{
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::plan::Solver;
 use crate::plan::drift;
-use crate::plan::explain::{self, PlanScope};
+use crate::plan::explain::{self, Scope};
 use crate::report;
 use crate::sched::Profile;
 use crate::systems::fluid::webhook::{self, AssumeCached};
@@ -116,27 +116,17 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(crate::plan::PlanError::from)?;
-    let scope = PlanScope {
+    let default_namespace = global.namespace();
+    let scope = Scope {
         manifests: &manifests,
         state: &state,
-        profile: profile.clone(),
+        profile,
         solver: args.solver,
         namespace: global.namespace.as_deref(),
+        default_namespace: &default_namespace,
+        selector: &selector,
     };
-    let in_plan = explain::explain_in_plan(&scope, args.target.as_deref(), args.node.as_deref())?;
-    let mut explanation = match in_plan {
-        Some(explanation) => explanation,
-        None => {
-            let namespace = global.namespace();
-            let mut candidates = explain::candidates(&manifests, &state);
-            crate::plan::select_candidates(&mut candidates, &selector);
-            let target =
-                explain::resolve_target(candidates, &state, args.target.as_deref(), &namespace)
-                    .map_err(|e| anyhow!(e))?;
-            explain::explain(&state, profile, &target, args.node.as_deref())
-                .map_err(|e| anyhow!(e))?
-        }
-    };
+    let mut explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
     if args.compare {
         explanation.drift =
             Some(drift::of_explanation(&state, &explanation).map_err(|e| anyhow!(e))?);

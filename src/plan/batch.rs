@@ -297,7 +297,7 @@ fn plan_scheduled(
             None,
         ),
         Solver::Flow => {
-            let plan = flow::solve_batch_on(scheduler.clone(), &pods);
+            let plan = flow::solve_batch_on(scheduler.fork(), &pods);
             for (pod, placement) in pods.iter().zip(&plan.placements) {
                 if let Some(node) = &placement.node {
                     scheduler.assume(pod.clone(), node);

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 mod namespace;
+pub mod orchestrate;
 pub mod pending;
 pub mod what_if;
 pub mod workload;
@@ -18,16 +19,16 @@ pub mod workload;
 use serde::Serialize;
 
 use crate::cluster::ClusterState;
-use crate::manifest::{Manifest, ManifestSet};
+use crate::manifest::Manifest;
 use crate::model::{Affinity, NodeAffinity};
 use crate::sched::object_selector::ObjectSelector;
 use crate::sched::{Profile, Scheduler};
 use crate::systems::fluid::OpKey;
-use crate::systems::gang::{self, GangError, GangOptions, GroupPlan, SchedulerRoutes, System};
-use crate::systems::topology::hypernode;
+use crate::systems::gang::{GangError, GroupPlan, System};
 pub use batch::{BatchPlan, Solver};
 pub use graph::{FlowError, FlowErrors};
 pub use namespace::select_candidates;
+pub use orchestrate::plan_all;
 pub use what_if::{WhatIf, WhatIfError};
 
 /// Why a plan could not be made (exit 2); each problem is one line.
@@ -215,75 +216,4 @@ pub fn plan(
         what_if_effect: None,
         drift: None,
     })
-}
-
-/// Everything `plan` shows: with `--pending` first the Pending pods of the state in queue
-/// order ([`pending`]), then the DataFlows of the manifests, their gangs and their batch of
-/// plain pods, in that order, against one assumed state: every pod placed (an operation's, a
-/// gang's, a batch pod's) takes its resources, ports and affinity effects for everything
-/// planned after it, so no node is promised twice.
-pub fn plan_all(
-    manifests: &ManifestSet,
-    state: &ClusterState,
-    profile: Profile,
-    opts: &PlanOptions,
-) -> Result<Plan, PlanError> {
-    let gang_opts = GangOptions {
-        replicas: opts.replicas,
-        compare: opts.compare,
-        routes: SchedulerRoutes::with(&opts.routes),
-    };
-    let state = &*hypernode::with_given(manifests, state);
-    let graph = graph::build(&manifests.manifests, state)?;
-    let mut scheduler = Scheduler::new(state, profile);
-    // Without inputs, `gangs` reads the state's gangs, which the queue already holds.
-    let input_gangs = if opts.pending && manifests.manifests.is_empty() {
-        Vec::new()
-    } else {
-        gang::gangs(manifests, state, &gang_opts)
-    };
-    let queued = if opts.pending {
-        let same = |a: &gang::Gang, b: &gang::Gang| {
-            a.kind.id == b.kind.id
-                && a.meta.namespace == b.meta.namespace
-                && a.meta.name == b.meta.name
-        };
-        let units = pending::queue(state, &gang_opts.routes, |g| {
-            input_gangs.iter().any(|given| same(g, given))
-        });
-        pending::plan_queue(&mut scheduler, &units, &gang_opts.routes, opts.compare)?
-    } else {
-        pending::QueuePlan::default()
-    };
-    let operations = flow::plan_operations(&graph, &mut scheduler);
-    let mut groups = queued.groups;
-    groups.extend(gang::plan_gangs(&input_gangs, &mut scheduler, &gang_opts)?);
-    let members = batch::members(manifests, state);
-    let batch = (!members.is_empty()).then(|| {
-        batch::plan_batch(
-            &mut scheduler,
-            &members,
-            &gang_opts.routes,
-            opts.solver,
-            opts.compare,
-        )
-    });
-    let mut plan = Plan {
-        operations,
-        groups,
-        batch: BatchPlan::concat(queued.batch, batch),
-        what_if_effect: None,
-        drift: (opts.pending && opts.compare).then(|| {
-            drift::summarize(
-                state,
-                scheduler.profile().clone(),
-                &gang_opts.routes,
-                opts.namespace.as_deref(),
-                &opts.selector,
-            )
-        }),
-    };
-    let origins = namespace::Origins::new(&opts.selector, manifests, state, &members);
-    plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
-    Ok(plan)
 }

@@ -79,14 +79,6 @@ impl Unit {
             }
         }
     }
-
-    /// The plain pod this unit is, if it is not a gang.
-    pub(crate) fn pod(&self) -> Option<&Pod> {
-        match self {
-            Unit::Pod(pod) => Some(pod),
-            Unit::Gang(_) => None,
-        }
-    }
 }
 
 /// Whether kube-scheduler still has to place `pod`: it names no node and has not terminated.

@@ -92,7 +92,12 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 feasible.len(),
                 decision.nodes.len()
             );
-            if let Some(why) = why_line(selected, &feasible, &explanation.weights) {
+            if let Some(why) = why_line(
+                selected,
+                &feasible,
+                &explanation.weights,
+                explanation.chosen_by.as_deref(),
+            ) {
                 let _ = writeln!(out, "{why}");
             }
         }
@@ -285,10 +290,13 @@ fn render_context(context: &Context, headers: bool) -> String {
 }
 
 /// What set the winner apart from the best other node: weighted score differences by plugin.
+/// Why the selected node beat the runner-up; `chosen_by` is what a planner adds to the
+/// engine's scores when it picked a node that scores less.
 fn why_line(
     selected: &NodeVerdict,
     feasible: &[&NodeVerdict],
     weights: &BTreeMap<String, i64>,
+    chosen_by: Option<&str>,
 ) -> Option<String> {
     let runner_up = feasible
         .iter()
@@ -305,7 +313,15 @@ fn why_line(
         .collect();
     parts.sort_by(|a, b| b.0.abs().cmp(&a.0.abs()).then_with(|| a.1.cmp(&b.1)));
     let lead = selected.score.unwrap_or(0) - runner_up.score.unwrap_or(0);
-    // Only a nominated node is chosen over a better score (see `Scheduler::decide`).
+    if lead < 0
+        && let Some(planner) = chosen_by
+    {
+        return Some(format!(
+            "Why: {planner}; {} scores {} more.",
+            runner_up.name, -lead
+        ));
+    }
+    // Else only a nominated node is chosen over a better score (see `Scheduler::decide`).
     if lead < 0 {
         return Some(format!(
             "Why: it is the pod's nominated node (status.nominatedNodeName), which kube-scheduler \

@@ -28,6 +28,12 @@ impl Scheduler<'_> {
     /// not look at `NoSchedule` taints or at `spec.unschedulable`. `Err` holds the reasons, or
     /// says that the node does not exist (the pod would stay Pending, bound to nothing).
     pub fn admit(&self, pod: &Pod) -> Result<(), Vec<String>> {
+        let verdict = self.kubelet_verdict(pod);
+        self.record_admission(pod, &verdict);
+        verdict
+    }
+
+    fn kubelet_verdict(&self, pod: &Pod) -> Result<(), Vec<String>> {
         let name = &pod.spec.node_name;
         let Some(index) = self.state.node_index(name) else {
             return Err(vec![format!("node {name:?} does not exist")]);

@@ -11,6 +11,7 @@ pub mod preemption;
 pub mod profile;
 pub mod selector;
 mod terms;
+mod trace;
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,7 @@ pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use framework::Code;
 pub use profile::Profile;
 use terms::{PodTerms, Term, TermKind};
+pub use trace::{Assumed, PodTrace, Traced};
 
 /// Filter plugins of the default profile, in the order upstream runs them.
 pub const FILTER_ORDER: [&str; 8] = [
@@ -176,6 +178,8 @@ pub struct Scheduler<'a> {
     /// Per node: normalised image name -> size.
     node_images: Vec<HashMap<String, i64>>,
     namespace_labels: HashMap<String, Labels>,
+    /// The pod `explain-placement` asks about, when this scheduler plans for it.
+    trace: trace::Tracer,
 }
 
 /// The pods a node takes: its allocatable `pods` (`allocatable`, as read from it), else the
@@ -233,6 +237,7 @@ impl<'a> Scheduler<'a> {
             images,
             node_images,
             namespace_labels: HashMap::default(),
+            trace: trace::Tracer::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state
@@ -338,6 +343,7 @@ impl<'a> Scheduler<'a> {
         let Some(index) = self.state.node_index(node) else {
             return;
         };
+        self.record_assumed(&pod);
         let mut nodes = std::mem::take(&mut self.nodes);
         let mut pod = pod;
         pod.spec.node_name = node.to_string();
@@ -435,7 +441,7 @@ impl<'a> Scheduler<'a> {
     /// first and skips the search when it fits (KEP-1923).
     pub fn decide(&self, pod: &Pod) -> Decision {
         let all: Vec<usize> = (0..self.nodes.len()).collect();
-        let mut decision = self.decide_within(pod, &all);
+        let mut decision = self.decide_over(pod, &all);
         if let Some(nominated) = pod.status.nominated_node_name.as_deref()
             && decision.verdict(nominated).is_some_and(|v| v.feasible)
             && decision.selected.as_deref() != Some(nominated)
@@ -443,12 +449,21 @@ impl<'a> Scheduler<'a> {
             decision.selected = Some(nominated.to_string());
             decision.tied.clear();
         }
+        self.record_decision(pod, &all, &decision);
         decision
     }
 
     /// Schedule `pod` against a subset of nodes (indexes into the state's nodes), as gang
     /// planners do when they restrict a unit to one topology domain.
     pub fn decide_within(&self, pod: &Pod, candidates: &[usize]) -> Decision {
+        let decision = self.decide_over(pod, candidates);
+        self.record_decision(pod, candidates, &decision);
+        decision
+    }
+
+    /// One scheduling cycle over `candidates`, not traced: the engine's own probes
+    /// (preemption's what-ifs, a node explained after the fact) are no decisions of the plan.
+    fn decide_over(&self, pod: &Pod, candidates: &[usize]) -> Decision {
         cycle::Cycle::new(self, pod).run(candidates, None).0
     }
 
@@ -478,7 +493,7 @@ impl<'a> Scheduler<'a> {
         let (mut decision, detail) = cycle::Cycle::new(self, pod).run(&candidates, Some(index));
         if outside {
             // Explained only: the decision is over the candidates asked for.
-            decision = self.decide_within(pod, &candidates[..candidates.len() - 1]);
+            decision = self.decide_over(pod, &candidates[..candidates.len() - 1]);
         }
         Some((decision, detail?))
     }

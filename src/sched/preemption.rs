@@ -275,6 +275,7 @@ impl<'a> Scheduler<'a> {
             // a period: the doubled period is what users see in `kubectl describe`.
             summary.push_str(&format!(" {message}."));
         }
+        self.record_preemption(pod, decision, &preemption);
         Some(preemption)
     }
 
@@ -384,7 +385,7 @@ impl<'a> Scheduler<'a> {
 
     /// Whether `pod` passes every filter on `node` as the node is now.
     fn fits_on(&self, pod: &Pod, node: usize) -> Result<(), Vec<String>> {
-        match self.decide_within(pod, &[node]).nodes.into_iter().next() {
+        match self.decide_over(pod, &[node]).nodes.into_iter().next() {
             Some(verdict) if verdict.feasible => Ok(()),
             Some(verdict) => Err(verdict.reasons),
             None => Err(Vec::new()),

@@ -388,7 +388,16 @@ fn decide_classes(sched: &Scheduler, profile: &Profile, pods: &[Pod], classes: &
         for part in classes.chunks_mut(chunk) {
             scope.spawn(move || {
                 for class in part {
-                    decide_class(sched, profile, &pods[class.members[0]], class);
+                    // The members of a class are alike to the engine, so any of them decides
+                    // for all: the pod `explain-placement` traces, when it is one, so that its
+                    // own decision is the one the plan keeps.
+                    let representative = class
+                        .members
+                        .iter()
+                        .copied()
+                        .find(|&m| sched.is_traced(&pods[m]))
+                        .unwrap_or(class.members[0]);
+                    decide_class(sched, profile, &pods[representative], class);
                 }
             });
         }

@@ -396,14 +396,23 @@ pub fn has_pod(op: &FluidOp) -> bool {
             .is_some_and(|p| p.job.is_some() || p.script.is_some())
 }
 
-/// The pod the operation would create, with the merged affinity.
-pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
-    let suffix = match op.kind {
+/// The name of the pod Fluid creates for operation `name` of `kind`.
+pub fn pod_name(kind: OpKind, name: &str) -> String {
+    format!("{name}-{}", pod_suffix(kind))
+}
+
+fn pod_suffix(kind: OpKind) -> &'static str {
+    match kind {
         OpKind::DataLoad => "loader",
         OpKind::DataMigrate => "migrate",
         OpKind::DataProcess => "processor",
         OpKind::DataBackup => "backup",
-    };
+    }
+}
+
+/// The pod the operation would create, with the merged affinity.
+pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
+    let suffix = pod_suffix(op.kind);
     let container = |image: &str, resources| Container {
         name: suffix.to_string(),
         image: image.to_string(),
@@ -439,7 +448,7 @@ pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
     };
     Pod {
         metadata: ObjectMeta {
-            name: format!("{}-{suffix}", op.metadata.name),
+            name: pod_name(op.kind, &op.metadata.name),
             namespace: op.metadata.namespace.clone(),
             labels: pod_labels(op).cloned().unwrap_or_default(),
             ..ObjectMeta::default()

@@ -283,7 +283,7 @@ pub fn plan_in_domains(
                     scored.untried(domain, fit);
                     continue;
                 }
-                let mut trial = scheduler.clone();
+                let mut trial = scheduler.branch();
                 let plan = place(&mut trial, Some(&domain.nodes))?;
                 if plan.status == GangStatus::Scheduled {
                     scored.took(domain, plan, trial);

@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::apiserver::{ApiServer, Behaviour, DATALOADS, NAMESPACES, NODES, PODS};
+use support::apiserver::{
+    ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 
@@ -15,7 +17,17 @@ const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 /// that ran on node-a, a DataLoad waiting to inherit from it, one that is running, a gated
 /// pod, a running pod and a pending pod without gates.
 fn cluster(behaviour: Behaviour) -> ApiServer {
-    let server = ApiServer::start(vec![NODES, NAMESPACES, PODS, DATALOADS], behaviour);
+    let server = ApiServer::start(
+        vec![
+            NODES,
+            NAMESPACES,
+            PODS,
+            RESOURCE_QUOTAS,
+            LIMIT_RANGES,
+            DATALOADS,
+        ],
+        behaviour,
+    );
     server.add(
         &NODES,
         json!({"metadata": {"name": "node-a",

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use support::apiserver::{
-    ApiServer, Behaviour, DATALOADS, NAMESPACES, NODES, PODS, kubeconfig_text,
+    ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
+    kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -328,7 +329,17 @@ fn control_characters_from_manifests_are_escaped_in_human_output() {
 
 /// A test API server with one node and Fluid's DataLoad installed.
 fn api_server(behaviour: Behaviour) -> ApiServer {
-    let server = ApiServer::start(vec![NODES, NAMESPACES, PODS, DATALOADS], behaviour);
+    let server = ApiServer::start(
+        vec![
+            NODES,
+            NAMESPACES,
+            PODS,
+            RESOURCE_QUOTAS,
+            LIMIT_RANGES,
+            DATALOADS,
+        ],
+        behaviour,
+    );
     server.add(
         &NODES,
         json!({"metadata": {"name": "node-a"}, "status": {"allocatable": {"cpu": "4", "pods": "110"}}}),

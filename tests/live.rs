@@ -11,7 +11,8 @@ use kubectl_dataflow::cluster::{ClusterState, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
-    HYPERNODES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, VOLCANO_JOBS, kubeconfig_text,
+    HYPERNODES, LIMIT_RANGES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_QUOTAS,
+    VOLCANO_JOBS, kubeconfig_text,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
@@ -24,6 +25,8 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             PODS,
             PRIORITY_CLASSES,
             PDBS,
+            RESOURCE_QUOTAS,
+            LIMIT_RANGES,
             DATALOADS,
             DATAPROCESSES,
             ALLUXIO_RUNTIMES,
@@ -513,6 +516,8 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /api/v1/namespaces/team/pods?limit=500",
             "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
             "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
+            "GET /api/v1/namespaces/team/resourcequotas?limit=500",
+            "GET /api/v1/namespaces/team/limitranges?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/alluxioruntimes?limit=500",

@@ -11,9 +11,9 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use support::apiserver::{
-    ApiServer, Behaviour, CLUSTER_QUEUES, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES, LOCAL_QUEUES,
-    NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_FLAVORS, Served, WORKLOAD_POD_GROUPS,
-    WORKLOADS,
+    ApiServer, Behaviour, CLUSTER_QUEUES, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES, LIMIT_RANGES,
+    LOCAL_QUEUES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_FLAVORS,
+    RESOURCE_QUOTAS, Served, WORKLOAD_POD_GROUPS, WORKLOADS,
 };
 
 /// Every kind the bundled topology states and gangs hold that the server can serve.
@@ -23,6 +23,8 @@ const SERVED: &[Served] = &[
     PODS,
     PRIORITY_CLASSES,
     PDBS,
+    RESOURCE_QUOTAS,
+    LIMIT_RANGES,
     CONFIG_MAPS,
     HYPERNODES,
     KUEUE_TOPOLOGIES,

@@ -112,6 +112,17 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
+    ("pods/quota.yaml", &[("Pod", 5)]),
+    (
+        "clusters/quota.yaml",
+        &[
+            ("LimitRange", 1),
+            ("Namespace", 1),
+            ("Node", 2),
+            ("Pod", 2),
+            ("ResourceQuota", 1),
+        ],
+    ),
     (
         "pods/workloads.yaml",
         &[
@@ -308,6 +319,7 @@ fn recorded_clusters_load_as_state() {
         ("clusters/priority.yaml", 3, 7, 7, 1, 0, 0),
         ("clusters/pending.yaml", 3, 11, 3, 2, 0, 0),
         ("clusters/drift.yaml", 3, 7, 6, 0, 0, 0),
+        ("clusters/quota.yaml", 2, 2, 1, 1, 0, 0),
     ];
     for (file, nodes, pods, bound, namespaces, ops, groups) in cases {
         let state = recorded::load_files(&[path(file)]).unwrap();

@@ -312,6 +312,8 @@ impl Serialize for CachedItem<'_> {
             Object::SchedulingWorkload(o) => item(s, &o.api_version, "Workload", o),
             Object::PriorityClass(o) => item(s, "scheduling.k8s.io/v1", "PriorityClass", o),
             Object::PodDisruptionBudget(o) => item(s, "policy/v1", "PodDisruptionBudget", o),
+            Object::ResourceQuota(o) => item(s, "v1", "ResourceQuota", o),
+            Object::LimitRange(o) => item(s, "v1", "LimitRange", o),
             Object::Kueue(o) => match o {
                 KueueObject::Topology(o) => item(s, &o.api_version, "Topology", o),
                 KueueObject::ResourceFlavor(o) => item(s, &o.api_version, "ResourceFlavor", o),
@@ -455,7 +457,7 @@ mod tests {
         )
         .unwrap();
         sources.push(others);
-        assert_eq!(sources.len(), 10);
+        assert_eq!(sources.len(), 11);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {

@@ -174,6 +174,9 @@ pub const RESOURCES: &[Resource] = &[
         "poddisruptionbudgets",
         true,
     ),
+    // What the API server's admission applies to a planned pod before it is scheduled.
+    Resource::core("ResourceQuota", "resourcequotas", true),
+    Resource::core("LimitRange", "limitranges", true),
     Resource::custom("data.fluid.io", "v1alpha1", "DataLoad", "dataloads"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataMigrate", "datamigrates"),
     Resource::custom("data.fluid.io", "v1alpha1", "DataProcess", "dataprocesses"),
@@ -1061,6 +1064,12 @@ mod tests {
             ),
             (
                 &RESOURCES[5],
+                &team,
+                "/api/v1/namespaces/team/resourcequotas",
+                "list resourcequotas in namespace \"team\"",
+            ),
+            (
+                &RESOURCES[7],
                 &team,
                 "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads",
                 "list dataloads.data.fluid.io in namespace \"team\"",

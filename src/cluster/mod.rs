@@ -45,6 +45,9 @@ pub struct ClusterState {
     pub kueue: KueueObjects,
     /// Volcano network topology domains.
     pub hyper_nodes: Vec<HyperNode>,
+    /// Namespace policies the API server applies to a pod before it is scheduled.
+    pub resource_quotas: Vec<crate::model::ResourceQuota>,
+    pub limit_ranges: Vec<crate::model::LimitRange>,
     /// ConfigMaps; Volcano's scheduler configuration is read from one.
     pub config_maps: Vec<ConfigMap>,
     /// Things in the input that were ignored, said once so users know.
@@ -83,6 +86,8 @@ impl ClusterState {
                 Object::HyperNode(o) => state.hyper_nodes.push(o),
                 Object::ConfigMap(o) => state.config_maps.push(o),
                 Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
+                Object::ResourceQuota(o) => state.resource_quotas.push(o),
+                Object::LimitRange(o) => state.limit_ranges.push(o),
                 Object::Kueue(o) => state.kueue.push(o),
                 other @ (Object::Workload(_) | Object::Unknown { .. }) => {
                     *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
@@ -121,6 +126,12 @@ impl ClusterState {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         keep_last(&mut state.pod_disruption_budgets, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.resource_quotas, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.limit_ranges, |o| {
             ("", &o.metadata.namespace, &o.metadata.name)
         });
         let kueue = &mut state.kueue;

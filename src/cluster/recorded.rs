@@ -954,7 +954,7 @@ mod tests {
             })
             .collect();
         states.sort();
-        assert_eq!(states.len(), 8, "every shipped state");
+        assert_eq!(states.len(), 9, "every shipped state");
         let spec = crate::synth::SynthSpec {
             seed: 3,
             nodes: 20,

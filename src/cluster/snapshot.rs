@@ -172,6 +172,12 @@ impl Serialize for Items<'_> {
         for o in &state.pod_disruption_budgets {
             seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
         }
+        for o in &state.resource_quotas {
+            seq.serialize_element(&item("v1", "ResourceQuota", o))?;
+        }
+        for o in &state.limit_ranges {
+            seq.serialize_element(&item("v1", "LimitRange", o))?;
+        }
         let kueue = &state.kueue;
         for o in &kueue.topologies {
             seq.serialize_element(&item(&o.api_version, "Topology", o))?;

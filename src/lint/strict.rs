@@ -253,6 +253,8 @@ fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
     const CRON_JOB: Shape = Shape::Kube(kube::<batch::v1::CronJob>);
     const PRIORITY_CLASS: Shape = Shape::Kube(kube::<scheduling::v1::PriorityClass>);
     const PDB: Shape = Shape::Kube(kube::<policy::v1::PodDisruptionBudget>);
+    const RESOURCE_QUOTA: Shape = Shape::Kube(kube::<core::v1::ResourceQuota>);
+    const LIMIT_RANGE: Shape = Shape::Kube(kube::<core::v1::LimitRange>);
     Some(match (api_version, kind) {
         ("v1", "Pod") => &POD,
         ("v1", "Node") => &NODE,
@@ -262,6 +264,8 @@ fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
         ("v1", "PersistentVolumeClaim") => &PVC,
         ("v1", "ServiceAccount") => &SERVICE_ACCOUNT,
         ("v1", "PodTemplate") => &POD_TEMPLATE,
+        ("v1", "ResourceQuota") => &RESOURCE_QUOTA,
+        ("v1", "LimitRange") => &LIMIT_RANGE,
         ("apps/v1", "Deployment") => &DEPLOYMENT,
         ("apps/v1", "StatefulSet") => &STATEFUL_SET,
         ("apps/v1", "DaemonSet") => &DAEMON_SET,
@@ -285,6 +289,8 @@ fn checked_kinds() -> impl Iterator<Item = (&'static str, &'static str)> {
         ("v1", "PersistentVolumeClaim"),
         ("v1", "ServiceAccount"),
         ("v1", "PodTemplate"),
+        ("v1", "ResourceQuota"),
+        ("v1", "LimitRange"),
         ("apps/v1", "Deployment"),
         ("apps/v1", "StatefulSet"),
         ("apps/v1", "DaemonSet"),

@@ -7,6 +7,7 @@ pub mod hypernode;
 pub mod kueue;
 pub mod policy;
 pub mod quantity;
+pub mod quota;
 pub mod resources;
 
 use serde::{Deserialize, Deserializer};
@@ -18,6 +19,7 @@ pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoP
 pub use hypernode::{ConfigMap, HyperNode};
 pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
+pub use quota::{LimitRange, ResourceQuota};
 
 /// `apiVersion` and `kind`, read first to decide how to decode the rest.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -94,6 +96,9 @@ pub enum Object {
     SchedulingWorkload(SchedulingWorkload),
     PriorityClass(PriorityClass),
     PodDisruptionBudget(PodDisruptionBudget),
+    /// Namespace policies the API server applies to pods before scheduling.
+    ResourceQuota(ResourceQuota),
+    LimitRange(LimitRange),
     /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue.
     Kueue(kueue::KueueObject),
     /// A Volcano network topology domain.
@@ -121,6 +126,8 @@ const KNOWN_KINDS: &[(&str, &str, &str)] = &[
     ("", "v1", "Node"),
     ("", "v1", "Namespace"),
     ("", "v1", "ConfigMap"),
+    ("", "v1", "ResourceQuota"),
+    ("", "v1", "LimitRange"),
     ("apps", "v1", "Deployment"),
     ("apps", "v1", "StatefulSet"),
     ("apps", "v1", "ReplicaSet"),
@@ -264,6 +271,8 @@ impl Object {
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
             ("", "ConfigMap") => Object::ConfigMap(read(deserializer).get()?),
+            ("", "ResourceQuota") => Object::ResourceQuota(read(deserializer).get()?),
+            ("", "LimitRange") => Object::LimitRange(read(deserializer).get()?),
             ("topology.volcano.sh", _) => Object::HyperNode(read(deserializer).get()?),
             ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
                 let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
@@ -373,6 +382,8 @@ impl Object {
             Object::FluidRuntime(o) => &o.metadata,
             Object::PriorityClass(o) => &o.metadata,
             Object::PodDisruptionBudget(o) => &o.metadata,
+            Object::ResourceQuota(o) => &o.metadata,
+            Object::LimitRange(o) => &o.metadata,
             Object::Kueue(o) => o.metadata(),
             Object::HyperNode(o) => &o.metadata,
             Object::ConfigMap(o) => &o.metadata,
@@ -395,6 +406,8 @@ impl Object {
             Object::FluidRuntime(o) => &mut o.metadata,
             Object::PriorityClass(o) => &mut o.metadata,
             Object::PodDisruptionBudget(o) => &mut o.metadata,
+            Object::ResourceQuota(o) => &mut o.metadata,
+            Object::LimitRange(o) => &mut o.metadata,
             Object::Kueue(o) => o.metadata_mut(),
             Object::HyperNode(o) => &mut o.metadata,
             Object::ConfigMap(o) => &mut o.metadata,
@@ -418,6 +431,8 @@ impl Object {
             Object::VolcanoJob(_) => "Job",
             Object::PriorityClass(_) => "PriorityClass",
             Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
+            Object::ResourceQuota(_) => "ResourceQuota",
+            Object::LimitRange(_) => "LimitRange",
             Object::Kueue(o) => o.kind(),
             Object::HyperNode(_) => "HyperNode",
             Object::ConfigMap(_) => "ConfigMap",

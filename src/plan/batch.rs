@@ -6,7 +6,7 @@ use crate::text::plural;
 use serde::Serialize;
 
 use super::datasets::{self, Webhooked};
-use super::{DatasetLocality, WebhookAffinity, workload};
+use super::{DatasetLocality, WebhookAffinity, quota, workload};
 use crate::cluster::ClusterState;
 use crate::manifest::ManifestSet;
 use crate::model::{Object, Pod};
@@ -34,19 +34,32 @@ pub struct Member {
     /// As Fluid's admission webhook leaves it.
     pub pod: Pod,
     pub webhooked: Webhooked,
+    /// The API server's rejection (LimitRange, ResourceQuota), upstream's words: the pod is
+    /// never created, so never scheduled.
+    pub rejected: Option<String>,
 }
 
 /// The batch of the inputs, in input order: pods as they are, workloads as the pods their
-/// controllers create against `state`, each as Fluid's webhook admits it. Pods that join a
+/// controllers create against `state`, each as Fluid's webhook and then the namespace's
+/// LimitRanges and ResourceQuotas ([`quota`]) admit it. Pods that join a
 /// gang of any kind belong to their gang, not to the batch.
 pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
     let runtimes = datasets::runtimes(&manifests.manifests, state);
-    let member = |from: String, mut pod: Pod| {
-        let webhooked = datasets::admit_pod(&mut pod, &runtimes, &state.nodes);
+    let mut admission = quota::NamespaceAdmission::new(state);
+    let mut member = |from: String, mut pod: Pod| {
+        let mut webhooked = datasets::admit_pod(&mut pod, &runtimes, &state.nodes);
+        let rejected = match admission.admit(&mut pod) {
+            Ok(admitted) => {
+                webhooked.notes.extend(admitted.notes);
+                None
+            }
+            Err(reason) => Some(reason),
+        };
         Member {
             from,
             pod,
             webhooked,
+            rejected,
         }
     };
     let mut members = Vec::new();
@@ -220,7 +233,10 @@ pub fn plan_batch(
     for (i, member) in members.iter().enumerate() {
         let pod = &member.pod;
         let row = |node, method, note| BatchPod::new(member, node, method, note);
-        if !pod.spec.node_name.is_empty() {
+        if let Some(rejected) = &member.rejected {
+            let note = format!("rejected at admission: {rejected}");
+            rows[i] = Some(row(None, Method::Greedy, note));
+        } else if !pod.spec.node_name.is_empty() {
             let node = pod.spec.node_name.clone();
             rows[i] = Some(match scheduler.admit(pod) {
                 Ok(()) => {
@@ -263,7 +279,11 @@ pub fn plan_batch(
             datasets::locate(&mut row.datasets, node, &state.nodes);
         }
         for note in &webhooked.notes {
-            row.note = format!("{}; {note}", row.note);
+            row.note = if row.note.is_empty() {
+                note.clone()
+            } else {
+                format!("{}; {note}", row.note)
+            };
         }
     }
     plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();

@@ -13,6 +13,7 @@ pub mod graph;
 mod namespace;
 pub mod orchestrate;
 pub mod pending;
+pub mod quota;
 pub mod what_if;
 pub mod workload;
 

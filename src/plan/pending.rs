@@ -144,11 +144,12 @@ pub(crate) fn plan_queue(
     for unit in units {
         match unit {
             // A Pending pod of the state was admitted when it was created: Fluid's webhook
-            // has nothing left to add.
+            // has nothing left to add, and its quota already counts it.
             Unit::Pod(pod) => run.push(Member {
                 from: FROM_STATE.to_string(),
                 pod: pod.as_ref().clone(),
                 webhooked: Default::default(),
+                rejected: None,
             }),
             Unit::Gang(gang) => {
                 flush(scheduler, &mut run, &mut plan);

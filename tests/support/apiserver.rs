@@ -25,6 +25,8 @@ pub struct Served {
 pub const NODES: Served = core("nodes", "Node", false);
 pub const NAMESPACES: Served = core("namespaces", "Namespace", false);
 pub const PODS: Served = core("pods", "Pod", true);
+pub const RESOURCE_QUOTAS: Served = core("resourcequotas", "ResourceQuota", true);
+pub const LIMIT_RANGES: Served = core("limitranges", "LimitRange", true);
 pub const DATALOADS: Served = custom("data.fluid.io/v1alpha1", "dataloads", "DataLoad");
 pub const DATAPROCESSES: Served = custom("data.fluid.io/v1alpha1", "dataprocesses", "DataProcess");
 pub const ALLUXIO_RUNTIMES: Served = custom(

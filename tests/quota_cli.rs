@@ -1,0 +1,56 @@
+//! End-to-end tests of the API server's namespace admission (LimitRange, ResourceQuota) of
+//! planned pods, on testdata/clusters/quota.yaml and testdata/pods/quota.yaml (described in
+//! testdata/README.md).
+
+mod support;
+
+use support::cli::run;
+
+const STATE: &str = "testdata/clusters/quota.yaml";
+const PODS: &str = "testdata/pods/quota.yaml";
+
+/// In input order: small gets the LimitRange's defaults (250m, so the quota holds 1250m of 2
+/// CPUs with the running api-0; the Succeeded job-0 counts for nothing); big's 1500m would pass
+/// 2 CPUs; huge's 4-CPU limit is past the 2-CPU maximum; medium fits (1750m, and only its
+/// limits are defaulted); extra would be the quota's fourth pod. Rejected pods are never
+/// scheduled: exit 1, the reason in upstream's words.
+#[test]
+fn pods_the_api_server_rejects_are_not_placed() {
+    let out = run(&["plan", "-f", PODS, "--state", STATE]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert_eq!(
+        out.stdout,
+        "\
+Batch (5 pods, solver greedy): 2/5 pods placed
+ POD          FROM        NODE       METHOD  NOTE
+ team/small   Pod/small   node-2     greedy  LimitRange defaults: LimitRanger plugin set: cpu, memory request for container main; cpu, memory limit for container main
+ team/big     Pod/big     <pending>  greedy  rejected at admission: pods \"big\" is forbidden: exceeded quota: compute, requested: requests.cpu=1500m, used: requests.cpu=1250m, limited: requests.cpu=2
+ team/huge    Pod/huge    <pending>  greedy  rejected at admission: pods \"huge\" is forbidden: maximum cpu usage per Container is 2, but limit is 4.
+ team/medium  Pod/medium  node-2     greedy  LimitRange defaults: LimitRanger plugin set: cpu, memory limit for container main
+ team/extra   Pod/extra   <pending>  greedy  rejected at admission: pods \"extra\" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3
+"
+    );
+}
+
+/// A snapshot of a state keeps its ResourceQuotas and LimitRanges (and their binary cache
+/// beside it too): planning against it admits the same pods.
+#[test]
+fn quotas_and_limit_ranges_are_read_from_the_state_and_kept_in_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("snapshot.json");
+    let snapshot = snapshot.to_str().unwrap();
+    let out = run(&[
+        "snapshot",
+        "--state",
+        STATE,
+        "-o",
+        "json",
+        "--output-file",
+        snapshot,
+    ]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let again = run(&["plan", "-f", PODS, "--state", snapshot]);
+    let first = run(&["plan", "-f", PODS, "--state", STATE]);
+    assert_eq!((again.stdout, again.stderr), (first.stdout, first.stderr));
+}

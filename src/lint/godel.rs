@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::{Context, Finding, literal_key, node_at};
+use super::{Context, Finding, literal_key, node_at, node_carries};
 use crate::cluster::ClusterState;
 use crate::manifest::Manifest;
 use crate::model::gang::GODEL_POD_GROUP_LABEL;
@@ -163,12 +163,7 @@ fn check_topology(
     if state.nodes.is_empty() {
         return;
     }
-    let carried = |key: &str| {
-        state
-            .nodes
-            .iter()
-            .any(|n| n.metadata.labels.contains_key(key))
-    };
+    let carried = |key: &str| node_carries(state, key);
     let base = "spec.affinity.podGroupAffinity";
     for (list, terms, code) in [
         ("required", &affinity.required, "DF204"),

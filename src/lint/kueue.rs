@@ -4,8 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Context, Finding, literal_key, node_at};
-use crate::cluster::ClusterState;
+use super::{Context, Finding, literal_key, node_at, node_carries};
 use crate::manifest::Manifest;
 use crate::model::kueue::{
     self, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
@@ -54,7 +53,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             let Some(level) = annotations.get(key) else {
                 continue;
             };
-            if unknown.contains(&key) || carried(state, level) {
+            if unknown.contains(&key) || node_carries(state, level) {
                 continue;
             }
             let message = format!(
@@ -65,14 +64,6 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             ctx.emit(m, annotation_finding(m, "DF507", key, message));
         }
     }
-}
-
-/// Whether any node of `state` has the label `key`.
-pub(crate) fn carried(state: &ClusterState, key: &str) -> bool {
-    state
-        .nodes
-        .iter()
-        .any(|n| n.metadata.labels.contains_key(key))
 }
 
 /// A finding at the value of the pod template's annotation `key`.

@@ -371,6 +371,15 @@ fn comment_silences(line: &str, code: &str) -> bool {
     codes.is_empty() || codes.iter().any(|c| c.eq_ignore_ascii_case(code))
 }
 
+/// Whether any node of `state` has the label `key`: a topology key no node carries makes
+/// every level built on it empty.
+pub(crate) fn node_carries(state: &ClusterState, key: &str) -> bool {
+    state
+        .nodes
+        .iter()
+        .any(|n| n.metadata.labels.contains_key(key))
+}
+
 /// `prefix.field` as a path string.
 pub(crate) fn join(prefix: &str, field: &str) -> String {
     if prefix.is_empty() {

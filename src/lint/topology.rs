@@ -6,8 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::kueue::carried;
-use super::{Context, Finding, literal_key, node_at};
+use super::{Context, Finding, literal_key, node_at, node_carries};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
 use crate::model::gang::NetworkTopologySpec;
@@ -298,7 +297,7 @@ fn check_labels<'k>(
     };
     let nodes = state.nodes.len();
     for (path, label) in labels {
-        if carried(state, label) {
+        if node_carries(state, label) {
             continue;
         }
         let message = format!(
@@ -335,7 +334,7 @@ fn check_hyper_node_labels(ctx: &mut Context<'_>, m: &Manifest, hyper_node: &Hyp
             (path.clone(), m.pos_of(&path), e.key.as_str())
         }));
         for (path, pos, key) in keys {
-            if carried(state, key) {
+            if node_carries(state, key) {
                 continue;
             }
             let message = format!(

@@ -8,6 +8,7 @@
 //!
 //! Run: `cargo bench --bench load` (`--profile profiling` to iterate). `LOAD_BENCH_SCALES`
 //! (default `1,2,4`) picks the state sizes, in multiples of 5,000 nodes / 150,000 pods.
+//! `--generate SCALE PATH` only writes the state of that scale, to profile one command on it.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -28,6 +29,7 @@ mod lint_files;
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const FLOOR_FLAG: &str = "--floor";
 const LOAD_FLAG: &str = "--load";
+const GENERATE_FLAG: &str = "--generate";
 const GANG_PODS: usize = 1_000;
 
 /// Child mode: read the file into one buffer and skip every value, as cheaply as serde can.
@@ -137,6 +139,11 @@ fn row(what: &str, run: &Run, floor: Option<&Run>) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == GENERATE_FLAG) {
+        let scale = args[i + 1].parse().expect("the scale is an integer");
+        generate(&spec(scale), Path::new(&args[i + 2]));
+        return;
+    }
     for (flag, child) in [(FLOOR_FLAG, floor as fn(&str)), (LOAD_FLAG, load)] {
         if let Some(i) = args.iter().position(|a| a == flag) {
             child(&args[i + 1]);

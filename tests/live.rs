@@ -452,7 +452,7 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         let cached = cache::read(&file).unwrap();
         let text = std::fs::read(&file).unwrap();
         let decoded = recorded::parse_state("snap", &text).unwrap();
-        assert_eq!(cached, decoded, "{format}");
+        assert_eq!(cached.concat(), decoded, "{format}");
         let options = recorded::LoadOptions {
             use_cache: true,
             ..recorded::LoadOptions::default()

@@ -70,7 +70,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         .manifests
         .iter()
         .filter_map(|m| match &m.object {
-            Object::FluidOp(op) => Some((m, op)),
+            Object::FluidOp(op) => Some((m, &**op)),
             _ => None,
         })
         .collect();

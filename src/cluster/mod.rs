@@ -75,7 +75,7 @@ impl ClusterState {
                 Object::Node(o) => state.nodes.push(o),
                 Object::Pod(o) => state.pods.push(o),
                 Object::Namespace(o) => state.namespaces.push(o),
-                Object::FluidOp(o) => state.fluid_ops.push(o),
+                Object::FluidOp(o) => state.fluid_ops.push(*o),
                 Object::FluidRuntime(o) => state.fluid_runtimes.push(o),
                 Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
                 Object::VolcanoJob(o) => state.volcano_jobs.push(o),

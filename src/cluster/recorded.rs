@@ -67,8 +67,8 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
         let cached = options.use_cache && path != "-";
         if cached {
             match cache::read(Path::new(path)) {
-                Ok(objects) => {
-                    runs.push(objects);
+                Ok(cached) => {
+                    runs.extend(cached);
                     continue;
                 }
                 Err(cache::CacheError::Missing { .. }) => {}

@@ -32,7 +32,7 @@ impl<'a> Index<'a> {
         let mut position = HashMap::new();
         let state_ops = state.map_or(&[][..], |s| &s.fluid_ops[..]);
         let manifest_ops = manifests.iter().filter_map(|m| match &m.object {
-            Object::FluidOp(op) => Some(op),
+            Object::FluidOp(op) => Some(&**op),
             _ => None,
         });
         for op in state_ops.iter().chain(manifest_ops) {

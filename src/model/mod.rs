@@ -76,16 +76,18 @@ impl JobCounts {
     }
 }
 
-// Objects are decoded once and moved straight into typed lists; boxing the large variants
-// would cost an allocation per pod when loading 150,000 of them.
+// Objects are decoded once and moved straight into typed lists; boxing pods would cost an
+// allocation per pod when loading 150,000 of them. Workloads and Fluid operations, larger than a
+// pod and rare in a state, are boxed: every object of a loaded state is held as an `Object`
+// until it is sorted into the lists, so the enum's size is what that costs per pod.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
     Pod(Pod),
     Node(Node),
     Namespace(Namespace),
-    Workload(Workload),
-    FluidOp(FluidOp),
+    Workload(Box<Workload>),
+    FluidOp(Box<FluidOp>),
     FluidRuntime(fluid::FluidRuntime),
     GodelPodGroup(GodelPodGroup),
     VolcanoJob(VolcanoJob),
@@ -285,12 +287,12 @@ impl Object {
             }
             ("data.fluid.io", _) => {
                 let body: fluid::FluidOpBody = read(deserializer).get()?;
-                Object::FluidOp(FluidOp {
+                Object::FluidOp(Box::new(FluidOp {
                     kind: OpKind::parse(kind).expect("listed in KNOWN_KINDS"),
                     metadata: body.metadata,
                     spec: body.spec,
                     status: body.status,
-                })
+                }))
             }
             ("scheduling.godel.kubewharf.io", _) => {
                 Object::GodelPodGroup(read(deserializer).get()?)
@@ -357,12 +359,12 @@ impl Object {
                     }
                     _ => (body.spec.replicas.unwrap_or(1), body.spec.template),
                 };
-                Object::Workload(Workload {
+                Object::Workload(Box::new(Workload {
                     kind: kind.to_string(),
                     metadata: body.metadata,
                     replicas,
                     template,
-                })
+                }))
             }
         })
     }

@@ -148,7 +148,7 @@ mod tests {
 
     fn workload(yaml: &str) -> Workload {
         match objects(yaml).pop() {
-            Some(Object::Workload(w)) => w,
+            Some(Object::Workload(w)) => *w,
             other => panic!("{other:?}"),
         }
     }

@@ -9,13 +9,14 @@
 //! in numbers, and writes the outcome into the group's plan ([`output`]).
 //!
 //! Module graph: [`output`] is a leaf the gang report shape embeds; this module uses the gang
-//! model, outcome and placement path; `gang::plan_gang` calls [`request_for`] and
+//! model, outcome and placement path; `gang::plan_gang` calls [`constraint_for`] and
 //! [`plan_in_domains`].
 
 pub mod hypernode;
 pub mod kueue;
 pub mod output;
 pub mod score;
+mod scored;
 pub mod workload;
 
 use std::collections::BTreeMap;
@@ -89,8 +90,9 @@ pub enum Order {
     /// of the gang's first pod's request their free resources hold; ties keep the given
     /// order), as a system that scores every domain that fits and keeps the emptiest does.
     MostRoomFirst,
-    /// Place the gang in every domain and keep the one kube-scheduler's placement scorers rank
-    /// highest ([`score`]); ties keep the given order.
+    /// Keep the domain kube-scheduler's placement scorers rank highest ([`score`]) after
+    /// placing the gang in each; ties keep the given order. Domains that cannot beat one
+    /// already placed are not placed (module `scored`).
     BestScore,
 }
 
@@ -235,7 +237,8 @@ pub type PlaceFn<'p> =
 
 /// Plan `gang` as `request` says: each candidate domain in turn, through `place` (the kind's
 /// own all-or-nothing placement, restricted to the given nodes, or over every node for
-/// `None`), keeping the first domain that takes the gang. A domain whose free capacity cannot
+/// `None`), keeping the first domain that takes the gang (in a `BestScore` round, the best
+/// scored of those that take it). A domain whose free capacity cannot
 /// hold the gang's minimum is turned down without trying its pods. `compare` adds the plain
 /// default scheduler's placement of the same pods.
 pub fn plan_in_domains(
@@ -260,8 +263,12 @@ pub fn plan_in_domains(
             candidates
                 .sort_by_cached_key(|d| std::cmp::Reverse(capacity.room(scheduler, &d.nodes)));
         }
-        // With `BestScore`: every domain that took the gang, with the state it left.
-        let mut trials: Vec<Trial> = Vec::new();
+        // With `BestScore`: the domains in the order of the best score they could reach, and
+        // every domain that took the gang, with the state it left.
+        let mut scored = scored::ScoredRound::new(scheduler, &pending, bound, &round.domains);
+        if round.order == Order::BestScore {
+            candidates = scored.order();
+        }
         for domain in candidates {
             let fit = bound + capacity.fit(scheduler, &domain.nodes).min(pending.len());
             let (fit, reason) = if fit < needed {
@@ -272,14 +279,14 @@ pub fn plan_in_domains(
                 );
                 (fit, reason)
             } else if round.order == Order::BestScore {
+                if scored.settled(domain) {
+                    scored.untried(domain, fit);
+                    continue;
+                }
                 let mut trial = scheduler.branch();
                 let plan = place(&mut trial, Some(&domain.nodes))?;
                 if plan.status == GangStatus::Scheduled {
-                    trials.push(Trial {
-                        domain,
-                        plan,
-                        scheduler: trial,
-                    });
+                    scored.took(domain, plan, trial);
                     continue;
                 }
                 turned_down(&plan, needed)
@@ -302,7 +309,7 @@ pub fn plan_in_domains(
                 reason,
             });
         }
-        if let Some(best) = best_scored(trials, bound, needed, &round.level, &mut rejected) {
+        if let Some(best) = scored.best(needed, &round.level, &mut rejected) {
             *scheduler = best.scheduler;
             chosen = Some((round, best.domain, best.plan));
             break 'rounds;
@@ -388,59 +395,6 @@ fn turned_down(plan: &GroupPlan, needed: usize) -> (usize, String) {
         .map(|b| format!(": {}", b.reason))
         .unwrap_or_default();
     (plan.fit, format!("{} of {needed} pods fit{why}", plan.fit))
-}
-
-/// A domain that took the gang, placed on a copy of the scheduler.
-struct Trial<'d, 'a> {
-    domain: &'d Domain,
-    plan: GroupPlan,
-    scheduler: Scheduler<'a>,
-}
-
-/// The trial kube-scheduler's placement scorers rank highest (the first on a tie); every other
-/// trial joins `rejected` with its score. `None` when no domain took the gang.
-fn best_scored<'d, 'a>(
-    trials: Vec<Trial<'d, 'a>>,
-    bound: usize,
-    needed: usize,
-    level: &str,
-    rejected: &mut Vec<RejectedDomain>,
-) -> Option<Trial<'d, 'a>> {
-    let placements: Vec<score::Placement> = trials
-        .iter()
-        .map(|t| score::Placement {
-            pods: bound + t.plan.scheduled,
-            nodes: &t.domain.nodes,
-            scheduler: &t.scheduler,
-        })
-        .collect();
-    let scores = score::score(&placements);
-    let best = (0..trials.len()).rev().max_by_key(|&i| scores[i].total)?;
-    let best_name = trials[best].domain.name.clone();
-    let mut trials: Vec<Option<Trial>> = trials.into_iter().map(Some).collect();
-    for (i, trial) in trials.iter().enumerate().filter(|&(i, _)| i != best) {
-        let trial = trial.as_ref().expect("not taken yet");
-        let tie = scores[i].total == scores[best].total;
-        rejected.push(RejectedDomain {
-            level: level.to_string(),
-            domain: trial.domain.name.clone(),
-            fit: bound + trial.plan.scheduled,
-            needed,
-            reason: format!(
-                "{} pods fit, {needed} needed; placement score {} {} {best_name}'s {}{}",
-                bound + trial.plan.scheduled,
-                scores[i],
-                if tie { "ties" } else { "is below" },
-                scores[best].total,
-                if tie {
-                    " (kube-scheduler breaks the tie at random; the plan keeps the first by name)"
-                } else {
-                    ""
-                }
-            ),
-        });
-    }
-    trials[best].take()
 }
 
 /// The chosen domain at `level` and its domains at every wider level, widest first.

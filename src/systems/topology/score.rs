@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::sched::Scheduler;
+use crate::sched::{Resources, Scheduler};
 
 /// A domain that took the gang, as the scorers see it.
 pub struct Placement<'p, 'a> {
@@ -42,7 +42,7 @@ impl fmt::Display for Score {
 }
 
 /// The highest score a scorer gives (`framework.MaxNodeScore`).
-const MAX_SCORE: i64 = 100;
+pub const MAX_SCORE: i64 = 100;
 
 /// Every placement's score, in order.
 pub fn score(placements: &[Placement]) -> Vec<Score> {
@@ -55,7 +55,8 @@ pub fn score(placements: &[Placement]) -> Vec<Score> {
             } else {
                 placement.pods as i64 * MAX_SCORE / most_pods
             };
-            let bin_packing = bin_packing(placement.scheduler, placement.nodes);
+            let bin_packing =
+                bin_packing(placement.scheduler, placement.nodes, &Resources::default());
             Score {
                 total: pods + bin_packing,
                 pods,
@@ -66,9 +67,10 @@ pub fn score(placements: &[Placement]) -> Vec<Score> {
 }
 
 /// MostAllocated over the whole domain: per resource, requested (capped at allocatable) per
-/// 100 of allocatable, averaged over the resources the domain has.
-fn bin_packing(scheduler: &Scheduler, nodes: &[usize]) -> i64 {
-    let (mut allocatable, mut requested) = ([0i64; 2], [0i64; 2]);
+/// 100 of allocatable, averaged over the resources the domain has. `extra` is added to what
+/// the nodes request (the pods still to place there, for a domain's best possible score).
+pub fn bin_packing(scheduler: &Scheduler, nodes: &[usize], extra: &Resources) -> i64 {
+    let (mut allocatable, mut requested) = ([0i64; 2], [extra.milli_cpu, extra.memory]);
     for (held, asked) in nodes.iter().filter_map(|&n| scheduler.scored_usage(n)) {
         allocatable[0] += held.milli_cpu;
         allocatable[1] += held.memory;

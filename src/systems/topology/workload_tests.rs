@@ -248,7 +248,27 @@ fn the_highest_scored_rack_that_takes_the_group_wins() {
                 "train-1 on n3",
             ],
             rejected: &[
-                "r1: 2 pods fit, 2 needed; placement score 126 (pods 100 + bin packing 26) is below r2's 152",
+                "r1: 2 pods fit, 2 needed; not placed: its placement score would be at most 126 (pods 100 + bin packing 26), and r2's is 152",
+            ],
+        },
+        Case {
+            // r2 could score higher, but takes two of the three pods only: pods 66 (2 of
+            // the most, 3) + bin packing 52 = 118, below r1's 100 + 39 (6 of 8 CPU = 75,
+            // 600Mi of 16Gi = 3).
+            name: "a rack that takes fewer pods scores lower",
+            running: &[],
+            pods: 3,
+            cpu: "2",
+            min: 2,
+            status: GangStatus::Scheduled,
+            chosen: &[
+                "topology.example.com/rack=r1",
+                "train-0 on n1",
+                "train-1 on n2",
+                "train-2 on n1",
+            ],
+            rejected: &[
+                "r2: 2 pods fit, 2 needed; placement score 118 (pods 66 + bin packing 52) is below r1's 139",
             ],
         },
         Case {
@@ -281,8 +301,9 @@ fn the_highest_scored_rack_that_takes_the_group_wins() {
                 "train-4 on -",
             ],
             rejected: &[
-                "r1: 4 of 5 pods fit (free resources and pod slots of its 2 nodes)",
+                // Tried from the best score a rack could reach: r2 (one node) first.
                 "r2: 2 of 5 pods fit (free resources and pod slots of its 1 node)",
+                "r1: 4 of 5 pods fit (free resources and pod slots of its 2 nodes)",
                 "gang: only 4 of minMember 5 pods fit (0 running); the gang binds none of its pending pods",
                 "topology: topology key topology.example.com/rack (required): no domain up to level topology.example.com/rack takes the gang; the closest, r1 (topology.example.com/rack), fits 4 of 5 pods",
             ],
@@ -332,7 +353,8 @@ fn equal_scores_keep_the_first_rack_and_say_the_tie_is_random() {
     assert_eq!(status, GangStatus::Scheduled);
     assert_eq!(chosen, ["topology.example.com/rack=r1", "train-0 on n1"]);
     // 2 of 4 CPU = 50, 200Mi of 8Gi = 2: bin packing 26 on every rack.
-    let tie = "1 pods fit, 1 needed; placement score 126 (pods 100 + bin packing 26) ties r1's 126 (kube-scheduler breaks the tie at random; the plan keeps the first by name)";
+    // r1 takes the pod and scores what r2 and r3 could at best: they are not placed.
+    let tie = "1 pods fit, 1 needed; not placed: its placement score would be at most 126 (pods 100 + bin packing 26), and r1's is 126 (kube-scheduler breaks the tie at random; the plan keeps the first by name)";
     assert_eq!(rejected, [format!("r2: {tie}"), format!("r3: {tie}")]);
 }
 

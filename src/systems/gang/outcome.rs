@@ -72,6 +72,10 @@ pub struct GroupPlan {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<RejectedDomain>,
     pub summary: String,
+    /// Pods of the gang the API server rejects (LimitRange, ResourceQuota), by name, with its
+    /// words: they are never created, so neither placed nor counted.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rejected_at_admission: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -339,6 +343,7 @@ impl GroupPlan {
             rejections: Vec::new(),
             topology: None,
             rejected: Vec::new(),
+            rejected_at_admission: BTreeMap::new(),
             warnings: Vec::new(),
             comparison: None,
         }

@@ -785,6 +785,7 @@ fn capacity_questions_answer_from_the_live_cluster() {
             "subject": "Pod/default/work-0",
             "before": {"node": "node-a", "status": "Placed"},
             "after": {"node": "node-b", "status": "Placed"},
+            "reason": null,
         }, {
             "subject": "Pod/default/work-1",
             "before": {"node": null, "status": "Pending"},

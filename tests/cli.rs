@@ -680,3 +680,39 @@ fn kubectl_output_habits_and_notes() {
         );
     }
 }
+
+/// `KIND/NAME` is read by one parser for every command that takes it: the same spelling is
+/// refused by `explain-placement`, `patch` and `launch` with the same message, in kubectl's
+/// terms, before anything is planned or sent.
+#[test]
+fn every_command_refuses_a_bad_object_reference_the_same_way() {
+    let cases = [
+        (
+            "deplyment/api",
+            "error: unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: Pod, Node, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PodGroup, DataLoad, DataMigrate, DataProcess, DataBackup\n",
+        ),
+        (
+            "pod/a/b",
+            "error: \"pod/a/b\": arguments in resource/name form may not have more than one slash\n",
+        ),
+        (
+            "pod/",
+            "error: \"pod/\" names no object: write KIND/NAME, e.g. pod/web-0\n",
+        ),
+    ];
+    for command in ["explain-placement", "patch", "launch"] {
+        for (typed, expected) in cases {
+            let out = run(&[
+                command,
+                typed,
+                "-f",
+                "testdata/flows/three-step.yaml",
+                "--state",
+                "testdata/clusters/three-zone.yaml",
+            ]);
+            assert_eq!(out.status.code(), Some(2), "{command} {typed}");
+            assert_eq!(text(&out.stderr), expected, "{command} {typed}");
+            assert_eq!(text(&out.stdout), "", "{command} {typed}");
+        }
+    }
+}

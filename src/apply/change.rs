@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::live::{Api, ApplyError, FIELD_MANAGER, ObjectRef};
+use super::live::{Api, ApplyError, FIELD_MANAGER, LiveObject};
 use super::manifest::{affinity_path, set_path, unified_diff};
 use crate::model::{Affinity, Object, TypeMeta};
 
@@ -27,7 +27,7 @@ pub enum ChangeError {
 /// One live object's change.
 #[derive(Debug, Clone)]
 pub struct LiveChange {
-    pub object: ObjectRef,
+    pub object: LiveObject,
     before: Value,
     after: Value,
     /// Server-side apply body; `None` when the affinity is already right.
@@ -38,7 +38,7 @@ pub struct LiveChange {
 }
 
 /// Decode a live object through the model, as the state loader does.
-pub fn decode(object: &ObjectRef, live: &Value) -> Result<Object, ChangeError> {
+pub fn decode(object: &LiveObject, live: &Value) -> Result<Object, ChangeError> {
     let type_meta = TypeMeta {
         api_version: live["apiVersion"].as_str().unwrap_or_default().to_string(),
         kind: live["kind"].as_str().unwrap_or_default().to_string(),
@@ -60,7 +60,7 @@ pub fn decode(object: &ObjectRef, live: &Value) -> Result<Object, ChangeError> {
 impl LiveChange {
     /// Set the object's pod affinity to `affinity` and, for a pod, remove the gate `ungate`.
     pub fn new(
-        object: ObjectRef,
+        object: LiveObject,
         live: &Value,
         affinity: Option<&Affinity>,
         ungate: Option<&str>,
@@ -161,7 +161,7 @@ impl LiveChange {
 
 /// Remove `gate` from `after` and return the JSON patch that does the same on the server,
 /// guarded by a test that the gate is still where we saw it.
-fn remove_gate(object: &ObjectRef, after: &mut Value, gate: &str) -> Result<Value, ChangeError> {
+fn remove_gate(object: &LiveObject, after: &mut Value, gate: &str) -> Result<Value, ChangeError> {
     let gates = after["spec"]["schedulingGates"]
         .as_array_mut()
         .map(std::mem::take)
@@ -211,8 +211,8 @@ mod tests {
     use super::*;
     use crate::apply::desired::pin;
 
-    fn pod_ref() -> ObjectRef {
-        ObjectRef::new("pod", "shop", "web-0").unwrap()
+    fn pod_ref() -> LiveObject {
+        LiveObject::new(&crate::manifest::ObjectRef::of("Pod", "web-0"), "shop").unwrap()
     }
 
     fn gated_pod() -> Value {

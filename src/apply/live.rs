@@ -11,6 +11,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::cluster::live::{ConnectOptions, LiveError, RESOURCES, RequestError, Resource, Session};
+use crate::manifest::ObjectRef;
+use crate::model::OpKind;
 
 /// The field manager of every change the tool makes.
 pub const FIELD_MANAGER: &str = "kubectl-dataflow";
@@ -42,39 +44,40 @@ pub enum ApplyError {
     },
     #[error("the API server rejected {what}: {message}")]
     Rejected { what: String, message: String },
-    #[error("{kind} is not a kind the tool can change (Pod, DataLoad, DataMigrate, DataProcess)")]
+    #[error(
+        "{kind} objects are not changed by this tool: it patches Pods and the Fluid operations DataLoad, DataMigrate, DataProcess and DataBackup"
+    )]
     UnknownKind { kind: String },
     #[error("cannot start the I/O runtime: {0}")]
     Runtime(String),
 }
 
-/// One live object: its kind's resource, namespace and name.
+/// One live object to change: the resource of its kind, its namespace and name. Made from the
+/// [`ObjectRef`] the user typed (read by the one `KIND/NAME` parser) or an object of the inputs.
 #[derive(Debug, Clone)]
-pub struct ObjectRef {
+pub struct LiveObject {
     pub resource: &'static Resource,
     pub namespace: String,
     pub name: String,
 }
 
-impl ObjectRef {
-    /// `kind` as written in manifests or on the command line (`DataLoad`, `dataload`, `pod`).
-    pub fn new(kind: &str, namespace: &str, name: &str) -> Result<ObjectRef, ApplyError> {
+impl LiveObject {
+    /// `target` in `namespace`, if its kind is one the tool changes: a Pod (its affinity, its
+    /// scheduling gates) or a Fluid operation (its affinity, or created by `launch`).
+    pub fn new(target: &ObjectRef, namespace: &str) -> Result<LiveObject, ApplyError> {
+        let changeable =
+            target.is_kind("Pod") || OpKind::ALL.iter().any(|k| target.is_kind(k.as_str()));
         let resource = RESOURCES
             .iter()
             .filter(|r| r.group.is_empty() || r.group == "data.fluid.io")
-            .find(|r| {
-                r.kind.eq_ignore_ascii_case(kind)
-                    || r.plural.eq_ignore_ascii_case(kind)
-                    || (r.kind == "Pod" && kind.eq_ignore_ascii_case("po"))
-            })
-            .filter(|r| r.namespaced)
+            .find(|r| changeable && target.is_kind(r.kind))
             .ok_or_else(|| ApplyError::UnknownKind {
-                kind: kind.to_string(),
+                kind: target.kind.to_string(),
             })?;
-        Ok(ObjectRef {
+        Ok(LiveObject {
             resource,
             namespace: namespace.to_string(),
-            name: name.to_string(),
+            name: target.name.clone(),
         })
     }
 
@@ -92,7 +95,7 @@ impl ObjectRef {
     }
 }
 
-impl std::fmt::Display for ObjectRef {
+impl std::fmt::Display for LiveObject {
     /// `dataloads.data.fluid.io "warm" in namespace "data"`, as kubectl names objects.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -136,7 +139,7 @@ impl Api {
     }
 
     /// The object as the API server stores it.
-    pub fn get(&self, object: &ObjectRef) -> Result<Value, ApplyError> {
+    pub fn get(&self, object: &LiveObject) -> Result<Value, ApplyError> {
         let what = format!("get {object}");
         let text = self
             .runtime
@@ -149,7 +152,7 @@ impl Api {
     /// we own).
     pub fn apply(
         &self,
-        object: &ObjectRef,
+        object: &LiveObject,
         body: &Value,
         dry_run: bool,
     ) -> Result<Value, ApplyError> {
@@ -159,7 +162,7 @@ impl Api {
     /// A JSON patch (RFC 6902) of `operations`.
     pub fn json_patch(
         &self,
-        object: &ObjectRef,
+        object: &LiveObject,
         operations: &Value,
         dry_run: bool,
     ) -> Result<Value, ApplyError> {
@@ -169,7 +172,7 @@ impl Api {
     /// Create `body`; an existing object of that name is an error, never overwritten.
     pub fn create(
         &self,
-        object: &ObjectRef,
+        object: &LiveObject,
         body: &Value,
         dry_run: bool,
     ) -> Result<Value, ApplyError> {
@@ -179,7 +182,7 @@ impl Api {
     fn change(
         &self,
         change: Change,
-        object: &ObjectRef,
+        object: &LiveObject,
         body: &Value,
         dry_run: bool,
     ) -> Result<Value, ApplyError> {
@@ -240,7 +243,7 @@ impl Api {
     fn error(
         &self,
         error: RequestError,
-        object: &ObjectRef,
+        object: &LiveObject,
         what: &str,
         verb: &'static str,
     ) -> ApplyError {
@@ -285,42 +288,48 @@ fn decode(text: &str, what: &str) -> Result<Value, ApplyError> {
 mod tests {
     use super::*;
 
+    /// What users type for `patch KIND/NAME`, read by the one parser, to the API path changed
+    /// or the refusal in Kubernetes terms.
     #[test]
-    fn kinds_resolve_to_their_resources() {
+    fn typed_references_resolve_to_the_objects_the_tool_changes() {
+        let refused = |kind: &str| {
+            format!(
+                "{kind} objects are not changed by this tool: it patches Pods and the Fluid operations DataLoad, DataMigrate, DataProcess and DataBackup"
+            )
+        };
         let cases = [
-            ("pod", Ok("/api/v1/namespaces/shop/pods/web-0")),
-            ("Pod", Ok("/api/v1/namespaces/shop/pods/web-0")),
-            ("po", Ok("/api/v1/namespaces/shop/pods/web-0")),
+            ("web-0", Ok("/api/v1/namespaces/shop/pods/web-0")),
+            ("pod/web-0", Ok("/api/v1/namespaces/shop/pods/web-0")),
+            ("Pod/web-0", Ok("/api/v1/namespaces/shop/pods/web-0")),
+            ("po/web-0", Ok("/api/v1/namespaces/shop/pods/web-0")),
+            ("pods/web-0", Ok("/api/v1/namespaces/shop/pods/web-0")),
             (
-                "dataload",
-                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/dataloads/web-0"),
+                "dataload/warm",
+                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/dataloads/warm"),
             ),
             (
-                "DataProcesses",
-                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/dataprocesses/web-0"),
+                "dataloads.data.fluid.io/warm",
+                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/dataloads/warm"),
             ),
             (
-                "node",
-                Err(
-                    "node is not a kind the tool can change (Pod, DataLoad, DataMigrate, DataProcess)",
-                ),
+                "DataProcesses/prep",
+                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/dataprocesses/prep"),
             ),
             (
-                "podgroup",
-                Err(
-                    "podgroup is not a kind the tool can change (Pod, DataLoad, DataMigrate, DataProcess)",
-                ),
+                "databackup/nightly",
+                Ok("/apis/data.fluid.io/v1alpha1/namespaces/shop/databackups/nightly"),
             ),
+            ("node/node-1", Err(refused("Node"))),
+            ("pg/bert", Err(refused("PodGroup"))),
+            ("deploy/api", Err(refused("Deployment"))),
+            ("vcjob/tf", Err(refused("Job"))),
         ];
-        for (kind, expected) in cases {
-            let got = ObjectRef::new(kind, "shop", "web-0")
+        for (typed, expected) in cases {
+            let target = ObjectRef::parse(typed).unwrap();
+            let got = LiveObject::new(&target, "shop")
                 .map(|o| o.path())
                 .map_err(|e| e.to_string());
-            assert_eq!(
-                got,
-                expected.map(String::from).map_err(String::from),
-                "{kind}"
-            );
+            assert_eq!(got, expected.map(String::from), "{typed}");
         }
     }
 }

@@ -12,7 +12,7 @@ use super::common::{SchemaArgs, print_stdout};
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::desired;
-use crate::apply::live::{Api, ObjectRef};
+use crate::apply::live::{Api, LiveObject};
 use crate::apply::manifest::{affinity_path, set_path, unified_diff};
 use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
@@ -136,7 +136,8 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     if args.dry_run == DryRun::Client {
         return Ok(Outcome::Findings);
     }
-    let object = ObjectRef::new(op.kind.as_str(), namespace, name).map_err(anyhow::Error::from)?;
+    let target = manifest::ObjectRef::of(op.kind.as_str(), name);
+    let object = LiveObject::new(&target, namespace).map_err(anyhow::Error::from)?;
     let api = Api::connect(&global.connect_options()?).map_err(anyhow::Error::from)?;
     if args.dry_run == DryRun::Server {
         api.create(&object, &body, true)
@@ -179,7 +180,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
 /// Poll the operation until it is Complete or Failed; its phase and recorded hostname.
 fn wait(
     api: &Api,
-    object: &ObjectRef,
+    object: &LiveObject,
     label: &str,
     timeout: Option<Duration>,
 ) -> Result<(String, Option<String>), CommandError> {

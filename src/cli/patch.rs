@@ -8,7 +8,7 @@ use super::common::{SchemaArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::apply::change::{self, LiveChange};
 use crate::apply::desired::{self, DesiredError};
-use crate::apply::live::{Api, ObjectRef};
+use crate::apply::live::{Api, LiveObject};
 use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
 use crate::manifest::{self, Manifest, ManifestSet};
@@ -195,14 +195,14 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
         .into());
     };
     let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
-    let (kind, name) = (wanted.kind, wanted.name.as_str());
+    let name = wanted.name.as_str();
     let options = global.connect_options()?;
     let api = Api::connect(&options).map_err(anyhow::Error::from)?;
     let namespace = global
         .namespace
         .clone()
         .unwrap_or_else(|| api.default_namespace().to_string());
-    let object = ObjectRef::new(kind, &namespace, name).map_err(anyhow::Error::from)?;
+    let object = LiveObject::new(&wanted, &namespace).map_err(anyhow::Error::from)?;
     let current = api.get(&object).map_err(anyhow::Error::from)?;
     let decoded = change::decode(&object, &current).map_err(anyhow::Error::from)?;
     let affinity = match &decoded {

@@ -108,6 +108,9 @@ pub struct ObjectRef {
 pub enum ObjectRefError {
     #[error("{0:?} names no object: write KIND/NAME, e.g. pod/web-0")]
     Empty(String),
+    /// kubectl's own refusal of `deploy/api/extra`: a name cannot hold a `/`.
+    #[error("{0:?}: arguments in resource/name form may not have more than one slash")]
+    Slashes(String),
     #[error("unknown kind {kind:?} in {text:?}{}; known kinds: {}", .suggestion.map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(), KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "))]
     UnknownKind {
         text: String,
@@ -140,6 +143,9 @@ impl ObjectRef {
         if name.is_empty() || kind.is_empty() {
             return Err(ObjectRefError::Empty(text.to_string()));
         }
+        if name.contains('/') {
+            return Err(ObjectRefError::Slashes(text.to_string()));
+        }
         // A name cannot end with `-`, so `pod/pi-` can only mean the object generated from
         // `generateName: pi-`.
         let name = if name.ends_with('-') {
@@ -157,6 +163,14 @@ impl ObjectRef {
         })
     }
 
+    /// The reference to an object read from the inputs, whose kind the API already spells.
+    pub fn of(kind: &'static str, name: &str) -> ObjectRef {
+        ObjectRef {
+            kind,
+            name: name.to_string(),
+        }
+    }
+
     /// Whether `kind` (as the API spells it) is this reference's kind.
     pub fn is_kind(&self, kind: &str) -> bool {
         self.kind.eq_ignore_ascii_case(kind)
@@ -170,9 +184,13 @@ pub fn canonical_kind(word: &str) -> Option<&'static str> {
     let lower = resource.to_ascii_lowercase();
     KINDS.iter().find_map(|(kind, short)| {
         let singular = kind.to_ascii_lowercase();
-        let matches = lower == singular
-            || lower == format!("{singular}s")
-            || short.iter().any(|s| *s == lower);
+        // The API's plurals: `dataprocesses` after a final `s`, else a plain `s`.
+        let plural = if singular.ends_with('s') {
+            format!("{singular}es")
+        } else {
+            format!("{singular}s")
+        };
+        let matches = lower == singular || lower == plural || short.iter().any(|s| *s == lower);
         matches.then_some(*kind)
     })
 }
@@ -713,6 +731,28 @@ mod tests {
                 "pod/",
                 Err("\"pod/\" names no object: write KIND/NAME, e.g. pod/web-0"),
             ),
+            (
+                "/web-0",
+                Err("\"/web-0\" names no object: write KIND/NAME, e.g. pod/web-0"),
+            ),
+            (
+                "",
+                Err("\"\" names no object: write KIND/NAME, e.g. pod/web-0"),
+            ),
+            (
+                "deploy/api/extra",
+                Err(
+                    "\"deploy/api/extra\": arguments in resource/name form may not have more than one slash",
+                ),
+            ),
+            ("PO/web-0", Ok(("Pod", "web-0"))),
+            ("dataloads.data.fluid.io/warm", Ok(("DataLoad", "warm"))),
+            ("DataProcess/prep", Ok(("DataProcess", "prep"))),
+            ("dataprocesses/prep", Ok(("DataProcess", "prep"))),
+            ("daemonsets/agent", Ok(("DaemonSet", "agent"))),
+            ("cj/nightly", Ok(("CronJob", "nightly"))),
+            ("rs/api-5d9", Ok(("ReplicaSet", "api-5d9"))),
+            ("no/node-1", Ok(("Node", "node-1"))),
         ];
         for (text, expected) in cases {
             let got = ObjectRef::parse(text)

@@ -1748,11 +1748,11 @@ fn how_many_nodes_names_what_no_count_fixes() {
         (
             1,
             "Does not fit with any number of nodes like worker-1 up to 5: Pod/default/needs-ssd: pending: 0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling..
- 0      no    1
- 1      no    1
- 2      no    1
- 4      no    1
- 5      no    1
+ 0  no  1
+ 1  no  1
+ 2  no  1
+ 4  no  1
+ 5  no  1
 "
         )
     );

@@ -3,6 +3,7 @@
 pub mod capacity;
 pub mod columns;
 pub mod drift;
+pub mod excerpt;
 pub mod explain;
 pub mod jsonpath;
 pub mod lint;
@@ -93,7 +94,7 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 }
 
 /// Control characters other than newline and tab, and the bidirectional overrides.
-fn unsafe_char(c: char) -> bool {
+pub(crate) fn unsafe_char(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }

@@ -54,3 +54,46 @@ fn quotas_and_limit_ranges_are_read_from_the_state_and_kept_in_snapshots() {
     let first = run(&["plan", "-f", PODS, "--state", STATE]);
     assert_eq!((again.stdout, again.stderr), (first.stdout, first.stderr));
 }
+
+/// Pods of flows and gangs pass the same admission, in one order (flows, gangs, the batch):
+/// the DataProcess's 3-CPU limit is past the LimitRange's maximum, so its operation is blocked;
+/// of the gang's three pods the quota admits one, so the gang waits for pods never created,
+/// the quota named.
+#[test]
+fn gangs_and_operations_are_admitted_too() {
+    let out = run(&[
+        "plan",
+        "-f",
+        "testdata/pods/quota-gang.yaml",
+        "--state",
+        STATE,
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    let rejected = |pod: &str| {
+        format!(
+            "rejected at admission: pods \"{pod}\" is forbidden: exceeded quota: compute, requested: pods=1,requests.cpu=500m, used: pods=3,requests.cpu=1750m, limited: pods=3,requests.cpu=2"
+        )
+    };
+    assert_eq!(
+        out.stdout,
+        format!(
+            "\
+Flow 1 (2 operations)
+ STEP  OPERATION                AFTER               POLICY  INHERITED  NODE       ZONE    SCORE
+ 1     DataLoad/team/warm       -                   -       -          node-2     zone-b  495
+ 2     DataProcess/team/crunch  DataLoad/team/warm  -       -          <blocked>  -       -
+Warnings:
+  DataProcess/team/crunch: rejected at admission: pods \"crunch-processor\" is forbidden: maximum cpu usage per Container is 2, but limit is 3.
+
+PodGroup team/train (coscheduling, minMember 3): 0/1 pods placed: waiting for pods: 1 of minMember 3 exist; 2 {} (and 1 more)
+Warnings:
+  {}
+  {}
+",
+            rejected("train-1"),
+            rejected("train-1"),
+            rejected("train-2")
+        )
+    );
+}

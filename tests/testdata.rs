@@ -114,6 +114,15 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("pods/preemption.yaml", &[("Pod", 3)]),
     ("pods/quota.yaml", &[("Pod", 5)]),
     (
+        "pods/quota-gang.yaml",
+        &[
+            ("DataLoad", 1),
+            ("DataProcess", 1),
+            ("Deployment", 1),
+            ("PodGroup", 1),
+        ],
+    ),
+    (
         "clusters/quota.yaml",
         &[
             ("LimitRange", 1),

@@ -41,11 +41,14 @@ pub struct Member {
 
 /// The batch of the inputs, in input order: pods as they are, workloads as the pods their
 /// controllers create against `state`, each as Fluid's webhook and then the namespace's
-/// LimitRanges and ResourceQuotas ([`quota`]) admit it. Pods that join a
-/// gang of any kind belong to their gang, not to the batch.
-pub fn members(manifests: &ManifestSet, state: &ClusterState) -> Vec<Member> {
+/// LimitRanges and ResourceQuotas ([`quota`], after what `admission` admitted before) admit
+/// it. Pods that join a gang of any kind belong to their gang, not to the batch.
+pub fn members(
+    manifests: &ManifestSet,
+    state: &ClusterState,
+    admission: &mut quota::NamespaceAdmission,
+) -> Vec<Member> {
     let runtimes = datasets::runtimes(&manifests.manifests, state);
-    let mut admission = quota::NamespaceAdmission::new(state);
     let mut member = |from: String, mut pod: Pod| {
         let mut webhooked = datasets::admit_pod(&mut pod, &runtimes, &state.nodes);
         let rejected = match admission.admit(&mut pod) {

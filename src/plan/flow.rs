@@ -3,7 +3,7 @@
 //! by the engine and assumed, so later steps see it.
 
 use crate::model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
-use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind};
+use crate::model::{Affinity, FluidOp, NodeAffinity, OpKind, Pod};
 use crate::sched::Scheduler;
 use crate::systems::fluid::admission;
 use crate::systems::fluid::webhook::MountedDataset;
@@ -11,7 +11,7 @@ use crate::systems::fluid::{self, Policy};
 
 use super::datasets;
 use super::graph::{FlowGraph, runs_after};
-use super::{OpRef, OpStatus, OperationPlan};
+use super::{OpRef, OpStatus, OperationPlan, quota};
 
 /// What later operations see of an earlier one.
 #[derive(Debug, Clone)]
@@ -25,6 +25,42 @@ struct Outcome {
 }
 
 /// Plan every operation of the graph, flow by flow, in run order.
+/// The API server's admission of each operation's pod (LimitRanges, ResourceQuotas of its
+/// namespace), in flow order, counted in `admission` before what is admitted after it.
+/// Operations that are over (Complete, Failed) or make no pod create nothing. An operation
+/// admitted here and then blocked in the plan still counts: the quota is an upper bound.
+pub fn admit_operations(graph: &mut FlowGraph, admission: &mut quota::NamespaceAdmission) {
+    let mut admitted = vec![None; graph.ops.len()];
+    for &i in graph.flows.iter().flatten() {
+        let op = graph.ops[i].op;
+        if matches!(op.status.phase.as_str(), "Complete" | "Failed") || !fluid::has_pod(op) {
+            continue;
+        }
+        let mut pod = fluid::pod_for(op, None);
+        admitted[i] = Some(admission.admit(&mut pod).map(|_| pod));
+    }
+    graph.admitted = admitted;
+}
+
+/// `pod` with the requests and limits admission gave the same pod in `admitted`.
+fn with_admitted_resources(mut pod: Pod, admitted: &Pod) -> Pod {
+    let pairs = pod
+        .spec
+        .containers
+        .iter_mut()
+        .zip(&admitted.spec.containers)
+        .chain(
+            pod.spec
+                .init_containers
+                .iter_mut()
+                .zip(&admitted.spec.init_containers),
+        );
+    for (container, admitted) in pairs {
+        container.resources = admitted.resources.clone();
+    }
+    pod
+}
+
 pub fn plan_operations(graph: &FlowGraph, scheduler: &mut Scheduler) -> Vec<OperationPlan> {
     walk(graph, scheduler, None).0
 }
@@ -187,7 +223,16 @@ fn plan_one(
         .map(|(namespace, name)| datasets::cached_on(&state.nodes, &namespace, &name))
         .filter(|d| injected || !d.cache_nodes.is_empty())
         .collect();
-    let pod = fluid::pod_for(op, affinity);
+    let mut pod = fluid::pod_for(op, affinity);
+    match graph.admitted.get(i).and_then(Option::as_ref) {
+        Some(Err(reason)) => {
+            plan.warnings
+                .push(format!("rejected at admission: {reason}"));
+            return blocked(plan);
+        }
+        Some(Ok(admitted)) => pod = with_admitted_resources(pod, admitted),
+        None => {}
+    }
     let decision = scheduler.decide(&pod);
     let Some(node_name) = decision.selected.clone() else {
         plan.status = OpStatus::Unschedulable;

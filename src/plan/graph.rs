@@ -9,7 +9,7 @@ use std::fmt;
 use crate::cluster::ClusterState;
 use crate::manifest::Manifest;
 use crate::model::fluid::FluidRuntime;
-use crate::model::{FluidOp, Object};
+use crate::model::{FluidOp, Object, Pod};
 use crate::systems::fluid::{self, OpKey, Refs};
 
 /// One operation of the graph and where it came from.
@@ -55,6 +55,10 @@ pub struct FlowGraph<'a> {
     /// the datasets the flow's pods mount. The state's come first: what the webhook reads is
     /// the runtime's `status`, which only the cluster records.
     pub runtimes: Vec<&'a FluidRuntime>,
+    /// Per operation (graph index), the API server's admission of its pod: the pod as
+    /// admitted (LimitRange defaults set) or the rejection; `None` when it makes no pod or
+    /// was not admitted ([`super::flow::admit_operations`]).
+    pub admitted: Vec<Option<Result<Pod, String>>>,
 }
 
 /// A problem that makes the flow impossible to plan.
@@ -168,6 +172,7 @@ pub fn build<'a>(
         runtimes: super::datasets::runtimes(manifests, state),
         flows: split_flows(&ops, &order),
         forest: RunAfterForest::new(&upstream),
+        admitted: Vec::new(),
         ops,
     })
 }

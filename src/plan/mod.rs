@@ -208,7 +208,8 @@ pub fn plan(
     state: &ClusterState,
     profile: Profile,
 ) -> Result<Plan, PlanError> {
-    let graph = graph::build(manifests, state)?;
+    let mut graph = graph::build(manifests, state)?;
+    flow::admit_operations(&mut graph, &mut quota::NamespaceAdmission::new(state));
     let mut scheduler = Scheduler::new(state, profile);
     Ok(Plan {
         operations: flow::plan_operations(&graph, &mut scheduler),

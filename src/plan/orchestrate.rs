@@ -15,7 +15,7 @@ use crate::systems::topology::hypernode;
 use super::batch::{self, BatchPlan, Member};
 use super::graph::{self, FlowGraph};
 use super::pending::{self, Unit};
-use super::{Plan, PlanError, PlanOptions, drift, flow, namespace};
+use super::{Plan, PlanError, PlanOptions, drift, flow, namespace, quota};
 
 /// The planner that takes a pod, and where it is in that planner's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,18 +45,25 @@ impl<'a> Inputs<'a> {
         opts: &PlanOptions,
         gang_opts: &GangOptions,
     ) -> Result<Inputs<'a>, PlanError> {
-        let graph = graph::build(&manifests.manifests, state)?;
+        // The API server admits the pods the inputs create in one order (the flows', the
+        // gangs', the batch's), each counted in the quotas of the ones after it.
+        let mut admission = quota::NamespaceAdmission::new(state);
+        let mut graph = graph::build(&manifests.manifests, state)?;
+        flow::admit_operations(&mut graph, &mut admission);
         // Without inputs, `gangs` reads the state's gangs, which the queue already holds.
-        let gangs = if opts.pending && manifests.manifests.is_empty() {
+        let mut gangs = if opts.pending && manifests.manifests.is_empty() {
             Vec::new()
         } else {
             gang::gangs(manifests, state, gang_opts)
         };
+        for gang in &mut gangs {
+            quota::admit_gang(gang, &mut admission);
+        }
         let mut inputs = Inputs {
             queue: Vec::new(),
             graph,
             gangs,
-            members: batch::members(manifests, state),
+            members: batch::members(manifests, state, &mut admission),
         };
         if opts.pending {
             // The gangs the inputs plan (they join pods of the inputs too) leave the queue.

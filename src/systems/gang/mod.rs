@@ -273,8 +273,25 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
 
 /// Plan one gang against the plan's one assumed state: its placements stay in `scheduler` for
 /// everything planned after it. Gangs that cannot be tried (group missing, scheduler not
-/// modelled, pods still missing) are reported as such, and nothing is assumed.
+/// modelled, pods still missing) are reported as such, and nothing is assumed. Pods the API
+/// server rejected are warned about, whatever becomes of the gang.
 pub fn plan_gang(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    routes: &SchedulerRoutes,
+    compare: bool,
+) -> Result<GroupPlan, GangError> {
+    let mut plan = plan_admitted(scheduler, gang, routes, compare)?;
+    plan.warnings.extend(
+        gang.rejected
+            .iter()
+            .map(|reason| format!("rejected at admission: {reason}")),
+    );
+    Ok(plan)
+}
+
+/// [`plan_gang`] for the gang's pods that exist.
+fn plan_admitted(
     scheduler: &mut Scheduler,
     gang: &Gang,
     routes: &SchedulerRoutes,
@@ -311,13 +328,23 @@ pub fn plan_gang(
         ));
     };
     if existing < gang.minimum() {
-        return Ok(not_planned(
-            GangStatus::WaitingForPods,
-            format!(
-                "waiting for pods: {existing} of minMember {} exist",
-                gang.minimum()
-            ),
-        ));
+        let mut reason = format!(
+            "waiting for pods: {existing} of minMember {} exist",
+            gang.minimum()
+        );
+        if let Some(first) = gang.rejected.first() {
+            let more = gang.rejected.len() - 1;
+            reason.push_str(&format!(
+                "; {} rejected at admission: {first}{}",
+                gang.rejected.len(),
+                if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        return Ok(not_planned(GangStatus::WaitingForPods, reason));
     }
     let error = |message: String| GangError::of(gang, message);
     let honoured = system == kind.honoured_by;

@@ -280,6 +280,9 @@ pub struct Gang {
     pub rule: PlacementRule,
     /// False when pods join a group that is in neither the inputs nor the state.
     pub defined: bool,
+    /// Pods of the inputs the API server would refuse to create (LimitRange, ResourceQuota):
+    /// taken out of `members`, as they never exist, each with the API server's words.
+    pub rejected: Vec<String>,
 }
 
 impl Gang {
@@ -300,6 +303,7 @@ impl Gang {
             running: Vec::new(),
             rule: PlacementRule::PodByPod,
             defined: true,
+            rejected: Vec::new(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The API server's admission of a planned pod in its namespace, before any scheduler sees
-//! it: LimitRanger (`plugin/pkg/admission/limitranger`) sets each container's missing requests
-//! and limits from the `type: Container` defaults, then rejects a pod outside a range's
-//! min/max/maxLimitRequestRatio; ResourceQuota (`plugin/pkg/admission/resourcequota`, usage as
+//! it: LimitRanger ([`limit_range`]) sets each container's missing requests and limits from
+//! the `type: Container` defaults, then rejects a pod outside a range's
+//! min/max/maxLimitRequestRatio (per container, or over the pod's totals); ResourceQuota (`plugin/pkg/admission/resourcequota`, usage as
 //! `pkg/quota/v1/evaluator/core/pods.go` counts it) rejects a pod whose usage would take a
 //! quota of its namespace past `spec.hard`. Usage starts as the namespace's non-terminal pods
 //! of the state and grows with every pod admitted earlier in the same plan.
@@ -16,6 +16,11 @@ use crate::cluster::ClusterState;
 use crate::model::quantity::Quantity;
 use crate::model::quota::ScopedResourceSelectorRequirement;
 use crate::model::{Container, LimitRange, Pod, ResourceQuota, resources};
+use crate::systems::gang::{Gang, PodSource};
+
+mod limit_range;
+
+use limit_range::{apply_defaults, limit_violations};
 
 /// Usage by quota resource name (`requests.cpu`, `pods`...), CPU in millicores as quantities.
 type Usage = BTreeMap<String, Quantity>;
@@ -148,6 +153,22 @@ impl<'a> NamespaceAdmission<'a> {
     }
 }
 
+/// Admit the gang's pods of the inputs, in member order (those of the state exist already): a
+/// rejected pod is never created, so it leaves `members` for `rejected`, and a gang left
+/// with fewer pods than its minimum waits for them, saying why.
+pub fn admit_gang(gang: &mut Gang, admission: &mut NamespaceAdmission) {
+    for mut member in std::mem::take(&mut gang.members) {
+        if matches!(member.source, PodSource::State) {
+            gang.members.push(member);
+            continue;
+        }
+        match admission.admit(&mut member.pod) {
+            Ok(_) => gang.members.push(member),
+            Err(reason) => gang.rejected.push(reason),
+        }
+    }
+}
+
 fn sum(a: Option<&Quantity>, b: Quantity) -> Quantity {
     Quantity::from_milli(a.map_or(0, |a| a.milli_value()) + b.milli_value())
 }
@@ -159,28 +180,54 @@ fn add(total: &mut Usage, usage: &Usage) {
     }
 }
 
-/// A quantity as upstream prints it: CPU as cores or millicores, bytes in the largest binary
-/// unit that divides them exactly, counts as numbers.
+/// A quantity as upstream's `Quantity.String()` prints it. A quantity keeps the format it was
+/// written in (`1Gi` binary, `1G` decimal), which [`Quantity`] does not hold, so it is told
+/// from the value: bytes (memory, storage, hugepages) that are a whole number of KiB or more in
+/// the largest binary unit that divides them (`2Gi`, `1536Mi`), everything else in decimal
+/// units (`1500m`, `2`, `1G`, `2k`). A byte count written as a plain number that happens to be
+/// a multiple of 1024 (`2048`) prints as `2Ki` where upstream prints `2048`.
 fn show(resource: &str, quantity: Quantity) -> String {
-    if resource == "cpu" || resource.ends_with(".cpu") {
-        return quantity.to_string();
+    let milli = quantity.milli_value();
+    let base = resource
+        .strip_prefix("requests.")
+        .or_else(|| resource.strip_prefix("limits."))
+        .unwrap_or(resource);
+    let bytes = matches!(base, "memory" | "ephemeral-storage" | "storage")
+        || base.starts_with("hugepages-");
+    if bytes && milli % 1000 == 0 {
+        const BINARY: [(&str, u32); 6] = [
+            ("Ei", 60),
+            ("Pi", 50),
+            ("Ti", 40),
+            ("Gi", 30),
+            ("Mi", 20),
+            ("Ki", 10),
+        ];
+        let value = milli / 1000;
+        if let Some((unit, shift)) = BINARY
+            .iter()
+            .find(|(_, shift)| value != 0 && value % (1i64 << shift) == 0)
+        {
+            return format!("{}{unit}", value >> shift);
+        }
     }
-    let value = quantity.value();
-    const UNITS: [(&str, i64); 5] = [
-        ("Pi", 1 << 50),
-        ("Ti", 1 << 40),
-        ("Gi", 1 << 30),
-        ("Mi", 1 << 20),
-        ("Ki", 1 << 10),
-    ];
-    let counts = resource == "pods" || resource.starts_with("count/");
-    match UNITS
-        .iter()
-        .find(|(_, size)| !counts && value != 0 && value % size == 0)
-    {
-        Some((unit, size)) => format!("{}{unit}", value / size),
-        None => value.to_string(),
+    decimal(milli)
+}
+
+/// A quantity of `milli` thousandths in upstream's canonical decimal form: the largest power
+/// of 1000 that keeps the number whole (`1500m`, `3`, `2k`, `1G`).
+fn decimal(milli: i64) -> String {
+    if milli % 1000 != 0 {
+        return format!("{milli}m");
     }
+    let mut value = milli / 1000;
+    const DECIMAL: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    let mut exponent = 0;
+    while value != 0 && value % 1000 == 0 && exponent + 1 < DECIMAL.len() {
+        value /= 1000;
+        exponent += 1;
+    }
+    format!("{value}{}", DECIMAL[exponent])
 }
 
 /// What one pod counts against a quota (upstream's PodUsageFunc): `pods` and `count/pods`,
@@ -337,127 +384,6 @@ fn missing_specification(quota: &ResourceQuota, pod: &Pod) -> Option<String> {
     )
 }
 
-/// LimitRanger's defaulting: each container's missing limits from the `Container` items'
-/// `default`, missing requests from their `defaultRequest`; what it set, in the words of the
-/// annotation upstream writes on the pod.
-fn apply_defaults(range: &LimitRange, pod: &mut Pod) -> Option<String> {
-    let containers = range.spec.limits.iter().filter(|l| l.kind == "Container");
-    let mut default_limits = BTreeMap::new();
-    let mut default_requests = BTreeMap::new();
-    for item in containers {
-        // The API server's defaulting of the item (SetDefaults_LimitRangeItem), for ranges
-        // written by hand: the default limit falls back to max, the default request to the
-        // default limit, then to min.
-        let mut limits = item.default.clone();
-        for (name, max) in &item.max {
-            limits.entry(name.clone()).or_insert(*max);
-        }
-        let mut requests = item.default_request.clone();
-        for (name, quantity) in limits.iter().chain(&item.min) {
-            requests.entry(name.clone()).or_insert(*quantity);
-        }
-        default_limits.extend(limits);
-        default_requests.extend(requests);
-    }
-    let mut set_for = Vec::new();
-    for container in &mut pod.spec.containers {
-        let set = |defaults: &BTreeMap<String, Quantity>, list: &mut BTreeMap<String, Quantity>| {
-            let mut names = Vec::new();
-            for (name, quantity) in defaults {
-                if !list.contains_key(name) {
-                    list.insert(name.clone(), *quantity);
-                    names.push(name.clone());
-                }
-            }
-            names
-        };
-        let limits = set(&default_limits, &mut container.resources.limits);
-        let requests = set(&default_requests, &mut container.resources.requests);
-        if !requests.is_empty() {
-            set_for.push(format!(
-                "{} request for container {}",
-                requests.join(", "),
-                container.name
-            ));
-        }
-        if !limits.is_empty() {
-            set_for.push(format!(
-                "{} limit for container {}",
-                limits.join(", "),
-                container.name
-            ));
-        }
-    }
-    (!set_for.is_empty()).then(|| {
-        format!(
-            "LimitRange {}: LimitRanger plugin set: {}",
-            range.metadata.name,
-            set_for.join("; ")
-        )
-    })
-}
-
-/// LimitRanger's checks of the `Container` items over every container (init included), in
-/// upstream's words: `maximum cpu usage per Container is 2, but limit is 4.`
-fn limit_violations(range: &LimitRange, pod: &Pod) -> Vec<String> {
-    let mut errors = Vec::new();
-    for item in range.spec.limits.iter().filter(|l| l.kind == "Container") {
-        for c in pod.spec.containers.iter().chain(&pod.spec.init_containers) {
-            let (requests, limits) = (&c.resources.requests, &c.resources.limits);
-            for (name, min) in &item.min {
-                let enforced = show(name, *min);
-                match (requests.get(name), limits.get(name)) {
-                    (None, _) => errors.push(format!(
-                        "minimum {name} usage per Container is {enforced}.  No request is specified."
-                    )),
-                    (Some(r), _) if r < min => errors.push(format!(
-                        "minimum {name} usage per Container is {enforced}, but request is {}.",
-                        show(name, *r)
-                    )),
-                    (_, Some(l)) if l < min => errors.push(format!(
-                        "minimum {name} usage per Container is {enforced}, but limit is {}.",
-                        show(name, *l)
-                    )),
-                    _ => {}
-                }
-            }
-            for (name, max) in &item.max {
-                let enforced = show(name, *max);
-                match (requests.get(name), limits.get(name)) {
-                    (_, None) => errors.push(format!(
-                        "maximum {name} usage per Container is {enforced}.  No limit is specified."
-                    )),
-                    (_, Some(l)) if l > max => errors.push(format!(
-                        "maximum {name} usage per Container is {enforced}, but limit is {}.",
-                        show(name, *l)
-                    )),
-                    (Some(r), _) if r > max => errors.push(format!(
-                        "maximum {name} usage per Container is {enforced}, but request is {}.",
-                        show(name, *r)
-                    )),
-                    _ => {}
-                }
-            }
-            for (name, ratio) in &item.max_limit_request_ratio {
-                let enforced = ratio.to_string();
-                let request = requests.get(name).map_or(0, |q| q.milli_value());
-                let limit = limits.get(name).map_or(0, |q| q.milli_value());
-                if request == 0 {
-                    errors.push(format!("{name} max limit to request ratio per Container is {enforced}, but no request is specified or request is 0."));
-                } else if limit == 0 {
-                    errors.push(format!("{name} max limit to request ratio per Container is {enforced}, but no limit is specified or limit is 0."));
-                } else {
-                    let observed = limit as f64 / request as f64;
-                    if observed * 1000.0 > ratio.milli_value() as f64 {
-                        errors.push(format!("{name} max limit to request ratio per Container is {enforced}, but provided ratio is {observed:.6}."));
-                    }
-                }
-            }
-        }
-    }
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -552,6 +478,16 @@ mod tests {
                 ),
             ),
             (
+                "a bare cpu quota, in whole cores",
+                format!(
+                    "{}---\n{}",
+                    quota("  hard: {cpu: '4'}\n"),
+                    running("r1", "Running", "", "{requests: {cpu: '3'}}")
+                ),
+                pod("", "{requests: {cpu: '2'}}"),
+                Err("exceeded quota: q, requested: cpu=2, used: cpu=3, limited: cpu=4"),
+            ),
+            (
                 "a quota on limits.cpu needs every container to set one",
                 quota("  hard: {limits.cpu: '8', requests.cpu: '8'}\n"),
                 pod("", "{requests: {cpu: '1'}}"),
@@ -630,6 +566,32 @@ mod tests {
                 .map(str::to_string)
                 .map_err(|why| format!("pods \"p\" is forbidden: {why}"));
             assert_eq!(got, expected, "{case}");
+        }
+    }
+
+    /// Quantities in messages as upstream's `Quantity.String()` prints them.
+    #[test]
+    fn quantities_print_as_upstream() {
+        let cases = [
+            ("requests.cpu", "1500m", "1500m"),
+            ("cpu", "2", "2"),
+            ("cpu", "0.5", "500m"),
+            ("cpu", "2000", "2k"),
+            ("requests.memory", "2Gi", "2Gi"),
+            ("memory", "1536Mi", "1536Mi"),
+            ("limits.memory", "1G", "1G"),
+            ("memory", "1500M", "1500M"),
+            ("memory", "100", "100"),
+            ("requests.ephemeral-storage", "10Gi", "10Gi"),
+            ("hugepages-2Mi", "4Mi", "4Mi"),
+            ("pods", "3", "3"),
+            ("count/pods", "1000", "1k"),
+            ("requests.nvidia.com/gpu", "4", "4"),
+            ("memory", "0", "0"),
+        ];
+        for (resource, written, shown) in cases {
+            let quantity = Quantity::parse(written).unwrap();
+            assert_eq!(show(resource, quantity), shown, "{resource}={written}");
         }
     }
 

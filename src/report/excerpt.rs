@@ -7,6 +7,8 @@
 //! [`super::terminal_safe`], and the carets are placed by display width (a CJK character takes two
 //! columns, an escaped control character its escape's), so they sit under the token.
 
+use std::borrow::Cow;
+
 use unicode_width::UnicodeWidthChar as _;
 
 use super::unsafe_char;
@@ -104,6 +106,69 @@ fn width(c: char) -> usize {
     }
 }
 
+/// Characters of a quoted value a message shows at most.
+const QUOTED: usize = 60;
+/// Characters of one message line shown at most, whatever it quotes.
+const MESSAGE: usize = 2000;
+
+/// A message or error line bounded for people: a double-quoted value longer than [`QUOTED`]
+/// characters (a megabyte-long quantity, label or key) is cut with `…` inside its quotes, and
+/// a line still longer than [`MESSAGE`] is cut and says how much was left out. The JSON
+/// outputs keep the whole text.
+pub fn bounded(message: &str) -> Cow<'_, str> {
+    if message.len() <= QUOTED {
+        return Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len().min(2 * MESSAGE));
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '"' {
+            out.push_str(&quoted_value(&mut chars));
+        }
+    }
+    let total = out.chars().count();
+    if total > MESSAGE {
+        let cut = out
+            .char_indices()
+            .nth(MESSAGE)
+            .map_or(out.len(), |(i, _)| i);
+        out.truncate(cut);
+        out.push_str(&format!("… ({} more characters)", total - MESSAGE));
+    }
+    if out == message {
+        Cow::Borrowed(message)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// The rest of a quoted value up to and with its closing quote, cut to [`QUOTED`] characters
+/// (a backslash escape counts as one and is never split).
+fn quoted_value(chars: &mut std::str::Chars<'_>) -> String {
+    let mut value = String::new();
+    let mut units = 0;
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            if units > QUOTED {
+                value.push('…');
+            }
+            value.push('"');
+            return value;
+        }
+        let escaped = if c == '\\' { chars.next() } else { None };
+        units += 1;
+        if units <= QUOTED {
+            value.push(c);
+            value.extend(escaped);
+        }
+    }
+    if units > QUOTED {
+        value.push('…');
+    }
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +228,36 @@ mod tests {
         let (text, carets) = quoted(&wide, 200_000, 1);
         assert_eq!(text, format!("…{}…", "数".repeat(50)));
         assert_eq!(carets, format!("{}^^", " ".repeat(41)));
+    }
+
+    #[test]
+    fn messages_cut_long_quoted_values_and_long_lines() {
+        let long = "y".repeat(1_000);
+        let sixty = "y".repeat(60);
+        let cases = [
+            (
+                "unknown field \"labelz\"; did you mean \"labels\"?".to_string(),
+                "unknown field \"labelz\"; did you mean \"labels\"?".to_string(),
+            ),
+            (
+                format!("invalid quantity \"{long}\": expected a number"),
+                format!("invalid quantity \"{sixty}…\": expected a number"),
+            ),
+            (
+                format!("key \"{}\\\"{long}\" and \"b\"", "z".repeat(59)),
+                format!("key \"{}\\\"…\" and \"b\"", "z".repeat(59)),
+            ),
+            (
+                format!("unterminated \"{long}"),
+                format!("unterminated \"{sixty}…"),
+            ),
+            (
+                format!("plain {}", "w".repeat(3_000)),
+                format!("plain {}… (1006 more characters)", "w".repeat(1_994)),
+            ),
+        ];
+        for (message, want) in cases {
+            assert_eq!(bounded(&message), want);
+        }
     }
 }

@@ -8,14 +8,15 @@ use serde_json::{Value, json};
 
 use crate::lint::{Diagnostic, LintReport, RULES, Rule, Severity};
 use crate::manifest::Source;
-use crate::report::excerpt::excerpt;
+use crate::report::excerpt::{bounded, excerpt};
 use crate::report::terminal_safe;
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// `file:line:col: error[DF101]: message`, the source line (an [`excerpt`] of a long one)
-/// with carets under the offending token, and `= hint:` lines; then a one-line summary. What comes from the files is
-/// [`terminal_safe`] (the only escape sequences are the colours painted here).
+/// with carets under the offending token, and `= hint:` lines; then a one-line summary.
+/// Messages and hints are [`bounded`]; what comes from the files is [`terminal_safe`] (the
+/// only escape sequences are the colours painted here).
 pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
     let texts: HashMap<&str, &str> = sources.iter().map(|s| (&*s.name, &*s.text)).collect();
     let mut out = String::new();
@@ -28,7 +29,7 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
             d.pos.line,
             d.pos.column,
             d.code,
-            terminal_safe(&d.message)
+            terminal_safe(&bounded(&d.message))
         );
         let line = texts
             .get(&*d.file)
@@ -48,7 +49,7 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
             );
         }
         if let Some(hint) = &d.hint {
-            let _ = writeln!(out, "{gutter} = hint: {}", terminal_safe(hint));
+            let _ = writeln!(out, "{gutter} = hint: {}", terminal_safe(&bounded(hint)));
         }
         out.push('\n');
     }

@@ -126,11 +126,12 @@ pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
-/// One line for people on stderr (notes, warnings, errors), made [`terminal_safe`]. A closed or
-/// failing stderr is ignored: there is nowhere left to report it, and it must not panic.
+/// One line for people on stderr (notes, warnings, errors), [`excerpt::bounded`] (a value it
+/// quotes may be a megabyte long) and made [`terminal_safe`]. A closed or failing stderr is
+/// ignored: there is nowhere left to report it, and it must not panic.
 pub fn stderr_line(line: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{}", terminal_safe(line));
+    let _ = writeln!(stderr, "{}", terminal_safe(&excerpt::bounded(line)));
 }
 
 #[cfg(test)]

@@ -64,6 +64,9 @@ pub struct GroupPlan {
     /// Domains at the constraining level the gang was not placed in, and why.
     pub rejected: Vec<RejectedDomain>,
     pub summary: String,
+    /// Pods of the gang the API server rejects (LimitRange, ResourceQuota), by name, with its
+    /// words: they are never created, so neither placed nor counted.
+    pub rejected_at_admission: BTreeMap<String, String>,
     pub warnings: Vec<String>,
     pub comparison: Option<Comparison>,
 }
@@ -326,6 +329,7 @@ impl GroupPlan {
             rejections: Vec::new(),
             topology: None,
             rejected: Vec::new(),
+            rejected_at_admission: BTreeMap::new(),
             warnings: Vec::new(),
             comparison: None,
         }

@@ -24,7 +24,7 @@ use kubectl_dataflow::model::kueue::{
     REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, Topology, TopologyLevel,
     TopologySpec,
 };
-use kubectl_dataflow::model::{HyperNode, LabelSelector, ObjectMeta, Pod};
+use kubectl_dataflow::model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::model::PlacementRule;
@@ -81,7 +81,7 @@ fn hyper_nodes(state: &ClusterState) -> Vec<HyperNode> {
     for tor in tors.keys() {
         let selector = MemberSelector {
             label_match: Some(LabelSelector {
-                match_labels: BTreeMap::from([("tor".to_string(), tor.clone())]),
+                match_labels: Labels::from([("tor".to_string(), tor.clone())]),
                 ..Default::default()
             }),
             ..Default::default()
@@ -200,7 +200,7 @@ fn main() {
     state.hyper_nodes = hyper_nodes(&state);
     let loaded = started.elapsed();
 
-    let pods = member_pods(PODS, &BTreeMap::new(), "volcano");
+    let pods = member_pods(PODS, &Labels::new(), "volcano");
 
     let scheduler = Scheduler::new(&state, Profile::default());
     let started = Instant::now();
@@ -230,7 +230,7 @@ fn main() {
         &volcano_gang,
     );
 
-    let mut kueue_pods = member_pods(PODS, &BTreeMap::new(), "");
+    let mut kueue_pods = member_pods(PODS, &Labels::new(), "");
     for pod in &mut kueue_pods {
         let annotations = &mut pod.metadata.annotations;
         annotations.insert(REQUIRED_TOPOLOGY.into(), "miniPod".into());

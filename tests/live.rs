@@ -749,9 +749,9 @@ fn a_dataprocess_lands_on_the_live_cache_node() {
     );
 }
 
-/// Capacity what-ifs, the node-count search and the plan diff read the live cluster as they
-/// read a recorded one: node-a has 3.5 of its 4 CPUs free and node-b is tainted, so one of two
-/// 3-CPU pods fits.
+/// Capacity what-ifs, the node-count search (in JSON and as a table) and the plan diff read the
+/// live cluster as they read a recorded one: node-a has 3.5 of its 4 CPUs free and node-b is
+/// tainted, so one of two 3-CPU pods fits.
 #[test]
 fn capacity_questions_answer_from_the_live_cluster() {
     let dir = tempfile::tempdir().unwrap();
@@ -785,6 +785,7 @@ fn capacity_questions_answer_from_the_live_cluster() {
             "subject": "Pod/default/work-0",
             "before": {"node": "node-a", "status": "Placed"},
             "after": {"node": "node-b", "status": "Placed"},
+            "reason": null,
         }, {
             "subject": "Pod/default/work-1",
             "before": {"node": null, "status": "Pending"},
@@ -800,6 +801,30 @@ fn capacity_questions_answer_from_the_live_cluster() {
         (
             &json!(1),
             &json!([{"nodes": 0, "fits": false, "unplaced": 1}, {"nodes": 1, "fits": true, "unplaced": 0}])
+        )
+    );
+
+    let table = run(
+        &[
+            "plan",
+            "-f",
+            manifest.as_str(),
+            "--how-many-nodes",
+            "node-a",
+        ],
+        Some(&kubeconfig),
+    );
+    assert_eq!(
+        (table.status.code(), text(&table.stdout)),
+        (
+            Some(0),
+            "\
+1 node like node-a makes every planned operation, gang and pod fit (0 do not).
+ NODES  FITS  UNPLACED
+ 0      no    1
+ 1      yes   0
+"
+            .to_string()
         )
     );
 
@@ -865,5 +890,157 @@ fn pending_mode_plans_the_live_clusters_pending_pods() {
                 "pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
             ),
         ]
+    );
+}
+
+/// Issue 18's other questions from a live cluster, in table form: a Pending pod of the live
+/// cluster explained at its place in the queue, and drift (`explain-placement --compare`,
+/// `plan --pending --compare`) of a running pod that prefers zone b and tolerates node-b's
+/// taint, yet runs on node-a.
+#[test]
+fn pending_pods_and_drift_explain_from_the_live_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = cluster(Behaviour::default());
+    server.add(
+        &PODS,
+        json!({"metadata": {"name": "misplaced-0", "namespace": "team"},
+        "spec": {"nodeName": "node-a",
+            "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "preference": {"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["b"]}]}}]}},
+            "containers": [{"name": "c", "image": "work",
+                "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
+        "status": {"phase": "Running"}}),
+    );
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let show = |args: &[&str]| {
+        let out = run(args, Some(&kubeconfig));
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+
+    let (code, stdout, _) = show(&["explain-placement", "pod/web-1", "-n", "team"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stdout,
+        "\
+Within the scheduling queue: position 1 of 1
+Notes:
+  Pending in the cluster state: 0 of the queue's 1 pods and gangs come before it (priority, then creationTimestamp) and are placed first
+
+Pod team/web-1 would stay Pending.
+
+ REJECTED  REASON                                        NODES
+ 1         node(s) didn't match pod anti-affinity rules  node-a
+ 1         node(s) had untolerated taint(s)              node-b
+
+0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+"
+    );
+
+    let (code, stdout, _) = show(&[
+        "explain-placement",
+        "pod/misplaced-0",
+        "-n",
+        "team",
+        "--compare",
+    ]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stdout,
+        "\
+Pod team/misplaced-0 would land on node node-b (score 661).
+2 of 2 nodes are feasible.
+Why: it leads node-a by 201: NodeAffinity +200, NodeResourcesBalancedAllocation +9, NodeResourcesFit -8.
+
+ NODE    SCORE  TAINTS  NODE-AFF  SPREAD  POD-AFF  FIT  BALANCED  IMAGES
+ node-b  661    100     100       0       0        65   96        0
+ node-a  460    100     0         0       0        73   87        0
+
+Drift: team/misplaced-0 runs on node-a (score 460); the engine would put it on node-b (score 661) now (+201).
+ PLUGIN                           WEIGHT  NODE-A (RUNS)  NODE-B (CHOSEN)  WEIGHTED DIFFERENCE
+ TaintToleration                  3       100            100              +0
+ NodeAffinity                     2       0              100              +200
+ PodTopologySpread                2       0              0                +0
+ InterPodAffinity                 2       0              0                +0
+ NodeResourcesFit                 1       73             65               -8
+ NodeResourcesBalancedAllocation  1       87             96               +9
+ ImageLocality                    1       0              0                +0
+ TOTAL                                    460            661              +201
+"
+    );
+
+    let (code, stdout, _) = show(&["plan", "--pending", "--compare", "-n", "team"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stdout,
+        "\
+Batch (1 pod, solver greedy): 0/1 pods placed
+ POD         FROM           NODE       METHOD  NOTE
+ team/web-1  cluster state  <pending>  greedy  pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+
+Drift in namespace team: 1 of 2 running kube-scheduler pods sit where the engine would not put them now.
+ POD               RUNS ON             ENGINE NOW          WHY
+ team/misplaced-0  node-a (score 460)  node-b (score 661)  outscored by +201
+This may mean: the pods lack a constraint the engine sees or carry one it does not model, a custom scheduler placed them, or the cluster changed since they were scheduled (labels, taints, other pods).
+"
+    );
+}
+
+/// ResourceQuotas and LimitRanges served by the live cluster stop pods as the recorded ones
+/// do: namespace team holds two non-terminal pods (loader-0 running, web-1 Pending) of its
+/// quota's three, so of two new pods the first is admitted with the LimitRange's defaults
+/// (200m requested, 500m limit: within the `type: Pod` maximum) and the second is rejected;
+/// a pod whose containers' limits sum past that maximum is rejected by LimitRanger first.
+#[test]
+fn live_quotas_and_limit_ranges_reject_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = cluster(Behaviour::default());
+    server.add(
+        &LIMIT_RANGES,
+        json!({"metadata": {"name": "bounds", "namespace": "team"},
+        "spec": {"limits": [
+            {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"cpu": "200m"}},
+            {"type": "Pod", "max": {"cpu": "2"}}]}}),
+    );
+    server.add(
+        &RESOURCE_QUOTAS,
+        json!({"metadata": {"name": "team-pods", "namespace": "team"},
+        "spec": {"hard": {"pods": "3"}}}),
+    );
+    let manifest = dir.path().join("pods.yaml");
+    let pod = |name: &str, containers: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: team}}\nspec:\n  containers: {containers}\n"
+        )
+    };
+    std::fs::write(
+        &manifest,
+        [
+            pod(
+                "wide",
+                "[{name: a, image: w, resources: {limits: {cpu: 1500m}}}, {name: b, image: w, resources: {limits: {cpu: '1'}}}]",
+            ),
+            pod("first", "[{name: c, image: w}]"),
+            pod("second", "[{name: c, image: w}]"),
+        ]
+        .join("---\n"),
+    )
+    .unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(
+        &["plan", "-f", manifest.to_str().unwrap()],
+        Some(&kubeconfig),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "\
+Batch (3 pods, solver greedy): 1/3 pods placed
+ POD          FROM        NODE       METHOD  NOTE
+ team/wide    Pod/wide    <pending>  greedy  rejected at admission: pods \"wide\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m.
+ team/first   Pod/first   node-a     greedy  LimitRange bounds: LimitRanger plugin set: cpu request for container c; cpu limit for container c
+ team/second  Pod/second  <pending>  greedy  rejected at admission: pods \"second\" is forbidden: exceeded quota: team-pods, requested: pods=1, used: pods=3, limited: pods=3
+"
     );
 }

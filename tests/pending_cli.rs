@@ -65,7 +65,7 @@ fn a_namespace_keeps_its_part_of_the_queue() {
     );
     assert_eq!(
         shop["batch"]["pods"][0]["preempts"],
-        json!([{"namespace": "shop", "name": "report-0", "priority": 100}])
+        json!([{"namespace": "shop", "name": "report-0", "priority": 100, "violatesBudget": false}])
     );
     assert_eq!(all["groups"][0]["status"], "WaitingForPods");
     let (code, ml) = run_json(&["plan", "--pending", "--state", PENDING, "-n", "ml"]);

@@ -58,7 +58,8 @@ fn three_step_flow_is_the_json_contract() {
                 ]),
                 "warnings": [], "flow": 1, "step": 1, "status": "Planned",
                 "dependOn": null, "score": 497, "zone": "us-east-1b", "tied": [], "summary": null,
-                "source": "testdata/flows/three-step.yaml:9:9"
+                "source": "testdata/flows/three-step.yaml:9:9",
+                "webhookAffinity": [], "datasets": []
             },
             {
                 "kind": "DataProcess", "namespace": "data", "name": "preprocess-imagenet",
@@ -69,7 +70,8 @@ fn three_step_flow_is_the_json_contract() {
                 "node": "node-b3", "recordedNodeAffinity": null,
                 "warnings": [], "flow": 1, "step": 2, "status": "Planned",
                 "dependOn": null, "score": 492, "zone": "us-east-1b", "tied": [], "summary": null,
-                "source": "testdata/flows/three-step.yaml:29:9"
+                "source": "testdata/flows/three-step.yaml:29:9",
+                "webhookAffinity": [], "datasets": []
             },
             {
                 "kind": "DataMigrate", "namespace": "data", "name": "export-imagenet",
@@ -86,11 +88,14 @@ fn three_step_flow_is_the_json_contract() {
                 "warnings": [], "flow": 1, "step": 3, "status": "Planned",
                 "dependOn": {"kind": "DataLoad", "namespace": "data", "name": "load-imagenet"},
                 "score": 695, "zone": "us-east-1b", "tied": [], "summary": null,
-                "source": "testdata/flows/three-step.yaml:57:9"
+                "source": "testdata/flows/three-step.yaml:57:9",
+                "webhookAffinity": [], "datasets": []
             }
         ],
         "groups": [],
-        "batch": null
+        "batch": null,
+        "whatIfEffect": null,
+        "drift": null
     });
     assert_eq!(plan, expected);
 }
@@ -516,13 +521,16 @@ fn batch_flow_solver_against_greedy() {
         [
             json!({"namespace": "web", "name": "cache-probe", "from": "Pod/cache-probe",
                    "node": "node-a2", "method": "greedy",
-                   "note": "greedy fall-back: inter-pod affinity depends on where other pods of the batch land"}),
+                   "note": "greedy fall-back: inter-pod affinity depends on where other pods of the batch land",
+                   "preempts": [], "webhookAffinity": [], "datasets": []}),
             json!({"namespace": "ml", "name": "gpu-eval", "from": "Pod/gpu-eval",
                    "node": "node-a3", "method": "flow",
-                   "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)"}),
+                   "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)",
+                   "preempts": [], "webhookAffinity": [], "datasets": []}),
             json!({"namespace": "ml", "name": "oversized", "from": "Pod/oversized",
                    "node": null, "method": "flow",
-                   "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu."}),
+                   "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu.",
+                   "preempts": [], "webhookAffinity": [], "datasets": []}),
         ]
     );
 }
@@ -684,6 +692,8 @@ fn explain_a_gang_pod_inside_its_group() {
                 {"pod": "training/bert-large-4", "node": "gpu-node-24"}
             ],
             "restrictedTo": "node group tor=torB2-1 (4 nodes)",
+            "inherited": [],
+            "solvers": null,
             "notes": ["the gang plan puts it on gpu-node-25"]
         })
     );
@@ -1369,10 +1379,10 @@ prod/critical would preempt on node-1: prod/batch-a
     assert_eq!(pods[0]["node"], "node-1");
     assert_eq!(
         pods[0]["preempts"],
-        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100, "violatesBudget": false}])
     );
     assert_eq!(pods[1]["node"], Value::Null);
-    assert!(pods[1].get("preempts").is_none());
+    assert_eq!(pods[1]["preempts"], json!([]));
 }
 
 #[test]
@@ -1466,7 +1476,7 @@ fn a_greedy_fall_back_pod_of_the_flow_solver_preempts_too() {
     );
     assert_eq!(
         pod["preempts"],
-        json!([{"namespace": "prod", "name": "batch-a", "priority": 100}])
+        json!([{"namespace": "prod", "name": "batch-a", "priority": 100, "violatesBudget": false}])
     );
 }
 
@@ -1629,9 +1639,9 @@ fn capacity_what_ifs_show_what_moved() {
         json["whatIfEffect"],
         json!({"placed": [{"part": "Pods", "before": 0, "after": 0}], "moved": []})
     );
-    // Without what-if edits there is no effect field.
+    // Without what-if edits the effect is null.
     let (_, json) = plan_json(&CAPACITY);
-    assert_eq!(json.get("whatIfEffect"), None);
+    assert_eq!(json["whatIfEffect"], Value::Null);
 }
 
 #[test]
@@ -1707,7 +1717,7 @@ fn how_many_nodes_searches_the_smallest_count() {
             {"nodes": 0, "fits": false, "unplaced": 6},
             {"nodes": 1, "fits": false, "unplaced": 2},
             {"nodes": 2, "fits": true, "unplaced": 0},
-        ]})
+        ], "blockingReason": null})
     );
     // Already fitting: 0, after one trial.
     let (code, json) = plan_json(&[
@@ -1957,7 +1967,7 @@ Batch (4 pods, solver greedy): 4/4 pods placed
         ),
         (json!("node-c1"), cache_preference(), hit)
     );
-    assert!(pods[2].get("webhookAffinity").is_none());
+    assert_eq!(pods[2]["webhookAffinity"], json!([]));
     assert_eq!(
         pods[2]["datasets"],
         json!([{"namespace": "data", "name": "imagenet", "cacheNodes": ["node-c1"], "locality": "same-region"}])
@@ -1968,7 +1978,7 @@ Batch (4 pods, solver greedy): 4/4 pods placed
             "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": {
                 "matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]}}])
     );
-    assert!(pods[3].get("datasets").is_none());
+    assert_eq!(pods[3]["datasets"], json!([]));
 
     // Nothing cached and no runtime: the claims are plain claims, and only the label counts.
     let (_, planned) = plan_json(&args[..4]);
@@ -1977,7 +1987,7 @@ Batch (4 pods, solver greedy): 4/4 pods placed
         pods[0]["webhookAffinity"][0]["plugin"],
         "PreferNodesWithoutCache"
     );
-    assert!(pods[0].get("datasets").is_none());
+    assert_eq!(pods[0]["datasets"], json!([]));
 }
 
 const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";

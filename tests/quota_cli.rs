@@ -97,3 +97,76 @@ Warnings:
         )
     );
 }
+
+/// `explain-placement -f` explains a pod of the inputs as admission leaves it: with the
+/// LimitRange's defaults (said in its notes, and sized by them), or rejected, the quota named,
+/// whether it is a batch pod or a gang's.
+#[test]
+fn explain_placement_admits_like_plan() {
+    let small = run(&[
+        "explain-placement",
+        "-f",
+        PODS,
+        "pod/small",
+        "--state",
+        STATE,
+    ]);
+    assert_eq!((small.code, small.stderr.as_str()), (0, ""));
+    assert_eq!(
+        small.stdout,
+        "\
+Within a batch of 5 pods (Pod/small)
+Notes:
+  LimitRange defaults: LimitRanger plugin set: cpu, memory request for container main; cpu, memory limit for container main
+
+Pod team/small would land on node node-2 (score 495).
+2 of 2 nodes are feasible.
+Why: it leads node-1 by 11: NodeResourcesFit +7, NodeResourcesBalancedAllocation +4.
+
+ NODE    SCORE  TAINTS  NODE-AFF  SPREAD  POD-AFF  FIT  BALANCED  IMAGES
+ node-2  495    100     0         0       0        97   98        0
+ node-1  484    100     0         0       0        90   94        0
+"
+    );
+    let gang = "testdata/pods/quota-gang.yaml";
+    let rejected = run(&[
+        "explain-placement",
+        "-f",
+        gang,
+        "pod/train-2",
+        "--state",
+        STATE,
+    ]);
+    assert_eq!((rejected.code, rejected.stderr.as_str()), (1, ""));
+    assert_eq!(
+        rejected.stdout,
+        "\
+Within PodGroup team/train
+Notes:
+  the gang: 0/1 pods placed: waiting for pods: 1 of minMember 3 exist; 2 rejected at admission: pods \"train-1\" is forbidden: exceeded quota: compute, requested: pods=1,requests.cpu=500m, used: pods=3,requests.cpu=1750m, limited: pods=3,requests.cpu=2 (and 1 more)
+
+Pod team/train-2 would stay Pending.
+
+rejected at admission: pods \"train-2\" is forbidden: exceeded quota: compute, requested: pods=1,requests.cpu=500m, used: pods=3,requests.cpu=1750m, limited: pods=3,requests.cpu=2
+"
+    );
+    let plan = run(&["plan", "-f", gang, "--state", STATE, "-o", "json"]);
+    let plan: serde_json::Value = serde_json::from_str(&plan.stdout).unwrap();
+    let group = &plan["groups"][0];
+    assert_eq!(
+        (
+            &group["status"],
+            &group["placements"],
+            group["rejectedAtAdmission"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>()
+        ),
+        (
+            &serde_json::json!("WaitingForPods"),
+            &serde_json::json!({"train-0": null}),
+            vec![&"train-1".to_string(), &"train-2".to_string()]
+        )
+    );
+}

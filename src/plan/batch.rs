@@ -99,13 +99,10 @@ pub struct BatchPod {
     /// How it was placed, or why it stays pending.
     pub note: String,
     /// The pods it would evict: set when no node fits and preemption nominates `node`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub preempts: Vec<Victim>,
     /// Terms Fluid's admission webhook added, per plugin (as for operations).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub webhook_affinity: Vec<WebhookAffinity>,
     /// The Fluid datasets it mounts, where each is cached, and how close its node is.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<DatasetLocality>,
 }
 
@@ -128,7 +125,6 @@ pub struct BatchPlan {
     pub pods: Vec<BatchPod>,
     pub placed: usize,
     /// Pods whose `schedulerName` maps to no modelled scheduler: reported, not planned.
-    #[serde(skip_serializing_if = "is_zero")]
     pub not_modelled: usize,
     /// The flow solver's objective (placement costs plus the penalty of pods left pending).
     pub total_cost: Option<i64>,
@@ -191,10 +187,6 @@ impl BatchPlan {
             (first, then) => first.or(then),
         }
     }
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Each pod's node, note and victims as the greedy solver leaves them, each placement assumed

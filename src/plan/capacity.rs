@@ -45,7 +45,6 @@ pub struct NodeCount {
     /// Every count planned, in the order tried.
     pub trials: Vec<Trial>,
     /// When even `max` nodes leave something out: the first thing left out, and why.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub blocking_reason: Option<String>,
 }
 

@@ -34,7 +34,6 @@ pub struct Move {
     pub before: Spot,
     pub after: Spot,
     /// The first reason that differs: why it no longer fits, or what held it back before.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 

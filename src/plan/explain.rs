@@ -62,21 +62,17 @@ pub struct Explanation {
     pub weights: BTreeMap<String, i64>,
     /// DefaultPreemption's preview, when the plan ran it (no node fits a pod the default
     /// scheduler places): the node it would nominate (or `null`) and the pods it would evict.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<Preemption>,
     /// For a pod that names its node (`spec.nodeName`): the kubelet's verdict, instead of a
     /// scheduling decision.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub admission: Option<Admission>,
     /// Why `selected` is not the engine's best-scored node: what the planner adds to it (a
     /// gang's domain order, Volcano's bucket score, the min-cost flow).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub chosen_by: Option<String>,
     /// The plan the pod is part of (a flow step, a gang, a batch, the queue), when it is part
     /// of one.
     pub context: Option<Context>,
     /// `--compare`, for a pod bound in the state: its node against the one chosen now.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<super::drift::Drift>,
 }
 
@@ -98,11 +94,8 @@ pub struct Context {
     /// What the plan placed before this pod (`namespace/name`); the decision sees it.
     pub assumed: Vec<Assumed>,
     /// The nodes the decision is restricted to (a gang's node group).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub restricted_to: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inherited: Vec<InheritedTerm>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub solvers: Option<Solvers>,
     pub notes: Vec<String>,
 }

@@ -57,10 +57,9 @@ pub struct Plan {
     /// Plain pods and workload replicas of the inputs, when there are any.
     pub batch: Option<BatchPlan>,
     /// With what-if edits: what they change against the plan on the unedited state.
-    #[serde(rename = "whatIfEffect", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "whatIfEffect")]
     pub what_if_effect: Option<diff::PlanDiff>,
     /// `--pending --compare`: the running pods that sit where the engine would not put them.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<drift::DriftSummary>,
 }
 
@@ -173,10 +172,8 @@ pub struct OperationPlan {
     /// `file:line:column` of the manifest, or `cluster state`.
     pub source: String,
     /// Terms Fluid's admission webhook adds to the pod, per plugin, in the order they ran.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub webhook_affinity: Vec<WebhookAffinity>,
     /// The datasets the pod mounts, where each is cached, and how close the planned node is.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<DatasetLocality>,
 }
 

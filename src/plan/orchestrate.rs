@@ -102,6 +102,13 @@ impl<'a> Inputs<'a> {
                 Some((Stage::Gang(i), member.pod.clone()))
             })
         };
+        // A gang's pod the API server rejects: explained as its gang's plan reports it.
+        let rejected_member = || {
+            self.gangs.iter().enumerate().find_map(|(i, g)| {
+                let rejected = g.rejected.iter().find(|r| named(&r.pod))?;
+                Some((Stage::Gang(i), rejected.pod.clone()))
+            })
+        };
         if wanted.kind != "Pod" {
             let from = |label: &str| {
                 label
@@ -132,6 +139,7 @@ impl<'a> Inputs<'a> {
             })
         };
         gang_member(&|m| named(&m.pod))
+            .or_else(rejected_member)
             .or_else(batch)
             .or_else(queued)
     }
@@ -239,8 +247,13 @@ pub enum Subject {
         name: String,
         rule: &'static str,
     },
-    /// A pod of the batch of `size` pods, made from the input object `from`.
-    Batch { from: String, size: usize },
+    /// A pod of the batch of `size` pods, made from the input object `from`; `notes` say
+    /// what Fluid's webhook and the API server's admission did to it (LimitRange defaults...).
+    Batch {
+        from: String,
+        size: usize,
+        notes: Vec<String>,
+    },
 }
 
 /// A pod traced through the one orchestration.
@@ -308,6 +321,7 @@ pub fn trace(
         Stage::Batch(i) => Subject::Batch {
             from: inputs.members[i].from.clone(),
             size: inputs.members.len(),
+            notes: inputs.members[i].webhooked.notes.clone(),
         },
     };
     Ok(Some(Traced {

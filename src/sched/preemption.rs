@@ -37,7 +37,6 @@ pub struct Victim {
     pub name: String,
     pub priority: i32,
     /// Evicting it would take a PodDisruptionBudget below its allowed disruptions.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub violates_budget: bool,
 }
 
@@ -50,7 +49,6 @@ pub struct Candidate {
     pub victims: Vec<Victim>,
     pub budget_violations: usize,
     /// The ordering rule this candidate lost on, against the nominated node (`None` for it).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<String>,
 }
 
@@ -64,13 +62,10 @@ pub struct Preemption {
     /// The pod's priority, as admission resolves it from the state's PriorityClasses.
     pub priority: i32,
     /// Every node where preemption would make room, the nominated one first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
     /// Upstream's PostFilter message when preemption cannot help (`preemption: ...`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// What the preview had to assume (a PriorityClass missing from the state).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 

@@ -26,7 +26,7 @@ pub(super) fn of(traced: &Traced) -> (Placement, Option<Context>) {
             name,
             rule,
         } => gang(traced, namespace, name, rule),
-        Subject::Batch { from, size } => batch(traced, from, *size),
+        Subject::Batch { from, size, notes } => batch(traced, from, *size, notes),
         Subject::Queue { position, units } => queue(traced, *position, *units),
     }
 }
@@ -210,7 +210,7 @@ fn gang(
     rule: &'static str,
 ) -> (Placement, Option<Context>) {
     let Some((group, row)) = gang_row(traced, namespace, name) else {
-        return (unplanned(), None);
+        return rejected_gang_pod(traced, namespace, name, rule);
     };
     let placement = Placement {
         node: row.node.clone(),
@@ -262,9 +262,41 @@ fn gang(
     (placement, Some(context))
 }
 
+/// A gang's pod the API server rejects: never created, so never scheduled.
+fn rejected_gang_pod(
+    traced: &Traced,
+    namespace: &str,
+    name: &str,
+    rule: &'static str,
+) -> (Placement, Option<Context>) {
+    let pod = &traced.pod.metadata.name;
+    let Some((group, reason)) = traced
+        .plan
+        .groups
+        .iter()
+        .filter(|g| g.namespace == namespace && g.name == name)
+        .find_map(|g| Some((g, g.rejected_at_admission.get(pod)?)))
+    else {
+        return (unplanned(), None);
+    };
+    let placement = Placement {
+        node: None,
+        reason: Some(format!("rejected at admission: {reason}")),
+        rule: Some(rule),
+    };
+    let notes = vec![format!("the gang: {}", group.summary)];
+    let within = format!("{} {}/{}", group.kind, group.namespace, group.name);
+    (placement, Some(context(within, traced, notes)))
+}
+
 /// A pod of the batch of the inputs: placed with the batch's solver after everything the plan
 /// placed before the batch and the batch pods before it.
-fn batch(traced: &Traced, from: &str, size: usize) -> (Placement, Option<Context>) {
+fn batch(
+    traced: &Traced,
+    from: &str,
+    size: usize,
+    notes: &[String],
+) -> (Placement, Option<Context>) {
     let name = &traced.pod.metadata.name;
     let namespace = &traced.pod.metadata.namespace;
     let Some(batch) = &traced.plan.batch else {
@@ -287,10 +319,10 @@ fn batch(traced: &Traced, from: &str, size: usize) -> (Placement, Option<Context
     let context = context(
         format!("a batch of {} ({from})", plural(size, "pod")),
         traced,
-        Vec::new(),
+        notes.to_vec(),
     );
     if !flow {
-        let says_something = size > 1 || !context.assumed.is_empty();
+        let says_something = size > 1 || !context.assumed.is_empty() || !context.notes.is_empty();
         return (placement, says_something.then_some(context));
     }
     let greedy = batch

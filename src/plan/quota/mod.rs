@@ -16,7 +16,7 @@ use crate::cluster::ClusterState;
 use crate::model::quantity::Quantity;
 use crate::model::quota::ScopedResourceSelectorRequirement;
 use crate::model::{Container, LimitRange, Pod, ResourceQuota, resources};
-use crate::systems::gang::{Gang, PodSource};
+use crate::systems::gang::{Gang, PodSource, RejectedPod};
 
 mod limit_range;
 
@@ -164,7 +164,10 @@ pub fn admit_gang(gang: &mut Gang, admission: &mut NamespaceAdmission) {
         }
         match admission.admit(&mut member.pod) {
             Ok(_) => gang.members.push(member),
-            Err(reason) => gang.rejected.push(reason),
+            Err(reason) => gang.rejected.push(RejectedPod {
+                pod: member.pod,
+                reason,
+            }),
         }
     }
 }

@@ -26,7 +26,9 @@ use crate::manifest::ManifestSet;
 use crate::model::{Object, ObjectMeta, Pod, PodStatus};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::topology::{self, Constraint};
-pub use model::{Adapter, Gang, Member, PlacementRule, PodSource, SchedulerRoutes, System};
+pub use model::{
+    Adapter, Gang, Member, PlacementRule, PodSource, RejectedPod, SchedulerRoutes, System,
+};
 pub use outcome::{GangStatus, GroupPlan};
 
 /// Every gang kind. The order is the order in which a pod's joining rules are tried.
@@ -282,11 +284,12 @@ pub fn plan_gang(
     compare: bool,
 ) -> Result<GroupPlan, GangError> {
     let mut plan = plan_admitted(scheduler, gang, routes, compare)?;
-    plan.warnings.extend(
-        gang.rejected
-            .iter()
-            .map(|reason| format!("rejected at admission: {reason}")),
-    );
+    for rejected in &gang.rejected {
+        plan.warnings
+            .push(format!("rejected at admission: {}", rejected.reason));
+        plan.rejected_at_admission
+            .insert(rejected.pod.metadata.name.clone(), rejected.reason.clone());
+    }
     Ok(plan)
 }
 
@@ -332,7 +335,7 @@ fn plan_admitted(
             "waiting for pods: {existing} of minMember {} exist",
             gang.minimum()
         );
-        if let Some(first) = gang.rejected.first() {
+        if let Some(first) = gang.rejected.first().map(|r| &r.reason) {
             let more = gang.rejected.len() - 1;
             reason.push_str(&format!(
                 "; {} rejected at admission: {first}{}",

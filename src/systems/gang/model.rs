@@ -281,8 +281,16 @@ pub struct Gang {
     /// False when pods join a group that is in neither the inputs nor the state.
     pub defined: bool,
     /// Pods of the inputs the API server would refuse to create (LimitRange, ResourceQuota):
-    /// taken out of `members`, as they never exist, each with the API server's words.
-    pub rejected: Vec<String>,
+    /// taken out of `members`, as they never exist.
+    pub rejected: Vec<RejectedPod>,
+}
+
+/// A gang's pod the API server rejects at admission, with its words
+/// (`pods "NAME" is forbidden: ...`).
+#[derive(Debug, Clone)]
+pub struct RejectedPod {
+    pub pod: Pod,
+    pub reason: String,
 }
 
 impl Gang {

@@ -32,20 +32,16 @@ pub struct GroupPlan {
     pub gang_kind: &'static str,
     pub api_version: String,
     /// The gang's queue and priority class, as its kind spells them (empty when unset).
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub queue: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub priority_class_name: String,
     /// The `schedulerName` its pods ask for and the system that answers it.
     pub scheduler_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub system: Option<System>,
     pub status: GangStatus,
     /// Pods of the gang that would be placed if the gang were placed pod by pod up to its
     /// first shortfall: with `minMember`, the "how many fit" of an unschedulable gang.
     pub fit: usize,
     /// For an unschedulable gang: each pod's first blocking reason, counted.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocked: Vec<Blocked>,
     /// Pods of the gang that already run; they count towards `minMember`.
     pub running: usize,
@@ -54,7 +50,6 @@ pub struct GroupPlan {
     /// Table rows in the order the pods were planned.
     pub pods: Vec<PodRow>,
     /// Godel: the node group (topology domain) that took the unit.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_group: Option<String>,
     /// Godel: the chosen node group's nodes (state indexes), so that one pod can be explained
     /// inside its group's plan.
@@ -63,18 +58,16 @@ pub struct GroupPlan {
     /// Pods per domain at each level of `levels`.
     pub domains: Vec<LevelCount>,
     /// Why candidate groups (or the gang as a whole) were turned down.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejections: Vec<Rejection>,
     /// The network topology domain the gang was kept in (Volcano HyperNodes, Kueue TAS...).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<TopologyPlan>,
     /// Domains at the constraining level the gang was not placed in, and why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<RejectedDomain>,
     pub summary: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Pods of the gang the API server rejects (LimitRange, ResourceQuota), by name, with its
+    /// words: they are never created, so neither placed nor counted.
+    pub rejected_at_admission: BTreeMap<String, String>,
     pub warnings: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
 }
 
@@ -135,16 +128,13 @@ pub fn summarise_blocked<'a>(reasons: impl IntoIterator<Item = &'a str>) -> Vec<
 pub struct PodRow {
     pub pod: String,
     /// Volcano task name; Godel pods have none.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
     pub node: Option<String>,
     /// The pod's domain at each of the plan's `levels` (None when unplaced or unlabelled).
     pub domains: Vec<Option<String>>,
     pub running: bool,
     /// Where a pending pod comes from (the inputs, a template's replicas, the state, a task).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<PodSource>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
@@ -339,6 +329,7 @@ impl GroupPlan {
             rejections: Vec::new(),
             topology: None,
             rejected: Vec::new(),
+            rejected_at_admission: BTreeMap::new(),
             warnings: Vec::new(),
             comparison: None,
         }

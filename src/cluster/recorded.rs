@@ -364,18 +364,29 @@ impl<'f, R: Read> Input<'f, R> {
 
 /// Where `bytes` end, starting at `pos`.
 fn advance(pos: Pos, bytes: &[u8]) -> Pos {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    if newlines == 0 {
-        return Pos {
+    match memchr::memrchr(b'\n', bytes) {
+        None => Pos {
             line: pos.line,
             column: pos.column + bytes.len(),
-        };
+        },
+        Some(last) => Pos {
+            line: pos.line + count_newlines(bytes),
+            column: bytes.len() - last,
+        },
     }
-    let last = bytes.iter().rposition(|&b| b == b'\n').unwrap_or(0);
-    Pos {
-        line: pos.line + newlines,
-        column: bytes.len() - last,
-    }
+}
+
+/// The `\n` bytes in `bytes`. Every block of a state is counted once to keep positions, so
+/// this is written to vectorise: byte-wide counters over runs short enough not to overflow
+/// (a plain filter-and-count was 10% of a load).
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(u8::MAX as usize)
+        .map(|run| {
+            let in_run = run.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n'));
+            usize::from(in_run)
+        })
+        .sum()
 }
 
 /// `inner` (1-based, relative to a text that starts at `base`) as a position in the file.
@@ -1100,6 +1111,30 @@ mod tests {
         for (item, expected) in cases {
             assert_eq!(leading_type_meta(item.as_bytes()), expected, "{item}");
         }
+    }
+
+    /// Runs of newlines at and around the counter's run length count exactly.
+    #[test]
+    fn newlines_are_counted_across_runs() {
+        for len in [0, 1, 254, 255, 256, 510, 511, 1000] {
+            let all = vec![b'\n'; len];
+            assert_eq!(count_newlines(&all), len);
+            let every_third: Vec<u8> = (0..len)
+                .map(|i| if i % 3 == 0 { b'\n' } else { b'x' })
+                .collect();
+            assert_eq!(count_newlines(&every_third), len.div_ceil(3));
+        }
+        assert_eq!(
+            advance(Pos { line: 4, column: 7 }, b"ab\ncd\nefg"),
+            Pos { line: 6, column: 4 }
+        );
+        assert_eq!(
+            advance(Pos { line: 4, column: 7 }, b"abc"),
+            Pos {
+                line: 4,
+                column: 10
+            }
+        );
     }
 
     #[test]

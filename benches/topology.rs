@@ -1,21 +1,26 @@
-//! Two 1,000-pod topology gangs planned over the generated 5,000-node / 150,000-pod state:
+//! Three 1,000-pod topology gangs planned over the generated 5,000-node / 150,000-pod state:
 //! - a Volcano PodGroup with `networkTopology: hard`, its nodes grouped into a 3-tier HyperNode
 //!   tree built from the state's own topology labels: tors (tier 1, by labelMatch), miniPods
 //!   (tier 2) and bigPods (tier 3);
 //! - a Kueue Job pod set with `podset-required-topology` on the rack level of a Kueue Topology
 //!   over the same labels (block = bigPod, rack = miniPod, then the hostname), admitted through
-//!   a LocalQueue, ClusterQueue and ResourceFlavor naming that Topology.
+//!   a LocalQueue, ClusterQueue and ResourceFlavor naming that Topology;
+//! - a Kubernetes v1.36 PodGroup (KEP-5732) whose `schedulingConstraints.topology` keeps it in
+//!   one rack (`miniPod`) of the nodes' 3-level zone / bigPod / miniPod labels, chosen by
+//!   kube-scheduler's placement score among the racks that take it.
 //!
 //! Prints load, one decision over all nodes (what `explain-placement` costs) and each plan
 //! time; the target (issue 20) is a plan within one decision + 0.5 s. Run with
-//! `cargo bench --profile profiling --bench topology`.
+//! `cargo bench --profile profiling --bench topology`. `TOPOLOGY_BENCH_DIVISOR=N` divides the
+//! nodes, pods and gang sizes by N, to check the bench quickly
+//! (`TOPOLOGY_BENCH_DIVISOR=50 cargo test --bench topology` runs it in a debug build).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use kubectl_dataflow::cluster::ClusterState;
 use kubectl_dataflow::cluster::recorded::parse_state;
-use kubectl_dataflow::model::gang::NetworkTopologySpec;
+use kubectl_dataflow::model::gang::{NetworkTopologySpec, TopologyTerm, WORKLOAD_API_V1ALPHA2};
 use kubectl_dataflow::model::hypernode::{
     ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector,
 };
@@ -29,7 +34,7 @@ use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::model::PlacementRule;
 use kubectl_dataflow::systems::gang::{
-    self, Adapter, Gang, Member, PodSource, SchedulerRoutes, kueue, volcano,
+    self, Adapter, Gang, Member, PodSource, SchedulerRoutes, kueue, volcano, workload,
 };
 
 #[path = "common/gang_pods.rs"]
@@ -37,6 +42,18 @@ mod gang_pods;
 use gang_pods::member_pods;
 
 const PODS: usize = 1_000;
+
+/// `TOPOLOGY_BENCH_DIVISOR` (default 1): the state's nodes and pods and the gangs' sizes are
+/// divided by it.
+fn divisor() -> usize {
+    std::env::var("TOPOLOGY_BENCH_DIVISOR")
+        .map(|d| {
+            d.parse()
+                .expect("TOPOLOGY_BENCH_DIVISOR is a positive integer")
+        })
+        .unwrap_or(1)
+        .max(1)
+}
 
 /// A HyperNode at `tier` whose members are the given selectors.
 fn hyper_node(name: &str, tier: i32, members: Vec<(&str, MemberSelector)>) -> HyperNode {
@@ -193,14 +210,22 @@ fn plan_and_report(state: &ClusterState, what: &str, gang: &Gang) {
 }
 
 fn main() {
+    let divisor = divisor();
+    let full = SynthSpec::default();
+    let spec = SynthSpec {
+        nodes: full.nodes / divisor,
+        pods: full.pods / divisor,
+        ..full
+    };
+    let gang_size = PODS / divisor;
     let started = Instant::now();
-    let json = cluster_json(&SynthSpec::default());
+    let json = cluster_json(&spec);
     let objects = parse_state("synth.json", json.as_bytes()).expect("the generated state parses");
     let mut state = ClusterState::from_objects(objects);
     state.hyper_nodes = hyper_nodes(&state);
     let loaded = started.elapsed();
 
-    let pods = member_pods(PODS, &Labels::new(), "volcano");
+    let pods = member_pods(gang_size, &Labels::new(), "volcano");
 
     let scheduler = Scheduler::new(&state, Profile::default());
     let started = Instant::now();
@@ -217,7 +242,7 @@ fn main() {
         volcano::VolcanoPodGroups.kind(),
         "scheduling.volcano.sh/v1beta1",
         &meta("bench", "ns-00"),
-        PODS as i64,
+        gang_size as i64,
     );
     volcano_gang.network_topology = Some(NetworkTopologySpec {
         mode: "hard".into(),
@@ -226,11 +251,11 @@ fn main() {
     volcano_gang.members = members(pods);
     plan_and_report(
         &state,
-        &format!("{PODS}-pod hard-topology Volcano PodGroup"),
+        &format!("{gang_size}-pod hard-topology Volcano PodGroup"),
         &volcano_gang,
     );
 
-    let mut kueue_pods = member_pods(PODS, &Labels::new(), "");
+    let mut kueue_pods = member_pods(gang_size, &Labels::new(), "");
     for pod in &mut kueue_pods {
         let annotations = &mut pod.metadata.annotations;
         annotations.insert(REQUIRED_TOPOLOGY.into(), "miniPod".into());
@@ -239,14 +264,30 @@ fn main() {
         kueue::KueueJobs.kind(),
         "batch/v1",
         &meta("bench", "ns-00"),
-        PODS as i64,
+        gang_size as i64,
     );
     kueue_gang.queue = "bench-queue".into();
     kueue_gang.rule = PlacementRule::Kueue(Box::new(kueue_objects()));
     kueue_gang.members = members(kueue_pods);
     plan_and_report(
         &state,
-        &format!("{PODS}-pod Kueue pod set required in one rack (miniPod)"),
+        &format!("{gang_size}-pod Kueue pod set required in one rack (miniPod)"),
         &kueue_gang,
+    );
+
+    let mut pod_group = Gang::new(
+        workload::WorkloadPodGroups.kind(),
+        WORKLOAD_API_V1ALPHA2,
+        &meta("bench", "ns-00"),
+        gang_size as i64,
+    );
+    pod_group.topology = vec![TopologyTerm {
+        topology_key: "miniPod".into(),
+    }];
+    pod_group.members = members(member_pods(gang_size, &Labels::new(), ""));
+    plan_and_report(
+        &state,
+        &format!("{gang_size}-pod KEP-5732 PodGroup required in one rack (miniPod)"),
+        &pod_group,
     );
 }

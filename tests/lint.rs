@@ -476,6 +476,38 @@ const FAILING: &[(&str, Expected)] = &[
             (40, 50, "DF507", KUEUE_REQUIRED),
         ],
     ),
+    (
+        "df508-fail.yaml",
+        &[
+            (
+                15,
+                14,
+                "DF508",
+                "spec.podGroupTemplates[0].schedulingConstraints.topology[0].key",
+            ),
+            (
+                27,
+                12,
+                "DF508",
+                "spec.schedulingConstraints.topology[0].key",
+            ),
+            (
+                40,
+                20,
+                "DF508",
+                "spec.schedulingConstraints.topologyConstraints[0].topologyKey",
+            ),
+        ],
+    ),
+    (
+        "df509-fail.yaml",
+        &[(
+            13,
+            12,
+            "DF509",
+            "spec.schedulingConstraints.topology[0].key",
+        )],
+    ),
 ];
 
 const KUEUE_REQUIRED: &str =
@@ -618,6 +650,38 @@ fn topology_rules_say_what_the_scheduler_does() {
                 ),
             ],
         ),
+        (
+            "df508-fail.yaml",
+            &[
+                (
+                    15,
+                    "no node of the 4 in the state carries the label \"example.com/rack\": \
+                     kube-scheduler's TopologyPlacement finds no placement and the group stays \
+                     pending",
+                ),
+                (
+                    27,
+                    "no node of the 4 in the state carries the label \"example.com/rack\": \
+                     kube-scheduler's TopologyPlacement finds no placement and the group stays \
+                     pending",
+                ),
+                (
+                    40,
+                    "no node of the 4 in the state carries the label \"example.com/row\": \
+                     kube-scheduler's TopologyPlacement finds no placement and the group stays \
+                     pending",
+                ),
+            ],
+        ),
+        (
+            "df509-fail.yaml",
+            &[(
+                13,
+                "the largest example.com/spine domain (s1) holds 4 of the 6 pods (free resources \
+                 and pod slots of its 2 nodes): kube-scheduler finds no placement for the group \
+                 and it stays pending",
+            )],
+        ),
     ];
     for (name, expected) in cases {
         let (_, report) = run(&[format!("{DIR}/{name}")], &LintOptions::default());
@@ -641,6 +705,8 @@ fn topology_rules_without_a_state_use_the_inputs() {
         ("df505-fail.yaml", &[]),
         ("df506-fail.yaml", &[]),
         ("df507-fail.yaml", &[]),
+        ("df508-fail.yaml", &[]),
+        ("df509-fail.yaml", &[]),
     ];
     for (name, expected) in cases {
         let set = manifest::load(&[format!("{DIR}/{name}")], false).unwrap();

@@ -1038,7 +1038,7 @@ fn live_quotas_and_limit_ranges_reject_pods() {
         "\
 Batch (3 pods, solver greedy): 1/3 pods placed
  POD          FROM        NODE       METHOD  NOTE
- team/wide    Pod/wide    <pending>  greedy  rejected at admission: pods \"wide\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m.
+ team/wide    Pod/wide    <pending>  greedy  rejected at admission: pods \"wide\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m
  team/first   Pod/first   node-a     greedy  LimitRange bounds: LimitRanger plugin set: cpu request for container c; cpu limit for container c
  team/second  Pod/second  <pending>  greedy  rejected at admission: pods \"second\" is forbidden: exceeded quota: team-pods, requested: pods=1, used: pods=3, limited: pods=3
 "

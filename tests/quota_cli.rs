@@ -11,7 +11,8 @@ const PODS: &str = "testdata/pods/quota.yaml";
 
 /// In input order: small gets the LimitRange's defaults (250m, so the quota holds 1250m of 2
 /// CPUs with the running api-0; the Succeeded job-0 counts for nothing); big's 1500m would pass
-/// 2 CPUs; huge's 4-CPU limit is past the 2-CPU maximum; medium fits (1750m, and only its
+/// 2 CPUs; huge's 4-CPU limit is past the 2-CPU maximum; roomy's 1Gi request is above the
+/// 512Mi default limit it gets (the pod fails validation); medium fits (1750m, and only its
 /// limits are defaulted); extra would be the quota's fourth pod. Rejected pods are never
 /// scheduled: exit 1, the reason in upstream's words.
 #[test]
@@ -22,11 +23,12 @@ fn pods_the_api_server_rejects_are_not_placed() {
     assert_eq!(
         out.stdout,
         "\
-Batch (5 pods, solver greedy): 2/5 pods placed
+Batch (6 pods, solver greedy): 2/6 pods placed
  POD          FROM        NODE       METHOD  NOTE
  team/small   Pod/small   node-2     greedy  LimitRange defaults: LimitRanger plugin set: cpu, memory request for container main; cpu, memory limit for container main
  team/big     Pod/big     <pending>  greedy  rejected at admission: pods \"big\" is forbidden: exceeded quota: compute, requested: requests.cpu=1500m, used: requests.cpu=1250m, limited: requests.cpu=2
- team/huge    Pod/huge    <pending>  greedy  rejected at admission: pods \"huge\" is forbidden: maximum cpu usage per Container is 2, but limit is 4.
+ team/huge    Pod/huge    <pending>  greedy  rejected at admission: pods \"huge\" is forbidden: maximum cpu usage per Container is 2, but limit is 4
+ team/roomy   Pod/roomy   <pending>  greedy  rejected at admission: Pod \"roomy\" is invalid: spec.containers[0].resources.requests: Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi
  team/medium  Pod/medium  node-2     greedy  LimitRange defaults: LimitRanger plugin set: cpu, memory limit for container main
  team/extra   Pod/extra   <pending>  greedy  rejected at admission: pods \"extra\" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3
 "
@@ -84,7 +86,7 @@ Flow 1 (2 operations)
  1     DataLoad/team/warm       -                   -       -          node-2     zone-b  495
  2     DataProcess/team/crunch  DataLoad/team/warm  -       -          <blocked>  -       -
 Warnings:
-  DataProcess/team/crunch: rejected at admission: pods \"crunch-processor\" is forbidden: maximum cpu usage per Container is 2, but limit is 3.
+  DataProcess/team/crunch: rejected at admission: pods \"crunch-processor\" is forbidden: maximum cpu usage per Container is 2, but limit is 3
 
 PodGroup team/train (coscheduling, minMember 3): 0/1 pods placed: waiting for pods: 1 of minMember 3 exist; 2 {} (and 1 more)
 Warnings:
@@ -115,7 +117,7 @@ fn explain_placement_admits_like_plan() {
     assert_eq!(
         small.stdout,
         "\
-Within a batch of 5 pods (Pod/small)
+Within a batch of 6 pods (Pod/small)
 Notes:
   LimitRange defaults: LimitRanger plugin set: cpu, memory request for container main; cpu, memory limit for container main
 

@@ -112,7 +112,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
-    ("pods/quota.yaml", &[("Pod", 5)]),
+    ("pods/quota.yaml", &[("Pod", 6)]),
     (
         "pods/quota-gang.yaml",
         &[

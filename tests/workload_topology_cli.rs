@@ -101,6 +101,39 @@ fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
     );
 }
 
+/// Lint measures the racks as the plan does: the group that stays pending is an error (DF509)
+/// naming the same closest rack; the groups that fit get no finding.
+#[test]
+fn lint_names_the_rack_the_plan_comes_closest_in() {
+    let lint = |workload: &str| {
+        let file = format!("testdata/topology/workload/{workload}.yaml");
+        run(&["lint", "-f", &file, "--state", STATE])
+    };
+    let out = lint("too-big");
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (
+            1,
+            "\
+testdata/topology/workload/too-big.yaml:33:12: error[DF509]: the largest topology.example.com/rack domain (r3) holds 8 of the 10 pods (free resources and pod slots of its 2 nodes): kube-scheduler finds no placement for the group and it stays pending
+   |
+33 |     - key: topology.example.com/rack
+   |            ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error, 0 warnings in 1 file
+"
+        )
+    );
+    for fits in ["train", "block"] {
+        let out = lint(fits);
+        assert_eq!(
+            (out.code, out.stdout.as_str()),
+            (0, "no problems found in 1 file\n"),
+            "{fits}"
+        );
+    }
+}
+
 #[test]
 fn explaining_a_group_pod_shows_its_domain_path() {
     let out = run(&[

@@ -4,7 +4,6 @@
 
 pub mod cache;
 pub mod live;
-mod parallel;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;

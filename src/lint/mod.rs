@@ -14,6 +14,7 @@ mod schema;
 pub mod strict;
 mod topology;
 mod volcano;
+mod workload_topology;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -240,6 +241,7 @@ pub fn lint(
     let gang_index = gang::Index::new(set, state);
     let kueue_index = kueue::Index::new(&set.manifests);
     let topology_index = topology::Index::new(set, state);
+    let workload_topology_index = workload_topology::Index::new(set, state);
     for m in &set.manifests {
         fluid::check(&mut ctx, &fluid_index, m);
         godel::check(&mut ctx, &godel_index, m);
@@ -248,6 +250,7 @@ pub fn lint(
         podspec::check(&mut ctx, m);
         kueue::check(&mut ctx, &kueue_index, m);
         topology::check(&mut ctx, &topology_index, m);
+        workload_topology::check(&mut ctx, &workload_topology_index, m);
     }
     let mut diagnostics = ctx.out;
     diagnostics.retain(|d| !suppressed(d, &ctx.lines));

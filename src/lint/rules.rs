@@ -531,6 +531,22 @@ pub const RULES: &[Rule] = &[
         "A Kueue Topology level (`spec.levels[].nodeLabel`), a label a Kueue pod-set annotation names, or a label key a HyperNode's `labelMatch` selects on is carried by no node of the --state. Kueue's TAS snapshot keeps only nodes that carry every level of the Topology, so such a flavor holds no node; a HyperNode label selector on it matches nothing.",
         "Label the nodes (`kubectl label node ...`) or use the label key they carry.",
     )),
+    with_state(rule(
+        "DF508",
+        "workload-topology-label-unknown",
+        Error,
+        "workload PodGroup topology key that no node carries",
+        "A Kubernetes v1.36 PodGroup (`scheduling.k8s.io/v1alpha2`) or Workload pod group template whose `schedulingConstraints.topology[0].key` (KEP-5732) names a node label no node of the --state carries. kube-scheduler's TopologyPlacement makes one candidate placement per value of that label among the nodes that carry it, so there is none: the group stays pending.",
+        "Use a label key the nodes carry (`kubectl get nodes --show-labels`) or label the nodes.",
+    )),
+    with_state(rule(
+        "DF509",
+        "workload-topology-domain-too-small",
+        Error,
+        "workload PodGroup whose largest topology domain cannot hold its minimum",
+        "A Kubernetes v1.36 PodGroup with `schedulingConstraints.topology` must place `gang.minCount` pods inside one domain of the label (KEP-5732). With a cluster state, each domain is measured the way the plan does it: the group's bound pods plus the pending pods the free resources and pod slots of its nodes take. When even the largest holds fewer, no placement is feasible and the group stays pending.",
+        "Lower minCount or the pods' requests, constrain a wider label (a block instead of a rack), or free capacity in one domain.",
+    )),
 ];
 
 /// The rule with `code`.

@@ -70,7 +70,7 @@ fn fill(defaults: &ResourceList, list: &mut ResourceList) -> Vec<String> {
 }
 
 /// LimitRanger's checks, in upstream's words (`maximum cpu usage per Container is 2, but limit
-/// is 4.`): each `Container` item over every container (init containers after), each `Pod`
+/// is 4`; v1.34 ends them without a period): each `Container` item over every container (init containers after), each `Pod`
 /// item over the pod's totals.
 pub(super) fn limit_violations(range: &LimitRange, pod: &Pod) -> Vec<String> {
     let mut errors = Vec::new();
@@ -109,9 +109,9 @@ fn check(
     for (name, min) in &item.min {
         let enforced = show(name, *min);
         let why = match (requests.get(name), limits.get(name)) {
-            (None, _) => format!("is {enforced}.  No request is specified."),
-            (Some(r), _) if r < min => format!("is {enforced}, but request is {}.", show(name, *r)),
-            (_, Some(l)) if l < min => format!("is {enforced}, but limit is {}.", show(name, *l)),
+            (None, _) => format!("is {enforced}.  No request is specified"),
+            (Some(r), _) if r < min => format!("is {enforced}, but request is {}", show(name, *r)),
+            (_, Some(l)) if l < min => format!("is {enforced}, but limit is {}", show(name, *l)),
             _ => continue,
         };
         errors.push(format!("minimum {name} usage per {per} {why}"));
@@ -119,9 +119,9 @@ fn check(
     for (name, max) in &item.max {
         let enforced = show(name, *max);
         let why = match (requests.get(name), limits.get(name)) {
-            (_, None) => format!("is {enforced}.  No limit is specified."),
-            (_, Some(l)) if l > max => format!("is {enforced}, but limit is {}.", show(name, *l)),
-            (Some(r), _) if r > max => format!("is {enforced}, but request is {}.", show(name, *r)),
+            (_, None) => format!("is {enforced}.  No limit is specified"),
+            (_, Some(l)) if l > max => format!("is {enforced}, but limit is {}", show(name, *l)),
+            (Some(r), _) if r > max => format!("is {enforced}, but request is {}", show(name, *r)),
             _ => continue,
         };
         errors.push(format!("maximum {name} usage per {per} {why}"));
@@ -131,15 +131,15 @@ fn check(
         let request = requests.get(name).map_or(0, |q| q.milli_value());
         let limit = limits.get(name).map_or(0, |q| q.milli_value());
         let why = if request == 0 {
-            "no request is specified or request is 0.".to_string()
+            "no request is specified or request is 0".to_string()
         } else if limit == 0 {
-            "no limit is specified or limit is 0.".to_string()
+            "no limit is specified or limit is 0".to_string()
         } else {
             let observed = limit as f64 / request as f64;
             if observed * 1000.0 <= ratio.milli_value() as f64 {
                 continue;
             }
-            format!("provided ratio is {observed:.6}.")
+            format!("provided ratio is {observed:.6}")
         };
         errors.push(format!(
             "{name} max limit to request ratio per {per} is {enforced}, but {why}"
@@ -240,8 +240,8 @@ mod tests {
                 two,
                 "[]",
                 vec![
-                    "maximum cpu usage per Pod is 2500m, but limit is 3.",
-                    "maximum memory usage per Pod is 2Gi, but limit is 3Gi.",
+                    "maximum cpu usage per Pod is 2500m, but limit is 3",
+                    "maximum memory usage per Pod is 2Gi, but limit is 3Gi",
                 ],
             ),
             (
@@ -249,35 +249,35 @@ mod tests {
                 "[{type: Pod, min: {cpu: '2'}}]",
                 two,
                 "[]",
-                vec!["minimum cpu usage per Pod is 2, but request is 1500m."],
+                vec!["minimum cpu usage per Pod is 2, but request is 1500m"],
             ),
             (
                 "an init container larger than the containers' sum sets the total",
                 "[{type: Pod, max: {cpu: '4'}}]",
                 two,
                 "[{name: setup, resources: {requests: {cpu: '1'}, limits: {cpu: '5'}}}]",
-                vec!["maximum cpu usage per Pod is 4, but limit is 5."],
+                vec!["maximum cpu usage per Pod is 4, but limit is 5"],
             ),
             (
                 "a sidecar adds to the containers' sum",
                 "[{type: Pod, max: {cpu: '3'}}]",
                 two,
                 "[{name: proxy, restartPolicy: Always, resources: {requests: {cpu: 100m}, limits: {cpu: 500m}}}]",
-                vec!["maximum cpu usage per Pod is 3, but limit is 3500m."],
+                vec!["maximum cpu usage per Pod is 3, but limit is 3500m"],
             ),
             (
                 "no container states a limit: no limit is specified",
                 "[{type: Pod, max: {memory: 1Gi}}]",
                 "[{name: a, resources: {requests: {memory: 512Mi}}}]",
                 "[]",
-                vec!["maximum memory usage per Pod is 1Gi.  No limit is specified."],
+                vec!["maximum memory usage per Pod is 1Gi.  No limit is specified"],
             ),
             (
                 "no container states a request: no request is specified",
                 "[{type: Pod, min: {cpu: 100m}}]",
                 "[{name: a}]",
                 "[]",
-                vec!["minimum cpu usage per Pod is 100m.  No request is specified."],
+                vec!["minimum cpu usage per Pod is 100m.  No request is specified"],
             ),
             (
                 "the pod's limit to request ratio",
@@ -285,7 +285,7 @@ mod tests {
                 two,
                 "[]",
                 vec![
-                    "cpu max limit to request ratio per Pod is 1500m, but provided ratio is 2.000000.",
+                    "cpu max limit to request ratio per Pod is 1500m, but provided ratio is 2.000000",
                 ],
             ),
             (
@@ -294,8 +294,8 @@ mod tests {
                 two,
                 "[]",
                 vec![
-                    "maximum cpu usage per Container is 1500m, but limit is 2.",
-                    "maximum cpu usage per Pod is 2, but limit is 3.",
+                    "maximum cpu usage per Container is 1500m, but limit is 2",
+                    "maximum cpu usage per Pod is 2, but limit is 3",
                 ],
             ),
             (
@@ -303,14 +303,14 @@ mod tests {
                 "[{type: Container, min: {memory: 64Mi}}]",
                 "[{name: a, resources: {requests: {memory: 64Mi}}}]",
                 "[{name: setup, resources: {requests: {memory: 32Mi}}}]",
-                vec!["minimum memory usage per Container is 64Mi, but request is 32Mi."],
+                vec!["minimum memory usage per Container is 64Mi, but request is 32Mi"],
             ),
             (
                 "bytes in decimal units read back in decimal units",
                 "[{type: Pod, max: {memory: 1G}}]",
                 "[{name: a, resources: {limits: {memory: 1500M}}}]",
                 "[]",
-                vec!["maximum memory usage per Pod is 1G, but limit is 1500M."],
+                vec!["maximum memory usage per Pod is 1G, but limit is 1500M"],
             ),
         ];
         for (case, items, containers, init, expected) in cases {

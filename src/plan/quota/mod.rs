@@ -74,25 +74,33 @@ impl<'a> NamespaceAdmission<'a> {
         }
     }
 
-    /// Admit `pod` as the API server would on create: LimitRanger's defaults are written into
-    /// it, and an admitted pod's usage counts for the pods after it. `Err` is upstream's
-    /// rejection, `pods "NAME" is forbidden: ...`.
+    /// Admit `pod` as the API server would on create, in its order: the pod's defaulting
+    /// (a request left unset takes the container's limit), LimitRanger's defaults (mutating
+    /// admission), the pod's validation (a request above its limit: `Pod "NAME" is invalid:
+    /// ...`), then LimitRanger's and ResourceQuota's checks (validating admission: `pods "NAME"
+    /// is forbidden: ...`). What it sets is written into `pod`; an admitted pod's usage counts
+    /// for the pods after it. `Err` is the API server's rejection in its words.
     pub fn admit(&mut self, pod: &mut Pod) -> Result<Admitted, String> {
         let namespace = pod.metadata.namespace.clone();
         let pod_name = pod.metadata.name.clone();
         let forbidden = |why: String| format!("pods {pod_name:?} is forbidden: {why}");
         let mut admitted = Admitted::default();
-        for range in self
+        default_requests_from_limits(pod);
+        let ranges: Vec<&LimitRange> = self
             .limit_ranges
             .iter()
             .filter(|l| l.metadata.namespace == namespace)
-        {
+            .copied()
+            .collect();
+        for range in &ranges {
             admitted.notes.extend(apply_defaults(range, pod));
-            let errors = limit_violations(range, pod);
-            match errors.as_slice() {
-                [] => {}
-                [one] => return Err(forbidden(one.clone())),
-                many => return Err(forbidden(format!("[{}]", many.join(", ")))),
+        }
+        if let Some(invalid) = aggregate(requests_above_limits(pod)) {
+            return Err(format!("Pod {pod_name:?} is invalid: {invalid}"));
+        }
+        for range in &ranges {
+            if let Some(why) = aggregate(limit_violations(range, pod)) {
+                return Err(forbidden(why));
             }
         }
         let usage = pod_usage(pod);
@@ -170,6 +178,57 @@ pub fn admit_gang(gang: &mut Gang, admission: &mut NamespaceAdmission) {
             }),
         }
     }
+}
+
+/// Errors as upstream aggregates them: one alone, several in brackets; `None` for none.
+fn aggregate(errors: Vec<String>) -> Option<String> {
+    match errors.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(format!("[{}]", many.join(", "))),
+    }
+}
+
+/// The API server's defaulting of a pod (SetDefaults_Pod), before any admission: each
+/// container's (and init container's) resource with a limit and no request requests the limit.
+fn default_requests_from_limits(pod: &mut Pod) {
+    for container in pod
+        .spec
+        .containers
+        .iter_mut()
+        .chain(pod.spec.init_containers.iter_mut())
+    {
+        let resources = &mut container.resources;
+        for (name, limit) in &resources.limits {
+            resources.requests.entry(name.clone()).or_insert(*limit);
+        }
+    }
+}
+
+/// The pod's validation after mutating admission: a request above its container's limit
+/// (LimitRanger's default limit can fall below a stated request), in the field error's words:
+/// `spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to
+/// memory limit of 512Mi`.
+fn requests_above_limits(pod: &Pod) -> Vec<String> {
+    let containers = pod.spec.containers.iter().enumerate();
+    let inits = pod.spec.init_containers.iter().enumerate();
+    let fields = containers
+        .map(|(i, c)| (format!("spec.containers[{i}]"), c))
+        .chain(inits.map(|(i, c)| (format!("spec.initContainers[{i}]"), c)));
+    let mut errors = Vec::new();
+    for (field, container) in fields {
+        let resources = &container.resources;
+        for (name, request) in &resources.requests {
+            if let Some(limit) = resources.limits.get(name).filter(|limit| request > *limit) {
+                errors.push(format!(
+                    "{field}.resources.requests: Invalid value: \"{}\": must be less than or equal to {name} limit of {}",
+                    show(name, *request),
+                    show(name, *limit)
+                ));
+            }
+        }
+    }
+    errors
 }
 
 fn sum(a: Option<&Quantity>, b: Quantity) -> Quantity {
@@ -434,7 +493,7 @@ mod tests {
                 format!(
                     "{RANGE}    default: {{cpu: 500m, memory: 512Mi}}\n    defaultRequest: {{cpu: 250m}}\n"
                 ),
-                pod("", "{requests: {memory: 1Gi}}"),
+                pod("", "{requests: {memory: 256Mi}}"),
                 Ok(
                     "LimitRange lr: LimitRanger plugin set: cpu request for container main; cpu, memory limit for container main",
                 ),
@@ -443,20 +502,20 @@ mod tests {
                 "a limit above max",
                 format!("{RANGE}    max: {{cpu: '2'}}\n"),
                 pod("", "{limits: {cpu: '4'}}"),
-                Err("maximum cpu usage per Container is 2, but limit is 4."),
+                Err("maximum cpu usage per Container is 2, but limit is 4"),
             ),
             (
                 "a request below min",
                 format!("{RANGE}    min: {{memory: 256Mi}}\n"),
                 pod("", "{requests: {memory: 128Mi}}"),
-                Err("minimum memory usage per Container is 256Mi, but request is 128Mi."),
+                Err("minimum memory usage per Container is 256Mi, but request is 128Mi"),
             ),
             (
                 "a limit to request ratio above the maximum",
                 format!("{RANGE}    maxLimitRequestRatio: {{cpu: '2'}}\n"),
                 pod("", "{requests: {cpu: 250m}, limits: {cpu: '1'}}"),
                 Err(
-                    "cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000.",
+                    "cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000",
                 ),
             ),
             (
@@ -464,7 +523,7 @@ mod tests {
                 format!("{RANGE}    max: {{cpu: '2', memory: 1Gi}}\n"),
                 pod("", "{limits: {cpu: '4', memory: 2Gi}}"),
                 Err(
-                    "[maximum cpu usage per Container is 2, but limit is 4., maximum memory usage per Container is 1Gi, but limit is 2Gi.]",
+                    "[maximum cpu usage per Container is 2, but limit is 4, maximum memory usage per Container is 1Gi, but limit is 2Gi]",
                 ),
             ),
             (
@@ -478,6 +537,25 @@ mod tests {
                 pod("", "{requests: {memory: 2Gi}}"),
                 Err(
                     "exceeded quota: q, requested: requests.memory=2Gi, used: requests.memory=3Gi, limited: requests.memory=4Gi",
+                ),
+            ),
+            (
+                "a limit alone is the request too (the pod's defaulting): no default request",
+                format!(
+                    "{RANGE}    defaultRequest: {{cpu: 100m}}\n---\n{}",
+                    quota("  hard: {requests.cpu: 500m}\n")
+                ),
+                pod("", "{limits: {cpu: '1'}}"),
+                Err(
+                    "exceeded quota: q, requested: requests.cpu=1, used: requests.cpu=0, limited: requests.cpu=500m",
+                ),
+            ),
+            (
+                "a default limit below the stated request makes the pod invalid",
+                format!("{RANGE}    default: {{cpu: 500m, memory: 512Mi}}\n"),
+                pod("", "{requests: {cpu: '1', memory: 1Gi}}"),
+                Err(
+                    "INVALID[spec.containers[0].resources.requests: Invalid value: \"1\": must be less than or equal to cpu limit of 500m, spec.containers[0].resources.requests: Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi]",
                 ),
             ),
             (
@@ -565,9 +643,13 @@ mod tests {
             let got = NamespaceAdmission::new(&state)
                 .admit(&mut pod)
                 .map(|admitted| admitted.notes.join("\n"));
-            let expected = expected
-                .map(str::to_string)
-                .map_err(|why| format!("pods \"p\" is forbidden: {why}"));
+            let expected =
+                expected
+                    .map(str::to_string)
+                    .map_err(|why| match why.strip_prefix("INVALID") {
+                        Some(invalid) => format!("Pod \"p\" is invalid: {invalid}"),
+                        None => format!("pods \"p\" is forbidden: {why}"),
+                    });
             assert_eq!(got, expected, "{case}");
         }
     }

@@ -3,6 +3,7 @@
 //! recorded file or a live cluster is invisible from here on.
 
 pub mod cache;
+mod forbidden;
 pub mod live;
 pub mod recorded;
 pub mod secrets;

@@ -512,3 +512,120 @@ fn previewing_a_file_patch_writes_nothing() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
     }
 }
+
+/// The node `patch --dry-run=client` pins a pod to: the value added under `metadata.name`.
+fn pinned_node(diff: &str) -> Option<String> {
+    let added: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .map(|l| l[1..].trim())
+        .collect();
+    let key = added.iter().position(|l| *l == "- key: metadata.name")?;
+    let values = key + added[key..].iter().position(|l| *l == "values:")?;
+    added
+        .get(values + 1)?
+        .strip_prefix("- ")
+        .map(str::to_string)
+}
+
+/// Where `plan -o json` puts a pod: as a gang member or as a pod of the batch.
+fn planned_node(plan: &Value, namespace: &str, name: &str) -> Value {
+    let groups = plan["groups"].as_array().unwrap();
+    let in_gang = groups
+        .iter()
+        .filter(|g| g["namespace"] == namespace)
+        .find_map(|g| g["placements"].get(name).cloned());
+    let batch = plan["batch"]["pods"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let in_batch = || {
+        batch
+            .iter()
+            .find(|p| p["namespace"] == namespace && p["name"] == name)
+            .map(|p| p["node"].clone())
+    };
+    in_gang.or_else(in_batch).unwrap_or(Value::Null)
+}
+
+#[test]
+fn patch_pins_a_pod_where_the_plan_puts_it_not_where_it_would_go_alone() {
+    // (file, state, namespace, pod, the plan's node, where the pod alone would go)
+    let cases = [
+        // A Godel gang's member: the gang takes one node group and fills it in turn.
+        (
+            "testdata/gangs/godel-podgroup.yaml",
+            "testdata/clusters/gang.yaml",
+            "training",
+            "bert-large-5",
+            "gpu-node-25",
+            "gpu-node-04",
+        ),
+        // A plain pod of the batch, planned after the gangs that take the first nodes.
+        (
+            "testdata/gangs/two-gangs.yaml",
+            "testdata/clusters/gang.yaml",
+            "default",
+            "report",
+            "gpu-node-11",
+            "gpu-node-04",
+        ),
+        // A pod of the batch, planned after the Deployments' replicas ahead of it.
+        (
+            "testdata/pods/batch.yaml",
+            "testdata/clusters/three-zone.yaml",
+            "web",
+            "cache-probe",
+            "node-a2",
+            "node-b3",
+        ),
+    ];
+    for (file, state, namespace, pod, planned, alone) in cases {
+        let target = format!("pod/{pod}");
+        let out = Command::new(BIN)
+            .args([
+                "patch", &target, "-n", namespace, "-f", file, "--state", state,
+            ])
+            .arg("--dry-run=client")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{pod}: {}", stderr(&out));
+        assert_eq!(
+            pinned_node(&text(&out.stdout)).as_deref(),
+            Some(planned),
+            "{pod}"
+        );
+        let plan = Command::new(BIN)
+            .args(["plan", "-f", file, "--state", state, "-o", "json"])
+            .output()
+            .unwrap();
+        let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
+        assert_eq!(planned_node(&plan, namespace, pod), planned, "{pod}");
+        assert_ne!(planned, alone, "{pod}: the case shows the plan's decision");
+    }
+    // A pod the plan leaves pending has no node to be pinned to, and says why.
+    let out = Command::new(BIN)
+        .args([
+            "patch",
+            "pod/gpu-eval",
+            "-n",
+            "ml",
+            "-f",
+            "testdata/pods/batch.yaml",
+        ])
+        .args([
+            "--state",
+            "testdata/clusters/three-zone.yaml",
+            "--dry-run=client",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(
+            "error: pod ml/gpu-eval gets no node in the plan, so there is no node to pin it to: pending: 0/9 nodes are available: "
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -74,6 +74,45 @@ fn a_namespace_keeps_its_part_of_the_queue() {
     assert_eq!(ml["groups"], all["groups"]);
 }
 
+/// `-l` and `--field-selector` narrow what the one queue shows, as `-n` does: the selected pods
+/// land where they land in the whole queue (web-1 still after checkout-0's preemption), and
+/// nothing left out of the selection is pending, so the exit code is 0.
+#[test]
+fn selectors_keep_their_part_of_the_queue() {
+    let out = run(&[
+        "plan",
+        "--pending",
+        "--state",
+        PENDING,
+        "-A",
+        "-l",
+        "app in (web,search)",
+    ]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        out.stdout,
+        "\
+Batch (3 pods, solver greedy): 3/3 pods placed
+ POD            FROM           NODE    METHOD  NOTE
+ shop/search-0  cluster state  node-2  greedy  -
+ shop/web-0     cluster state  node-3  greedy  -
+ shop/web-1     cluster state  node-1  greedy  -
+"
+    );
+    let (code, named) = run_json(&[
+        "plan",
+        "--pending",
+        "--state",
+        PENDING,
+        "-A",
+        "--field-selector",
+        "metadata.name=import-0",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(named["groups"], json!([]));
+    assert_eq!(rows(&named), vec![("import-0".to_string(), Value::Null)]);
+}
+
 /// Without --pending the state's Pending plain pods are not planned (its gangs are, as
 /// before): the mode is asked for.
 #[test]

@@ -172,3 +172,47 @@ rejected at admission: pods \"train-2\" is forbidden: exceeded quota: compute, r
         )
     );
 }
+
+/// New nodes do not change what the API server admits: `--how-many-nodes` stops after the
+/// plan without new nodes and names the first rejection (an operation's, then a gang's, then a
+/// batch pod's).
+#[test]
+fn the_node_count_search_stops_at_an_admission_rejection() {
+    let out = run(&[
+        "plan",
+        "-f",
+        PODS,
+        "--state",
+        STATE,
+        "--how-many-nodes",
+        "node-1",
+    ]);
+    assert_eq!((out.code, out.stderr.as_str()), (1, ""));
+    assert_eq!(
+        out.stdout,
+        "\
+Does not fit with any number of nodes like node-1 up to 1000: Pod/team/big: rejected at admission: pods \"big\" is forbidden: exceeded quota: compute, requested: requests.cpu=1500m, used: requests.cpu=1250m, limited: requests.cpu=2 (new nodes do not change what the API server admits)
+ NODES  FITS  UNPLACED
+ 0      no    4
+"
+    );
+    let gang = "testdata/pods/quota-gang.yaml";
+    let (code, count) = support::cli::run_json(&[
+        "plan",
+        "-f",
+        gang,
+        "--state",
+        STATE,
+        "--how-many-nodes",
+        "node-1",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        count,
+        serde_json::json!({
+            "template": "node-1", "max": 1000, "nodes": null,
+            "trials": [{"nodes": 0, "fits": false, "unplaced": 2}],
+            "blockingReason": "DataProcess/team/crunch: rejected at admission: pods \"crunch-processor\" is forbidden: maximum cpu usage per Container is 2, but limit is 3 (new nodes do not change what the API server admits)"
+        })
+    );
+}

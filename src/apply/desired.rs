@@ -4,16 +4,15 @@
 //! - An operation gets the plan's merged affinity (its own plus what it inherits), with
 //!   repeated preferred terms dropped: Fluid appends the inherited preferred terms again when
 //!   the operation starts, so writing them once keeps a second `patch` a no-op.
-//! - A pod gets its own affinity pinned to the node the engine selects for it: `metadata.name
-//!   In [node]` is added to each required term (as the DaemonSet controller pins its pods).
+//! - A pod gets its own affinity pinned to the node the plan puts it on (as `plan` shows it, a
+//!   gang's or the batch's decision included): `metadata.name In [node]` is added to each
+//!   required term (as the DaemonSet controller pins its pods).
 //!   Adding to every term is exactly the narrowing the API allows for a gated pod.
 
-use crate::cluster::ClusterState;
 use crate::model::{
     Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
 };
-use crate::plan::{OpStatus, OperationPlan};
-use crate::sched::{Profile, Scheduler};
+use crate::plan::{OpStatus, OperationPlan, Plan};
 
 /// Why an object gets no affinity from the plan.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,8 +23,10 @@ pub enum DesiredError {
     Blocked { op: String, why: String },
     #[error("{op} already ran ({status}): its affinity no longer matters")]
     Finished { op: String, status: &'static str },
-    #[error("pod {pod} fits no node, so there is no node to pin it to: {summary}")]
+    #[error("pod {pod} gets no node in the plan, so there is no node to pin it to: {summary}")]
     Unschedulable { pod: String, summary: String },
+    #[error("pod {pod} is not in the plan: no gang, batch or scheduling queue takes it")]
+    NotPlanned { pod: String },
 }
 
 /// The affinity an operation should carry, from its plan.
@@ -65,26 +66,46 @@ pub fn for_operation(plan: &OperationPlan) -> Result<Option<Affinity>, DesiredEr
     }))
 }
 
-/// The node the engine selects for `pod` (taken off its node first when the state holds it)
-/// and the pod's affinity pinned to it.
-pub fn for_pod(
-    state: &ClusterState,
-    profile: Profile,
-    pod: &Pod,
-) -> Result<(String, Affinity), DesiredError> {
-    let mut scheduler = Scheduler::new(state, profile);
-    scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
-    let mut pending = pod.clone();
-    pending.spec.node_name.clear();
-    let decision = scheduler.decide(&pending);
-    let Some(node) = decision.selected else {
-        return Err(DesiredError::Unschedulable {
-            pod: format!("{}/{}", pod.metadata.namespace, pod.metadata.name),
-            summary: decision.summary.unwrap_or_default(),
-        });
-    };
+/// The node the plan puts `pod` on, and the pod's affinity pinned to it: the decision `plan`
+/// shows and `explain-placement` explains (a gang member where its gang's plan puts it, a pod
+/// of the batch where the batch puts it, a Pending pod of the state where the scheduling queue
+/// puts it), never a second decision made for the pod alone.
+pub fn for_planned_pod(plan: &Plan, pod: &Pod) -> Result<(String, Affinity), DesiredError> {
+    let (namespace, name) = (&pod.metadata.namespace, &pod.metadata.name);
+    let planned = planned_node(plan, namespace, name).ok_or_else(|| DesiredError::NotPlanned {
+        pod: format!("{namespace}/{name}"),
+    })?;
+    let node = planned.map_err(|why| DesiredError::Unschedulable {
+        pod: format!("{namespace}/{name}"),
+        summary: why,
+    })?;
     let affinity = pin(pod.spec.affinity.as_ref(), &node);
     Ok((node, affinity))
+}
+
+/// Where the plan puts the pod `namespace/name`: its node, or why it stays pending; `None` when
+/// no planner took it.
+fn planned_node(plan: &Plan, namespace: &str, name: &str) -> Option<Result<String, String>> {
+    let in_gang = plan
+        .groups
+        .iter()
+        .filter(|g| g.namespace == namespace)
+        .find_map(|g| {
+            let node = g.placements.get(name)?;
+            Some(node.clone().ok_or_else(|| {
+                let row = g.pods.iter().find(|row| row.pod == name);
+                let reason = row.and_then(|row| row.reason.clone());
+                let gang = format!("{} {}/{}", g.kind, g.namespace, g.name);
+                format!("{gang}: {}", reason.unwrap_or_else(|| g.summary.clone()))
+            }))
+        });
+    let in_batch = || {
+        let pods = plan.batch.iter().flat_map(|b| &b.pods);
+        pods.into_iter()
+            .find(|p| p.namespace == namespace && p.name == name)
+            .map(|p| p.node.clone().ok_or_else(|| p.note.clone()))
+    };
+    in_gang.or_else(in_batch)
 }
 
 /// `affinity` with every required term narrowed to `node`; a term already pinned to it is

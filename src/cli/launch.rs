@@ -19,7 +19,7 @@ use crate::completion::OBJECT_VALUE_NAME;
 use crate::manifest::{self, Manifest};
 use crate::model::fluid::HOSTNAME_LABEL;
 use crate::model::{FluidOp, NodeAffinity, Object};
-use crate::plan::{self, OpStatus};
+use crate::plan::{self, OpStatus, PlanOptions};
 use crate::report::stderr_line;
 use crate::sched::Profile;
 
@@ -104,7 +104,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         )
     })?;
     let state = global.cluster_state()?;
-    let plan = plan::plan(&set.manifests, &state, Profile::default())?;
+    let plan = plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
     let namespace = &op.metadata.namespace;
     let name = &op.metadata.name;
     let planned = find_operation(&plan.operations, op.kind.as_str(), namespace, name)

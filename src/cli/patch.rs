@@ -11,9 +11,9 @@ use crate::apply::desired::{self, DesiredError};
 use crate::apply::live::{Api, ObjectRef};
 use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, Manifest, ManifestSet};
 use crate::model::{Affinity, Object};
-use crate::plan::{self, OperationPlan};
+use crate::plan::{self, OperationPlan, Plan, PlanOptions};
 use crate::report::stderr_line;
 use crate::sched::Profile;
 
@@ -78,11 +78,12 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
 }
 
 /// Patch the -f files: every operation gets its planned affinity, every pod its own affinity
-/// pinned to the node the engine selects.
+/// pinned to the node the plan puts it on (as `plan -f` shows it: a gang's or the batch's
+/// decision, not one made for the pod alone).
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
-    let plan = plan::plan(&set.manifests, &state, Profile::default())?;
+    let plan = plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
     let wanted = args
         .target
         .as_deref()
@@ -113,9 +114,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
                     .ok_or_else(|| anyhow!("{} is not in the plan", manifest.display_name()))?;
                 desired::for_operation(plan)
             }
-            Object::Pod(pod) => {
-                desired::for_pod(&state, Profile::default(), pod).map(|(_, a)| Some(a))
-            }
+            Object::Pod(pod) => desired::for_planned_pod(&plan, pod).map(|(_, a)| Some(a)),
             _ if named => {
                 return Err(anyhow!(
                     "{}: patch sets the affinity of operations and pods, not of {} objects",
@@ -211,9 +210,9 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             if let Some(why) = desired::pod_unpatchable(pod) {
                 return Err(anyhow!(why).into());
             }
-            let state = global.cluster_state()?;
+            let plan = live_plan(global, true)?;
             let (node, affinity) =
-                desired::for_pod(&state, Profile::default(), pod).map_err(anyhow::Error::from)?;
+                desired::for_planned_pod(&plan, pod).map_err(anyhow::Error::from)?;
             desired::check_narrowing(pod.spec.affinity.as_ref(), Some(&affinity)).map_err(
                 |why| {
                     anyhow!(
@@ -232,8 +231,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             {
                 return Err(anyhow!(why).into());
             }
-            let state = global.cluster_state()?;
-            let plan = plan::plan(&[], &state, Profile::default())?;
+            let plan = live_plan(global, false)?;
             let planned = find_operation(&plan.operations, op.kind.as_str(), &namespace, name)
                 .ok_or_else(|| {
                     anyhow!(
@@ -267,6 +265,22 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
         args.yes,
         &format!("Patch {target}?"),
     )
+}
+
+/// The plan of the cluster state alone, as `plan` makes it (with `pending`, as `plan --pending`
+/// does: the Pending pods in queue order), for a live object to take its decision from.
+fn live_plan(global: &GlobalArgs, pending: bool) -> Result<Plan, CommandError> {
+    let state = global.cluster_state()?;
+    let opts = PlanOptions {
+        pending,
+        ..PlanOptions::default()
+    };
+    Ok(plan::plan_all(
+        &ManifestSet::default(),
+        &state,
+        Profile::default(),
+        &opts,
+    )?)
 }
 
 pub(super) fn find_operation<'p>(

@@ -11,6 +11,7 @@
 //! the answer is the count N the search proves (N fits, N-1 does not), shown with every
 //! trial, and a smaller count could fit in such a plan.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -83,6 +84,8 @@ pub fn how_many_nodes(
         tried: BTreeMap::new(),
         trials: Vec::new(),
     };
+    // The first pod the API server rejects in the plan without new nodes.
+    let rejected = OnceCell::new();
     let mut fits = |state: &mut ClusterState, count: usize| -> Result<bool, PlanError> {
         search.resize(state, count);
         if let Some(&(fits, _)) = search.tried.get(&count) {
@@ -90,6 +93,10 @@ pub fn how_many_nodes(
         }
         let plan = plan_all(manifests, state, profile.clone(), opts)?;
         let (unplaced, reason) = left_out(&plan);
+        if let Some(first) = rejected_at_admission(&plan).filter(|_| count == 0) {
+            // Nodes cannot change admission: the search stops after this trial.
+            let _ = rejected.set(first);
+        }
         let trial = Trial {
             nodes: count,
             fits: !plan.has_findings(),
@@ -104,6 +111,9 @@ pub fn how_many_nodes(
     let answer = 'search: {
         if fits(state, 0)? {
             break 'search Some(0);
+        }
+        if rejected.get().is_some() {
+            break 'search None;
         }
         let (mut low, mut high) = (0, 1);
         while !fits(state, high)? {
@@ -124,10 +134,12 @@ pub fn how_many_nodes(
         Some(high)
     };
     let blocking_reason = match answer {
-        None => search
-            .tried
-            .get(&max)
-            .and_then(|(_, reason)| reason.clone()),
+        None => rejected.get().cloned().or_else(|| {
+            search
+                .tried
+                .get(&max)
+                .and_then(|(_, reason)| reason.clone())
+        }),
         Some(_) => None,
     };
     search.resize(state, 0);
@@ -164,6 +176,39 @@ impl Search {
             state.push_empty_node(node.clone());
         }
     }
+}
+
+/// The first operation, gang pod or pod the API server rejects at admission (LimitRange,
+/// ResourceQuota), with its words and why more nodes cannot help.
+fn rejected_at_admission(plan: &Plan) -> Option<String> {
+    const REJECTED: &str = "rejected at admission: ";
+    let operations = plan.operations.iter().find_map(|op| {
+        let warning = op.warnings.iter().find(|w| w.starts_with(REJECTED))?;
+        Some(format!(
+            "{}/{}/{}: {warning}",
+            op.kind, op.namespace, op.name
+        ))
+    });
+    let gangs = || {
+        plan.groups.iter().find_map(|g| {
+            let reason = g.rejected_at_admission.values().next()?;
+            Some(format!(
+                "{} {}/{}: {REJECTED}{reason}",
+                g.kind, g.namespace, g.name
+            ))
+        })
+    };
+    let pods = || {
+        plan.batch.iter().flat_map(|b| &b.pods).find_map(|pod| {
+            pod.note
+                .starts_with(REJECTED)
+                .then(|| format!("Pod/{}/{}: {}", pod.namespace, pod.name, pod.note))
+        })
+    };
+    let first = operations.or_else(gangs).or_else(pods)?;
+    Some(format!(
+        "{first} (new nodes do not change what the API server admits)"
+    ))
 }
 
 /// How many operations and pods the plan leaves without a node, and the first of them with why.

@@ -198,8 +198,9 @@ pub struct DatasetLocality {
     pub locality: Option<String>,
 }
 
-/// Plan the DataFlows of `manifests` (plus the operations of `state` they reach): what
-/// `patch` and `launch` need.
+/// Plan only the DataFlows of `manifests` (plus the operations of `state` they reach): the flow
+/// walk of [`plan_all`] on its own, as the flow benchmark and the walk's tests measure it. The
+/// commands plan through [`plan_all`].
 pub fn plan(
     manifests: &[Manifest],
     state: &ClusterState,

@@ -320,7 +320,7 @@ fn misspelled_fields_are_refused_unless_lenient() {
         assert_eq!(
             text(&out.stderr),
             format!(
-                "error: {problem}\nerror: 1 problem in the input schema; fix them, or plan anyway with --lenient (the fields are then ignored)\n"
+                "error: {problem}\nerror: 1 problem in the input schema; fix the input, or plan anyway with --lenient (the fields are then ignored)\n"
             ),
             "{command}"
         );

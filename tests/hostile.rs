@@ -327,6 +327,33 @@ fn control_characters_from_manifests_are_escaped_in_human_output() {
     );
 }
 
+/// Names that are wide (CJK, emoji) or hold control characters and tabs keep every column of
+/// the table aligned: cells are escaped before their display width is measured.
+#[test]
+fn tables_stay_aligned_around_wide_and_escaped_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods: Vec<String> = ["web-0", "数据-0", "🚀-pod", "\"evil\\e[31m\\tx\""]
+        .iter()
+        .map(|name| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n      requests:\n        cpu: 100m\n"
+            )
+        })
+        .collect();
+    let file = write(dir.path(), "pods.yaml", &pods.join("---\n"));
+    let output = run_limited(&["plan", "-f", &file, "--state", STATE]);
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "Batch (4 pods, solver greedy): 4/4 pods placed
+ POD                           FROM                      NODE     METHOD  NOTE
+ default/web-0                 Pod/web-0                 node-b3  greedy  -
+ default/数据-0                Pod/数据-0                node-b3  greedy  -
+ default/🚀-pod                Pod/🚀-pod                node-b3  greedy  -
+ default/evil\\u{1b}[31m\\u{9}x  Pod/evil\\u{1b}[31m\\u{9}x  node-b3  greedy  -
+"
+    );
+}
+
 /// A test API server with one node and Fluid's DataLoad installed.
 fn api_server(behaviour: Behaviour) -> ApiServer {
     let server = ApiServer::start(

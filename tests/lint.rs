@@ -827,6 +827,32 @@ fn text_output_has_source_line_caret_and_hint() {
     );
 }
 
+/// A megabyte-long line (a generated flow mapping) is quoted around the offending column only:
+/// 40 columns before it, 100 in all, `…` where text is cut; the position stays exact.
+#[test]
+fn long_lines_are_quoted_around_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.yaml").display().to_string();
+    let filler = "x".repeat(1_000_000);
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, annotations: {{a: \"{filler}\"}}, labelz: {{a: b}}}}\nspec:\n  containers: [{{name: c, image: x}}]\n"
+        ),
+    )
+    .unwrap();
+    let (set, report) = run(std::slice::from_ref(&file), &LintOptions::default());
+    let text = report::lint::text(&report, &set.sources, false);
+    assert_eq!(
+        text.replace(&file, "long.yaml"),
+        format!(
+            "long.yaml:3:1000043: error[DF005]: unknown field \"labelz\"; did you mean \"labels\"?\n  |\n3 | …{}\"}}, labelz: {{a: b}}}}\n  | {}^^^^^^\n\n1 error, 0 warnings in 1 file\n",
+            "x".repeat(36),
+            " ".repeat(41)
+        )
+    );
+}
+
 #[test]
 fn json_output_is_the_contract() {
     let files = [

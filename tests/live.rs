@@ -688,6 +688,67 @@ fn a_namespace_plans_against_the_whole_live_cluster() {
     );
 }
 
+/// RBAC that hides whole lists: a live plan goes on with what the user may read and says once,
+/// in one note, what the answer may be missing; nodes stay essential.
+#[test]
+fn forbidden_lists_leave_one_note_and_the_plan_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pod.yaml").display().to_string();
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: reader, namespace: team}\nspec:\n  priorityClassName: critical\n  containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]\n",
+    )
+    .unwrap();
+    let forbid = |paths: &[&str]| Behaviour {
+        forbidden: paths.iter().map(|p| p.to_string()).collect(),
+        ..Default::default()
+    };
+    let cases: [(&[&str], i32, &str); 3] = [
+        (
+            &["/apis/scheduling.k8s.io/v1/priorityclasses"],
+            0,
+            "note: preemption: PriorityClasses could not be read (forbidden): pod priorities are taken from the pods' spec.priority; a planned pod's priorityClassName counts as priority 0\n",
+        ),
+        (
+            &[
+                "/apis/scheduling.k8s.io/v1/priorityclasses",
+                "/apis/policy/v1/poddisruptionbudgets",
+                "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
+                "/api/v1/resourcequotas",
+                "/apis/topology.volcano.sh/v1alpha1/hypernodes",
+            ],
+            0,
+            "note: not allowed to read all the cluster; this answer may be missing:
+  not allowed to list resourcequotas in all namespaces; read namespace \"team\" only: objects of other namespaces are missing from this answer
+  preemption: PriorityClasses could not be read (forbidden): pod priorities are taken from the pods' spec.priority; a planned pod's priorityClassName counts as priority 0
+  preemption: PodDisruptionBudgets could not be read (forbidden): evicting a pod never counts as a budget violation
+  hypernodes.topology.volcano.sh (topology.volcano.sh/v1alpha1) could not be read (forbidden): the plan takes the cluster to have none
+",
+        ),
+        (
+            &["/api/v1/nodes"],
+            2,
+            "error: forbidden: cannot list nodes: /api/v1/nodes is forbidden: User \"alice\" cannot list resource at the cluster scope; ask for list permission, or record the state elsewhere and pass --state FILE\n",
+        ),
+    ];
+    for (paths, code, notes) in cases {
+        let server = cluster(forbid(paths));
+        let kubeconfig = server.kubeconfig(dir.path(), "config");
+        let out = run(
+            &["plan", "-f", &manifest, "-n", "team", "-o", "json"],
+            Some(&kubeconfig),
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{paths:?}: {stderr}");
+        let expected = if code == 0 {
+            format!("{NOT_INSTALLED}{notes}")
+        } else {
+            notes.to_string()
+        };
+        assert_eq!(stderr, expected, "{paths:?}");
+    }
+}
+
 /// Issue 16 from a live cluster: a DataProcess mounting dataset team/imagenet, labelled for
 /// Fluid's serverful webhook, plans onto node-c, the node Fluid labelled as holding the cache;
 /// the plan names NodeAffinityWithCache as the source, with the zone tier taken from the live

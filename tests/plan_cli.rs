@@ -1758,11 +1758,11 @@ fn how_many_nodes_names_what_no_count_fixes() {
         (
             1,
             "Does not fit with any number of nodes like worker-1 up to 5: Pod/default/needs-ssd: pending: 0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling..
- 0      no    1
- 1      no    1
- 2      no    1
- 4      no    1
- 5      no    1
+ 0  no  1
+ 1  no  1
+ 2  no  1
+ 4  no  1
+ 5  no  1
 "
         )
     );
@@ -2074,4 +2074,59 @@ fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
         group["levels"],
         json!(["tier2", "tier1", "kubernetes.io/hostname"])
     );
+}
+
+/// No message names a Rust type (issue 17): values of the wrong shape, anywhere in the kinds
+/// the tool models (a list where an object belongs, a list of lists, a string where a number
+/// or a list belongs, a scalar where an object belongs), are said in Kubernetes terms by
+/// `lint`, and by `plan` when it refuses them.
+#[test]
+fn wrong_shapes_are_said_in_kubernetes_terms() {
+    let pod = |spec: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, image: x}}]\n{spec}"
+        )
+    };
+    let documents = [
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: [a]\n".to_string(),
+        "apiVersion: v1\nkind: Pod\nmetadata: [p]\n".to_string(),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: {name: c}\n"
+            .to_string(),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [[c]]\n".to_string(),
+        pod("  priority: high\n"),
+        pod("  nodeSelector: [a]\n"),
+        pod("  tolerations: [{key: a, tolerationSeconds: soon}]\n"),
+        pod("  affinity: 3\n"),
+        pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [a]}}\n"),
+        pod("  topologySpreadConstraints: [{maxSkew: one, topologyKey: k, whenUnsatisfiable: DoNotSchedule}]\n"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {a: [b]}}\nspec:\n  containers: [{name: c, image: x}]\n".to_string(),
+        "apiVersion: data.fluid.io/v1alpha1\nkind: DataLoad\nmetadata: {name: l}\nspec: [x]\n".to_string(),
+        "apiVersion: data.fluid.io/v1alpha1\nkind: DataLoad\nmetadata: {name: l}\nspec:\n  dataset: {name: d}\n  runAfter: x\n".to_string(),
+        "apiVersion: data.fluid.io/v1alpha1\nkind: DataLoad\nmetadata: {name: l}\nspec:\n  dataset: {name: d}\n  runAfter: {kind: DataLoad, name: a, affinityStrategy: {policy: Require, requires: x}}\n".to_string(),
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n  minAvailable: many\n  tasks: [[x]]\n".to_string(),
+        "apiVersion: scheduling.godel.kubewharf.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  minMember: [1]\n".to_string(),
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec: {minMember: true}\n".to_string(),
+    ];
+    let rust = regex::Regex::new(
+        r"\b(struct|enum|i8|i16|i32|i64|u8|u16|u32|u64|usize|f32|f64|bool|Vec|Option|String|HashMap|BTreeMap|Box)\b|::|`",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (index, document) in documents.iter().enumerate() {
+        let file = dir.path().join(format!("doc-{index}.yaml"));
+        std::fs::write(&file, document).unwrap();
+        let file = file.display().to_string();
+        let lint = cli::run(&["lint", "-f", &file]);
+        let plan = plan(&["-f", &file, "--state", THREE_ZONE]);
+        assert_eq!(
+            (lint.code, plan.code),
+            (1, 2),
+            "{document}\n{}{}",
+            lint.stdout,
+            plan.stderr
+        );
+        for text in [&lint.stdout, &lint.stderr, &plan.stderr] {
+            assert!(!rust.is_match(text), "{document}\n{text}");
+        }
+    }
 }

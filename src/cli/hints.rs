@@ -18,7 +18,7 @@ pub fn flag_hint(error: &CommandError) -> Option<&'static str> {
     match error {
         CommandError::Plan(PlanError::AssumeCached(_)) => Some(" (--assume-cached)"),
         CommandError::Schema(_) => {
-            Some("; fix them, or plan anyway with --lenient (the fields are then ignored)")
+            Some("; fix the input, or plan anyway with --lenient (the fields are then ignored)")
         }
         CommandError::Other(error) => error.chain().find_map(|cause| {
             cause

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::ClusterState;
+use super::forbidden::Unread;
 use super::secrets::Redactor;
 use crate::model::{Object, TypeMeta};
 
@@ -44,8 +45,9 @@ pub enum Scope {
     Namespace(String),
     /// What placement needs: every namespace, since pods of all namespaces take node resources
     /// and count for affinity and spread. Kinds that RBAC does not let the user list
-    /// cluster-wide are read from this namespace instead (the context's when `None`), and one
-    /// note says what the answer may be missing.
+    /// cluster-wide are read from this namespace instead (the context's when `None`); kinds it
+    /// does not let the user list at all are left out (except nodes and pods, which no answer
+    /// goes without); and one note says what the answer may be missing.
     Placement(Option<String>),
 }
 
@@ -605,7 +607,7 @@ pub async fn read_objects(
 ) -> Result<Vec<Object>, LiveError> {
     let mut objects = Vec::new();
     let mut installed: Vec<(String, Option<Vec<String>>)> = Vec::new();
-    let mut narrowed: Vec<String> = Vec::new();
+    let mut unread = Unread::default();
     let fallback = match scope {
         Scope::Placement(namespace) => Some(
             namespace
@@ -636,13 +638,14 @@ pub async fn read_objects(
             }
         }
         let mut result = list(session, resource, scope, &mut objects, progress).await;
-        if let (Err(RequestError::Failed(LiveError::Forbidden { .. })), Some(namespace)) =
-            (&result, &fallback)
+        if let (true, Some(namespace)) = (is_forbidden(&result), &fallback)
             && resource.namespaced
         {
-            narrowed.push(resource.display());
             let narrow = Scope::Namespace(namespace.clone());
             result = list(session, resource, &narrow, &mut objects, progress).await;
+            if result.is_ok() {
+                unread.narrowed(resource);
+            }
         }
         match result {
             Ok(()) => {}
@@ -652,23 +655,27 @@ pub async fn read_objects(
                 resource.api_version(),
                 resource.kind
             )),
+            // Placement goes on without what RBAC hides, and says what that leaves out.
+            Err(_) if is_forbidden(&result) && fallback.is_some() && unread.skipped(resource) => {}
             Err(e) => {
                 progress.done();
                 return Err(e.into_live(&list_what(resource, scope)));
             }
         }
     }
-    read_volcano_config(session, &mut objects, progress).await?;
+    read_volcano_config(session, &mut objects, &mut unread).await?;
     progress.done();
-    if let (false, Some(namespace)) = (narrowed.is_empty(), &fallback) {
-        progress.note(&format!(
-            "not allowed to list {} in all namespaces; read namespace {namespace:?} only: \
-             pods of other namespaces (their resource use, affinity and spread) and their \
-             objects are missing from this answer",
-            narrowed.join(", ")
-        ));
+    if let Some(note) = unread.note(fallback.as_deref().unwrap_or_default()) {
+        progress.note(&note);
     }
     Ok(objects)
+}
+
+fn is_forbidden(result: &Result<(), RequestError>) -> bool {
+    matches!(
+        result,
+        Err(RequestError::Failed(LiveError::Forbidden { .. }))
+    )
 }
 
 /// Volcano's scheduler configuration, the one ConfigMap read (it says whether HyperNodes
@@ -676,7 +683,7 @@ pub async fn read_objects(
 async fn read_volcano_config(
     session: &Session,
     objects: &mut Vec<Object>,
-    progress: &mut dyn Progress,
+    unread: &mut Unread,
 ) -> Result<(), LiveError> {
     use crate::systems::topology::hypernode::{CONFIG_NAME, CONFIG_NAMESPACE};
     let path = format!("/api/v1/namespaces/{CONFIG_NAMESPACE}/configmaps/{CONFIG_NAME}");
@@ -685,7 +692,7 @@ async fn read_volcano_config(
         Ok(text) => text,
         Err(RequestError::NotFound) => return Ok(()),
         Err(RequestError::Failed(LiveError::Forbidden { .. })) => {
-            progress.note(&format!(
+            unread.other(format!(
                 "not allowed to {what}; Volcano's plugins are assumed on"
             ));
             return Ok(());

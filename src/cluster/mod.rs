@@ -3,6 +3,7 @@
 //! recorded file or a live cluster is invisible from here on.
 
 pub mod cache;
+mod forbidden;
 pub mod live;
 mod parallel;
 pub mod recorded;

@@ -2,13 +2,14 @@
 //! the values its JSONPath finds (joined by `,`; `<none>` when there is none or only
 //! `null`, which the JSON contracts use for "absent"), columns
 //! aligned as kubectl's tabwriter aligns them (three spaces between columns, the last column
-//! not padded). Cells are made terminal-safe before their width is measured, so an escaped
-//! control character cannot shift the columns after it.
+//! not padded). Cells are made terminal-safe before their display width is measured, so an
+//! escaped control character, a CJK name or an emoji cannot shift the columns after it
+//! (kubectl's tabwriter counts characters, and misaligns wide ones).
 
 use serde_json::Value;
 
 use super::jsonpath::{self, JsonPathError, Template};
-use super::terminal_safe;
+use super::{cell_text, display_width};
 
 /// Spaces between columns (kubectl's tabwriter padding).
 const PADDING: usize = 3;
@@ -57,7 +58,12 @@ impl Columns {
     pub fn render(&self, rows: &[&Value], headers: bool) -> String {
         let mut lines: Vec<Vec<String>> = Vec::new();
         if headers {
-            lines.push(self.columns.iter().map(|(h, _)| h.clone()).collect());
+            lines.push(
+                self.columns
+                    .iter()
+                    .map(|(h, _)| cell_text(h).into_owned())
+                    .collect(),
+            );
         }
         for row in rows {
             lines.push(
@@ -75,7 +81,7 @@ impl Columns {
                                 .collect::<Vec<_>>()
                                 .join(",")
                         };
-                        terminal_safe(&cell).replace(['\n', '\t'], " ")
+                        cell_text(&cell).into_owned()
                     })
                     .collect(),
             );
@@ -84,8 +90,8 @@ impl Columns {
     }
 }
 
-/// Lines of cells, each column as wide as its widest cell plus the padding, the last column
-/// as it is.
+/// Lines of [`cell_text`] cells, each column as wide as its widest cell (in terminal columns)
+/// plus the padding, the last column as it is.
 pub fn aligned(lines: &[Vec<String>]) -> String {
     let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
@@ -93,7 +99,7 @@ pub fn aligned(lines: &[Vec<String>]) -> String {
             lines
                 .iter()
                 .filter_map(|line| line.get(i))
-                .map(|cell| cell.chars().count())
+                .map(|cell| display_width(cell))
                 .max()
                 .unwrap_or(0)
         })
@@ -103,7 +109,7 @@ pub fn aligned(lines: &[Vec<String>]) -> String {
         for (i, cell) in line.iter().enumerate() {
             out.push_str(cell);
             if i + 1 < line.len() {
-                let pad = widths[i] - cell.chars().count() + PADDING;
+                let pad = widths[i] - display_width(cell) + PADDING;
                 out.extend(std::iter::repeat_n(' ', pad));
             }
         }
@@ -142,6 +148,23 @@ mod tests {
             let columns = Columns::parse(spec).unwrap();
             assert_eq!(columns.render(&rows, headers), want, "{spec}");
         }
+    }
+
+    /// Wide names (CJK, emoji) are measured in terminal columns, and a tab or line break in a
+    /// value is escaped rather than breaking the row.
+    #[test]
+    fn wide_and_broken_values_keep_the_columns() {
+        let rows = [
+            json!({"name": "数据-0", "node": "a"}),
+            json!({"name": "🚀", "node": "b"}),
+            json!({"name": "x\ty\nz", "node": "c"}),
+        ];
+        let rows: Vec<&Value> = rows.iter().collect();
+        let columns = Columns::parse("名前:.name,NODE:.node").unwrap();
+        assert_eq!(
+            columns.render(&rows, true),
+            "名前            NODE\n数据-0          a\n🚀              b\nx\\u{9}y\\u{a}z   c\n"
+        );
     }
 
     #[test]

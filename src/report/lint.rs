@@ -8,13 +8,15 @@ use serde_json::{Value, json};
 
 use crate::lint::{Diagnostic, LintReport, RULES, Rule, Severity};
 use crate::manifest::Source;
+use crate::report::excerpt::{bounded, excerpt};
 use crate::report::terminal_safe;
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// `file:line:col: error[DF101]: message`, the source line with a caret under the offending
-/// token, and `= hint:` lines; then a one-line summary. What comes from the files is
-/// [`terminal_safe`] (the only escape sequences are the colours painted here).
+/// `file:line:col: error[DF101]: message`, the source line (an [`excerpt`] of a long one)
+/// with carets under the offending token, and `= hint:` lines; then a one-line summary.
+/// Messages and hints are [`bounded`]; what comes from the files is [`terminal_safe`] (the
+/// only escape sequences are the colours painted here).
 pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
     let texts: HashMap<&str, &str> = sources.iter().map(|s| (&*s.name, &*s.text)).collect();
     let mut out = String::new();
@@ -27,7 +29,7 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
             d.pos.line,
             d.pos.column,
             d.code,
-            terminal_safe(&d.message)
+            terminal_safe(&bounded(&d.message))
         );
         let line = texts
             .get(&*d.file)
@@ -35,22 +37,19 @@ pub fn text(report: &LintReport, sources: &[Source], color: bool) -> String {
         let number = d.pos.line.to_string();
         let gutter = " ".repeat(number.len());
         if let Some(line) = line {
-            let prefix: String = line
-                .chars()
-                .take(d.pos.column.saturating_sub(1))
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            let carets = "^".repeat(token_width(line, d.pos.column));
+            let quoted = excerpt(line, d.pos.column, token_width(line, d.pos.column));
+            let carets = "^".repeat(quoted.carets);
             let _ = writeln!(out, "{gutter} |");
-            let _ = writeln!(out, "{number} | {}", terminal_safe(line));
+            let _ = writeln!(out, "{number} | {}", quoted.text);
             let _ = writeln!(
                 out,
-                "{gutter} | {prefix}{}",
+                "{gutter} | {}{}",
+                quoted.indent,
                 paint(&carets, d.severity, color)
             );
         }
         if let Some(hint) = &d.hint {
-            let _ = writeln!(out, "{gutter} = hint: {}", terminal_safe(hint));
+            let _ = writeln!(out, "{gutter} = hint: {}", terminal_safe(&bounded(hint)));
         }
         out.push('\n');
     }
@@ -86,7 +85,7 @@ fn paint(text: &str, severity: Severity, color: bool) -> String {
     format!("\x1b[{code}m{text}\x1b[0m")
 }
 
-/// How many columns the token at `column` spans: a quoted scalar to its closing quote, else
+/// How many characters the token at `column` spans: a quoted scalar to its closing quote, else
 /// up to the next space, `:`, `,` or bracket.
 fn token_width(line: &str, column: usize) -> usize {
     let rest: Vec<char> = line.chars().skip(column.saturating_sub(1)).collect();

@@ -2,7 +2,6 @@
 //! generated 5,000-node / 150,000-pod state. Prints load and plan times; the target is a plan
 //! under 1 s after load. Run with `cargo bench --bench gang`.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use kubectl_dataflow::cluster::ClusterState;
@@ -10,7 +9,7 @@ use kubectl_dataflow::cluster::recorded::parse_state;
 use kubectl_dataflow::model::gang::{
     GODEL_POD_GROUP_LABEL, GodelAffinity, GodelPodGroupSpec, PodGroupAffinity, TopologyTerm,
 };
-use kubectl_dataflow::model::{GodelPodGroup, ObjectMeta};
+use kubectl_dataflow::model::{GodelPodGroup, Labels, ObjectMeta};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::{Member, PodSource, godel};
@@ -52,7 +51,7 @@ fn main() {
     };
     let pods = member_pods(
         PODS,
-        &BTreeMap::from([
+        &Labels::from([
             (GODEL_POD_GROUP_LABEL.to_string(), "bench".to_string()),
             ("app".to_string(), "bench".to_string()),
         ]),

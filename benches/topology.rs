@@ -29,7 +29,7 @@ use kubectl_dataflow::model::kueue::{
     REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, Topology, TopologyLevel,
     TopologySpec,
 };
-use kubectl_dataflow::model::{HyperNode, LabelSelector, ObjectMeta, Pod};
+use kubectl_dataflow::model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod};
 use kubectl_dataflow::sched::{Profile, Scheduler};
 use kubectl_dataflow::synth::{SynthSpec, cluster_json};
 use kubectl_dataflow::systems::gang::model::PlacementRule;
@@ -98,7 +98,7 @@ fn hyper_nodes(state: &ClusterState) -> Vec<HyperNode> {
     for tor in tors.keys() {
         let selector = MemberSelector {
             label_match: Some(LabelSelector {
-                match_labels: BTreeMap::from([("tor".to_string(), tor.clone())]),
+                match_labels: Labels::from([("tor".to_string(), tor.clone())]),
                 ..Default::default()
             }),
             ..Default::default()
@@ -225,7 +225,7 @@ fn main() {
     state.hyper_nodes = hyper_nodes(&state);
     let loaded = started.elapsed();
 
-    let pods = member_pods(gang_size, &BTreeMap::new(), "volcano");
+    let pods = member_pods(gang_size, &Labels::new(), "volcano");
 
     let scheduler = Scheduler::new(&state, Profile::default());
     let started = Instant::now();
@@ -255,7 +255,7 @@ fn main() {
         &volcano_gang,
     );
 
-    let mut kueue_pods = member_pods(gang_size, &BTreeMap::new(), "");
+    let mut kueue_pods = member_pods(gang_size, &Labels::new(), "");
     for pod in &mut kueue_pods {
         let annotations = &mut pod.metadata.annotations;
         annotations.insert(REQUIRED_TOPOLOGY.into(), "miniPod".into());
@@ -284,7 +284,7 @@ fn main() {
     pod_group.topology = vec![TopologyTerm {
         topology_key: "miniPod".into(),
     }];
-    pod_group.members = members(member_pods(gang_size, &BTreeMap::new(), ""));
+    pod_group.members = members(member_pods(gang_size, &Labels::new(), ""));
     plan_and_report(
         &state,
         &format!("{gang_size}-pod KEP-5732 PodGroup required in one rack (miniPod)"),

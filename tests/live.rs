@@ -747,6 +747,29 @@ fn forbidden_lists_leave_one_note_and_the_plan_goes_on() {
         };
         assert_eq!(stderr, expected, "{paths:?}");
     }
+    // A pod naming a class that could not be read: preemption assumes priority 0 and says why,
+    // not that admission would reject the pod.
+    let big = manifest.replace("pod.yaml", "big.yaml");
+    std::fs::write(
+        &big,
+        std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("cpu: 100m", "cpu: 100"),
+    )
+    .unwrap();
+    let server = cluster(forbid(&["/apis/scheduling.k8s.io/v1/priorityclasses"]));
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let out = run(
+        &["explain-placement", "-f", &big, "-n", "team"],
+        Some(&kubeconfig),
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "PriorityClass \"critical\" could not be read (forbidden); priority 0 assumed"
+        ) && !stdout.contains("admission would reject"),
+        "{stdout}"
+    );
 }
 
 /// Issue 16 from a live cluster: a DataProcess mounting dataset team/imagenet, labelled for

@@ -1,20 +1,14 @@
 //! The members of the benchmarks' 1,000-pod gangs: `bench-0..` in `ns-00`, each with one
 //! container asking for 500m CPU and 1Gi, so the gang and topology figures compare.
 
-use std::collections::BTreeMap;
-
 use kubectl_dataflow::model::{
-    Container, ObjectMeta, Pod, PodSpec, Quantity, ResourceRequirements,
+    Container, Labels, ObjectMeta, Pod, PodSpec, Quantity, ResourceList, ResourceRequirements,
 };
 
 /// `count` member pods with these labels, for the scheduler named `scheduler_name` (empty for
 /// the default scheduler).
-pub fn member_pods(
-    count: usize,
-    labels: &BTreeMap<String, String>,
-    scheduler_name: &str,
-) -> Vec<Pod> {
-    let requests = BTreeMap::from([
+pub fn member_pods(count: usize, labels: &Labels, scheduler_name: &str) -> Vec<Pod> {
+    let requests = ResourceList::from([
         ("cpu".to_string(), Quantity::parse("500m").unwrap()),
         ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
     ]);

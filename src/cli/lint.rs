@@ -97,7 +97,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
             ));
         }
     }
-    let mut result = lint::lint(&set, state.as_ref(), &options).map_err(anyhow::Error::new)?;
+    let mut result = lint::lint(&set, state.as_deref(), &options).map_err(anyhow::Error::new)?;
     result.retain_selected(&set, &selector);
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {

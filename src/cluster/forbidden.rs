@@ -13,6 +13,8 @@ pub struct Unread {
     pods_narrowed: bool,
     /// What each kind not read at all leaves out of the answer.
     skipped: Vec<String>,
+    /// The kinds not read at all.
+    skipped_kinds: Vec<&'static str>,
 }
 
 impl Unread {
@@ -29,7 +31,13 @@ impl Unread {
             return false;
         };
         self.skipped.push(consequence);
+        self.skipped_kinds.push(resource.kind);
         true
+    }
+
+    /// Whether objects of `kind` could not be listed at all.
+    pub fn skipped_kind(&self, kind: &str) -> bool {
+        self.skipped_kinds.contains(&kind)
     }
 
     /// Something else the read could not get, with what that leaves out.

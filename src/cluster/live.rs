@@ -599,12 +599,13 @@ impl Progress for StderrProgress {
     }
 }
 
-/// Read every object placement depends on, decoded through the model.
-pub async fn read_objects(
+/// Read every object placement depends on, decoded through the model, and what RBAC kept
+/// from being read.
+async fn read_objects(
     session: &Session,
     scope: &Scope,
     progress: &mut dyn Progress,
-) -> Result<Vec<Object>, LiveError> {
+) -> Result<(Vec<Object>, Unread), LiveError> {
     let mut objects = Vec::new();
     let mut installed: Vec<(String, Option<Vec<String>>)> = Vec::new();
     let mut unread = Unread::default();
@@ -668,7 +669,7 @@ pub async fn read_objects(
     if let Some(note) = unread.note(fallback.as_deref().unwrap_or_default()) {
         progress.note(&note);
     }
-    Ok(objects)
+    Ok((objects, unread))
 }
 
 fn is_forbidden(result: &Result<(), RequestError>) -> bool {
@@ -923,11 +924,13 @@ pub fn load(
             server: String::new(),
             message: format!("cannot start the I/O runtime: {e}"),
         })?;
-    let objects = runtime.block_on(async {
+    let (objects, unread) = runtime.block_on(async {
         let session = Session::connect(options).await?;
         read_objects(&session, scope, progress).await
     })?;
-    Ok(ClusterState::from_objects(objects))
+    let mut state = ClusterState::from_objects(objects);
+    state.priority_classes_unread = unread.skipped_kind("PriorityClass");
+    Ok(state)
 }
 
 /// The longest timeout accepted (8784h, a leap year): anything longer is surely a typo, and

@@ -40,6 +40,9 @@ pub struct ClusterState {
     pub scheduling_workloads: Vec<SchedulingWorkload>,
     /// Priorities of pods, for preemption.
     pub priority_classes: Vec<PriorityClass>,
+    /// Set when a live read was not allowed to list PriorityClasses: a class a pod names may
+    /// exist all the same, so its absence says nothing about admission.
+    pub priority_classes_unread: bool,
     /// Budgets preemption tries not to violate, with their recorded status.
     pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
     /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).

@@ -428,7 +428,7 @@ impl Redaction {
 
     /// The annotations placement reads, their contents redacted as what they name: Fluid's
     /// list of label keys, Volcano's task names (`a,b;c`). Every other annotation is dropped.
-    fn annotations(&self, annotations: &mut BTreeMap<String, String>) {
+    fn annotations(&self, annotations: &mut crate::model::Annotations) {
         *annotations = std::mem::take(annotations)
             .into_iter()
             .filter(|(key, _)| PLACEMENT_ANNOTATIONS.contains(&key.as_str()))

@@ -265,7 +265,7 @@ fn times(r: &Resources, n: usize) -> Resources {
 
 /// A quantity of resource `name` as the engine holds it (millicores, bytes, units).
 fn amount(name: &str, quantity: Quantity) -> i64 {
-    Resources::from_list(&BTreeMap::from([(name.to_string(), quantity)])).get(name)
+    Resources::from_list(&ResourceList::from([(name.to_string(), quantity)])).get(name)
 }
 
 /// An amount as the engine holds it (millicores, bytes, units), as users write it.

@@ -2,15 +2,13 @@
 //! annotations (DF504), levels the flavor's Topology lacks (DF503), and with a state, levels no
 //! node carries (DF507).
 
-use std::collections::BTreeMap;
-
 use super::{Context, Finding, literal_key, node_at, node_carries};
 use crate::manifest::Manifest;
 use crate::model::kueue::{
     self, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
     SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY,
 };
-use crate::model::{Object, Pod, Workload};
+use crate::model::{Annotations, Object, Pod, Workload};
 use crate::systems::gang::kueue::is_kueue_job;
 use crate::systems::topology::kueue::{Queues, asks_topology, candidates};
 
@@ -186,7 +184,7 @@ struct Problem {
 
 /// What Kueue's job webhook (`ValidateTASPodSetRequest` and the slice-size upper bound)
 /// rejects in a pod template's topology annotations, for a pod set of `count` pods.
-fn webhook_problems(annotations: &BTreeMap<String, String>, count: i64) -> Vec<Problem> {
+fn webhook_problems(annotations: &Annotations, count: i64) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut problem = |key: &'static str, message: String| problems.push(Problem { key, message });
     let modes: Vec<&'static str> = [

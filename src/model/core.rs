@@ -4,13 +4,13 @@
 //! output and serialize back to valid core/v1 fragments (the plan contract embeds them).
 //! Unknown fields are skipped, which is what keeps loading a 150,000-pod dump cheap.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::quantity::Quantity;
+pub use super::sorted_map::SortedMap;
 
-pub type Labels = BTreeMap<String, String>;
+pub type Labels = SortedMap<String, String>;
+pub type Annotations = SortedMap<String, String>;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -19,15 +19,15 @@ pub struct ObjectMeta {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub labels: Labels,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: Annotations,
     /// RFC 3339. `plan --pending` orders pods of equal priority by it: a dump records no
     /// scheduling-queue timestamp, and the creation time is what that timestamp starts as.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,18 +74,18 @@ impl<'de> Deserialize<'de> for Quantity {
     }
 }
 
-pub type ResourceList = BTreeMap<String, Quantity>;
+pub type ResourceList = SortedMap<String, Quantity>;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ResourceRequirements {
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub requests: ResourceList,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub limits: ResourceList,
@@ -194,7 +194,7 @@ pub struct LabelSelectorRequirement {
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelector {
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub match_labels: Labels,
@@ -331,7 +331,7 @@ pub struct PodSpec {
     )]
     pub node_name: String,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub node_selector: Labels,
@@ -350,7 +350,7 @@ pub struct PodSpec {
     )]
     pub init_containers: Vec<Container>,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub overhead: ResourceList,
@@ -519,12 +519,12 @@ pub struct ContainerImage {
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeStatus {
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub allocatable: ResourceList,
     #[serde(
-        skip_serializing_if = "BTreeMap::is_empty",
+        skip_serializing_if = "SortedMap::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub capacity: ResourceList,

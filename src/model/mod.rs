@@ -9,6 +9,7 @@ pub mod policy;
 pub mod quantity;
 pub mod quota;
 pub mod resources;
+pub mod sorted_map;
 
 use serde::{Deserialize, Deserializer};
 

@@ -287,9 +287,15 @@ impl<'a> Scheduler<'a> {
                 .missing_class
                 .iter()
                 .map(|class| {
-                    format!(
-                        "PriorityClass {class:?} is not in the state (admission would reject the pod); priority 0 assumed"
-                    )
+                    if self.state.priority_classes_unread {
+                        format!(
+                            "PriorityClass {class:?} could not be read (forbidden); priority 0 assumed"
+                        )
+                    } else {
+                        format!(
+                            "PriorityClass {class:?} is not in the state (admission would reject the pod); priority 0 assumed"
+                        )
+                    }
                 })
                 .collect(),
         };

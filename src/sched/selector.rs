@@ -5,8 +5,6 @@
 //! match and are reported as a [`SelectorError`], as upstream's lazy-error selector does: the
 //! term fails, and the explanation says why.
 
-use std::collections::BTreeMap;
-
 use crate::model::{
     LabelSelector, Labels, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
 };
@@ -138,7 +136,7 @@ pub fn node_selector_matches(
 }
 
 /// `nodeSelector`: every key must be present with exactly that value.
-pub fn node_selector_map_matches(selector: &BTreeMap<String, String>, labels: &Labels) -> bool {
+pub fn node_selector_map_matches(selector: &Labels, labels: &Labels) -> bool {
     selector.iter().all(|(k, v)| labels.get(k) == Some(v))
 }
 

@@ -875,7 +875,7 @@ fn fill_group(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ObjectMeta;
+    use crate::model::{Labels, ObjectMeta};
 
     fn demand(cpu: i64, mem_gi: i64, gpu: i64) -> Demand {
         Demand {
@@ -954,7 +954,7 @@ mod tests {
         let nodes = layout
             .iter()
             .map(|(name, big, mini, tor)| {
-                let mut labels = BTreeMap::new();
+                let mut labels = Labels::new();
                 for (k, v) in [("bigPod", big), ("miniPod", mini), ("tor", tor)] {
                     if !v.is_empty() {
                         labels.insert(k.to_string(), v.to_string());

@@ -9,8 +9,8 @@ use crate::model::gang::{
     VolcanoJobSpec, VolcanoTask,
 };
 use crate::model::{
-    Container, GodelPodGroup, Node, NodeStatus, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec,
-    Quantity, ResourceRequirements, VolcanoJob,
+    Container, GodelPodGroup, Labels, Node, NodeStatus, Object, ObjectMeta, Pod, PodSpec,
+    PodTemplateSpec, Quantity, ResourceList, ResourceRequirements, VolcanoJob,
 };
 use crate::sched::Profile;
 
@@ -48,8 +48,8 @@ fn plan_job(state: &ClusterState, job: &VolcanoJob) -> GroupPlan {
     volcano::plan_job(&mut scheduler, &gang, job, false, None)
 }
 
-fn resources(cpu: &str, memory: &str) -> BTreeMap<String, Quantity> {
-    BTreeMap::from([
+fn resources(cpu: &str, memory: &str) -> ResourceList {
+    ResourceList::from([
         ("cpu".to_string(), Quantity::parse(cpu).unwrap()),
         ("memory".to_string(), Quantity::parse(memory).unwrap()),
         ("pods".to_string(), Quantity::parse("110").unwrap()),
@@ -57,7 +57,7 @@ fn resources(cpu: &str, memory: &str) -> BTreeMap<String, Quantity> {
 }
 
 fn node(name: &str, labels: &[(&str, &str)], cpu: &str) -> Object {
-    let mut all: BTreeMap<String, String> = labels
+    let mut all: Labels = labels
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
@@ -92,7 +92,7 @@ fn pod(name: &str, cpu: &str, labels: &[(&str, &str)], node: &str) -> Pod {
             containers: vec![Container {
                 name: "c".into(),
                 resources: ResourceRequirements {
-                    requests: BTreeMap::from([
+                    requests: ResourceList::from([
                         ("cpu".to_string(), Quantity::parse(cpu).unwrap()),
                         ("memory".to_string(), Quantity::parse("1Gi").unwrap()),
                     ]),
@@ -448,7 +448,7 @@ fn coscheduling_resource_gap_follows_check_cluster_resource() {
             },
             spec: crate::model::gang::PodGroupSpec {
                 min_member: Some(2),
-                min_resources: BTreeMap::from([("cpu".into(), Quantity::parse("4").unwrap())]),
+                min_resources: ResourceList::from([("cpu".into(), Quantity::parse("4").unwrap())]),
                 ..Default::default()
             },
         };

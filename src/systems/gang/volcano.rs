@@ -21,7 +21,7 @@ use crate::model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
-use crate::model::{Pod, VolcanoJob};
+use crate::model::{Annotations, Pod, VolcanoJob};
 use crate::sched::{Resources, Scheduler, pod_requests};
 
 pub static JOB_KIND: GangKind = GangKind {
@@ -167,7 +167,7 @@ pub enum TopologyError {
 /// Read the topology from the annotations; `None` when none of the three is set. Affinity is
 /// checked first, then anti-affinity, then the task order, and the first error wins.
 pub fn read_topology(
-    annotations: &BTreeMap<String, String>,
+    annotations: &Annotations,
     tasks: &BTreeSet<String>,
     namespace: &str,
     job: &str,
@@ -889,7 +889,7 @@ mod tests {
     #[test]
     fn annotations_parse_like_volcano() {
         let ann = |a: &str, anti: &str, order: &str| {
-            let mut m = BTreeMap::new();
+            let mut m = Annotations::new();
             for (k, v) in [
                 (VOLCANO_AFFINITY_ANNOTATION, a),
                 (VOLCANO_ANTI_AFFINITY_ANNOTATION, anti),
@@ -919,12 +919,7 @@ mod tests {
             })
         };
         type Want = Result<Option<TaskTopology>, TopologyError>;
-        type Case<'a> = (
-            &'a str,
-            BTreeMap<String, String>,
-            &'a BTreeSet<String>,
-            Want,
-        );
+        type Case<'a> = (&'a str, Annotations, &'a BTreeSet<String>, Want);
         let cases: Vec<Case> = vec![
             (
                 "correct annotations",

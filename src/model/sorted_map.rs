@@ -1,0 +1,344 @@
+//! A map kept as one sorted vector: the shape of every label, annotation and resource map.
+//!
+//! Those maps hold a handful of entries each, and a 150,000-pod state holds about four of them
+//! per pod. A `BTreeMap` allocates a leaf of eleven slots for even one entry (about 550 bytes
+//! for string pairs); a sorted vector holds exactly its entries, is found by binary search, and
+//! iterates, compares, hashes and serializes in the same key order as the `BTreeMap` it
+//! replaces, so outputs do not change.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Entries sorted by key, each key once.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SortedMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        SortedMap {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord, V> SortedMap<K, V> {
+    pub const fn new() -> Self {
+        SortedMap {
+            entries: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn find<Q>(&self, key: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
+    }
+
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.find(key).ok().map(|at| &self.entries[at].1)
+    }
+
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.find(key).ok().map(|at| &mut self.entries[at].1)
+    }
+
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.find(key).is_ok()
+    }
+
+    /// Sets `key` to `value`, returning the value it replaced.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.find(&key) {
+            Ok(at) => Some(std::mem::replace(&mut self.entries[at].1, value)),
+            Err(at) => {
+                self.entries.insert(at, (key, value));
+                None
+            }
+        }
+    }
+
+    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.find(key).ok().map(|at| self.entries.remove(at).1)
+    }
+
+    /// The value of `key`, inserted as `make()` first when absent.
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let at = match self.find(&key) {
+            Ok(at) => at,
+            Err(at) => {
+                self.entries.insert(at, (key, make()));
+                at
+            }
+        };
+        &mut self.entries[at].1
+    }
+
+    /// The entry of `key`, to fill in when absent (`BTreeMap::entry`'s common uses).
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
+        Entry { map: self, key }
+    }
+
+    pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&K, &V)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.find(key).ok().map(|at| pair_ref(&self.entries[at]))
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    pub fn iter(&self) -> Iter<'_, K, V> {
+        self.entries.iter().map(pair_ref)
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    pub fn into_keys(self) -> impl Iterator<Item = K> {
+        self.entries.into_iter().map(|(k, _)| k)
+    }
+
+    /// Builds the map from entries in any order; of equal keys the last wins, as when
+    /// inserting them one by one.
+    fn from_unsorted(mut entries: Vec<(K, V)>) -> Self {
+        if !entries.is_sorted_by(|a, b| a.0 < b.0) {
+            // Stable, so equal keys keep their order and the last of each run is the latest.
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut deduped: Vec<(K, V)> = Vec::with_capacity(entries.len());
+            for entry in entries {
+                match deduped.last_mut() {
+                    Some(last) if last.0 == entry.0 => *last = entry,
+                    _ => deduped.push(entry),
+                }
+            }
+            entries = deduped;
+        }
+        entries.shrink_to_fit();
+        SortedMap { entries }
+    }
+}
+
+/// A key of a [`SortedMap`], present or not.
+pub struct Entry<'a, K, V> {
+    map: &'a mut SortedMap<K, V>,
+    key: K,
+}
+
+impl<'a, K: Ord, V> Entry<'a, K, V> {
+    pub fn or_insert(self, value: V) -> &'a mut V {
+        self.map.get_or_insert_with(self.key, || value)
+    }
+
+    pub fn or_default(self) -> &'a mut V
+    where
+        V: Default,
+    {
+        self.map.get_or_insert_with(self.key, V::default)
+    }
+}
+
+type Iter<'a, K, V> = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&(K, V)) -> (&K, &V)>;
+
+fn pair_ref<K, V>((k, v): &(K, V)) -> (&K, &V) {
+    (k, v)
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        SortedMap::from_unsorted(iter.into_iter().collect())
+    }
+}
+
+impl<K: Ord, V, const N: usize> From<[(K, V); N]> for SortedMap<K, V> {
+    fn from(entries: [(K, V); N]) -> Self {
+        SortedMap::from_unsorted(entries.into())
+    }
+}
+
+impl<K: Ord, V> Extend<(K, V)> for SortedMap<K, V> {
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (key, value) in iter {
+            self.insert(key, value);
+        }
+    }
+}
+
+impl<K, V> IntoIterator for SortedMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<'a, K: Ord, V> IntoIterator for &'a SortedMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<K, V, Q> std::ops::Index<&Q> for SortedMap<K, V>
+where
+    K: Ord + Borrow<Q>,
+    Q: Ord + ?Sized,
+{
+    type Output = V;
+    /// Panics when the key is absent, as `BTreeMap`'s index does.
+    fn index(&self, key: &Q) -> &V {
+        self.get(key).expect("no entry found for key")
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SortedMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.entries.iter().map(|(k, v)| (k, v)))
+            .finish()
+    }
+}
+
+impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for (k, v) in &self.entries {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for SortedMap<K, V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for MapVisitor<K, V> {
+            type Value = SortedMap<K, V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(0).min(64));
+                while let Some(entry) = access.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(SortedMap::from_unsorted(entries))
+            }
+        }
+        deserializer.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// Every operation agrees with `BTreeMap` on the same sequence of edits, duplicates and
+    /// out-of-order keys included.
+    #[test]
+    fn behaves_as_a_btree_map() {
+        let edits: &[(&str, &str)] = &[
+            ("zone", "a"),
+            ("app", "web"),
+            ("zone", "b"),
+            ("tier", "db"),
+            ("app", "api"),
+        ];
+        let mut sorted = SortedMap::new();
+        let mut btree = BTreeMap::new();
+        for (k, v) in edits {
+            assert_eq!(sorted.insert(*k, *v), btree.insert(*k, *v));
+        }
+        assert_eq!(
+            sorted.iter().collect::<Vec<_>>(),
+            btree.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(sorted.get("zone"), Some(&"b"));
+        assert_eq!(sorted.remove("app"), btree.remove("app"));
+        assert_eq!(sorted.remove("app"), None);
+        assert!(!sorted.contains_key("app"));
+        let collected: SortedMap<_, _> = edits.iter().copied().collect();
+        let expected: BTreeMap<_, _> = edits.iter().copied().collect();
+        assert_eq!(
+            collected.iter().collect::<Vec<_>>(),
+            expected.iter().collect::<Vec<_>>()
+        );
+    }
+
+    /// Decoding keeps the last of duplicate keys, sorts, and serializes as the `BTreeMap`
+    /// would; a null or non-map is an error in the same terms.
+    #[test]
+    fn decodes_and_encodes_as_a_btree_map() {
+        let text = r#"{"b":"2","a":"1","b":"3"}"#;
+        let sorted: SortedMap<String, String> = serde_json::from_str(text).unwrap();
+        let btree: BTreeMap<String, String> = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&sorted).unwrap(),
+            serde_json::to_string(&btree).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_string(&sorted).unwrap(),
+            r#"{"a":"1","b":"3"}"#
+        );
+        let error = serde_json::from_str::<SortedMap<String, String>>("[1]").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid type: sequence, expected a map at line 1 column 0"
+        );
+    }
+}

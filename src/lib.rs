@@ -9,6 +9,7 @@ pub mod completion;
 pub mod lint;
 pub mod manifest;
 pub mod model;
+mod parallel;
 pub mod plan;
 pub mod report;
 pub mod sched;

@@ -1128,3 +1128,66 @@ Batch (3 pods, solver greedy): 1/3 pods placed
 "
     );
 }
+
+/// Every `--what-if` verb, with node names and `selector(...)`, edits the state read live as
+/// it edits a recorded one, in order: node-a's copy is made after node-a is labelled (so it has
+/// the label), then node-a is cordoned and removed, the copy tainted through the selector and
+/// untainted and unlabelled by name, node-b drained. Only the copy is left for the two 3-CPU
+/// pods: work-0 moves there from node-a, work-1 stays pending.
+#[test]
+fn every_what_if_verb_edits_the_live_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pods.yaml");
+    let pod = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers: [{{name: c, image: work, resources: {{requests: {{cpu: \"3\"}}}}}}]\n"
+        )
+    };
+    std::fs::write(&manifest, [pod("work-0"), pod("work-1")].join("---\n")).unwrap();
+    let server = cluster(Behaviour::default());
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let edits = [
+        "label=selector(topology.kubernetes.io/zone=a):disk=ssd",
+        "add=1:like=node-a",
+        "cordon=node-a",
+        "taint=selector(disk=ssd):dedicated=x:NoSchedule",
+        "untaint=node-a-whatif-1:dedicated",
+        "unlabel=node-a-whatif-1:disk",
+        "drain=selector(topology.kubernetes.io/zone in (b))",
+        "remove=node-a",
+    ];
+    let mut args = vec!["plan", "-f", manifest.to_str().unwrap()];
+    for edit in &edits {
+        args.extend(["--what-if", edit]);
+    }
+    let table = run(&args, Some(&kubeconfig));
+    assert_eq!(
+        (table.status.code(), text(&table.stdout)),
+        (
+            Some(1),
+            "\
+Batch (2 pods, solver greedy): 1/2 pods placed
+ POD             FROM        NODE             METHOD  NOTE
+ default/work-0  Pod/work-0  node-a-whatif-1  greedy  -
+ default/work-1  Pod/work-1  <pending>        greedy  pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+
+What-if effect (placed: Pods 1 -> 1)
+ SUBJECT             BEFORE  AFTER            REASON
+ Pod/default/work-0  node-a  node-a-whatif-1  -
+"
+            .to_string()
+        )
+    );
+    args.extend(["-o", "json"]);
+    let out = run(&args, Some(&kubeconfig));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        plan["whatIfEffect"],
+        json!({"placed": [{"part": "Pods", "before": 1, "after": 1}], "moved": [{
+            "subject": "Pod/default/work-0",
+            "before": {"node": "node-a", "status": "Placed"},
+            "after": {"node": "node-a-whatif-1", "status": "Placed"},
+            "reason": null,
+        }]})
+    );
+}

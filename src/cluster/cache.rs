@@ -218,7 +218,7 @@ pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
 
 /// Decode the chunks on every core, keeping their order.
 fn decode_chunks(cache: &str, chunks: &[&[u8]]) -> Result<Vec<Vec<Object>>, CacheError> {
-    super::parallel::try_map(chunks, |chunk| {
+    crate::parallel::try_map(chunks, |chunk| {
         let mut de = rmp_serde::Deserializer::from_read_ref(chunk);
         serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor)
     })

@@ -92,7 +92,7 @@ fn batch_of(manifests: Vec<manifest::Manifest>, to_file: impl Fn(Pos) -> Pos) ->
 /// Parse every piece on every core; `None` when one of them did not decode cleanly on its
 /// own, which only the whole text can judge.
 fn decode_pieces(file: &Arc<str>, pieces: &[Piece<'_>]) -> Option<DecodedBatch> {
-    let batches = super::parallel::try_map(pieces, |piece| decode_piece(file, piece).ok_or(()));
+    let batches = crate::parallel::try_map(pieces, |piece| decode_piece(file, piece).ok_or(()));
     let mut whole = DecodedBatch {
         objects: Vec::new(),
         node_positions: Vec::new(),

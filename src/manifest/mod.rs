@@ -409,19 +409,23 @@ fn text_from_bytes(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
 
 /// Load every `-f` input. I/O errors stop everything; a document that does not parse or
 /// decode is recorded as a problem and the rest is still loaded (lint reports them all).
+///
+/// Files are read and parsed on every core (parsing with positions is most of a lint of
+/// many files) and join the set in the order given.
 pub fn load(inputs: &[String], recursive: bool) -> Result<ManifestSet, LoadError> {
     let mut set = ManifestSet::default();
     let inputs = expand_inputs(inputs, recursive)?;
     set.skipped = inputs.skipped;
-    for file in inputs.files {
-        let text = read_text(&file);
-        let name: Arc<str> = display_name(&file).into();
-        match text {
-            Ok(text) => {
-                let path = (file != "-").then(|| PathBuf::from(&file));
-                add_source(&mut set, name, path, text);
-            }
-            Err(e @ LoadError::Io { .. }) if file != "-" && !Path::new(&file).exists() => {
+    let parsed = crate::parallel::map(&inputs.files, |file| {
+        let text = read_text(file)?;
+        let name: Arc<str> = display_name(file).into();
+        let path = (file != "-").then(|| PathBuf::from(file));
+        Ok(ParsedSource::parse(name, path, text))
+    });
+    for (file, parsed) in inputs.files.iter().zip(parsed) {
+        match parsed {
+            Ok(parsed) => parsed.add_to(&mut set),
+            Err(e @ LoadError::Io { .. }) if file != "-" && !Path::new(file).exists() => {
                 return Err(e);
             }
             Err(e) => set.problems.push(e),
@@ -432,11 +436,32 @@ pub fn load(inputs: &[String], recursive: bool) -> Result<ManifestSet, LoadError
 
 /// Parse one text into the set (used for files, stdin and tests).
 pub fn add_source(set: &mut ManifestSet, name: Arc<str>, path: Option<PathBuf>, text: String) {
-    let text: Arc<str> = text.into();
-    let (manifests, problems) = parse_text(&name, &text);
-    set.manifests.extend(manifests);
-    set.problems.extend(problems);
-    set.sources.push(Source { name, path, text });
+    ParsedSource::parse(name, path, text).add_to(set);
+}
+
+/// One text and what it decoded to, before it joins a set.
+struct ParsedSource {
+    source: Source,
+    manifests: Vec<Manifest>,
+    problems: Vec<LoadError>,
+}
+
+impl ParsedSource {
+    fn parse(name: Arc<str>, path: Option<PathBuf>, text: String) -> ParsedSource {
+        let text: Arc<str> = text.into();
+        let (manifests, problems) = parse_text(&name, &text);
+        ParsedSource {
+            source: Source { name, path, text },
+            manifests,
+            problems,
+        }
+    }
+
+    fn add_to(self, set: &mut ManifestSet) {
+        set.manifests.extend(self.manifests);
+        set.problems.extend(self.problems);
+        set.sources.push(self.source);
+    }
 }
 
 /// What stands for the random suffix the API server appends to `metadata.generateName`:

@@ -1,7 +1,13 @@
 //! Work shared out on every core, for loaders whose pieces are known up front.
 
+use std::convert::Infallible;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+
+/// The stack of each worker: as much as the main thread's, since decoding and walking a
+/// document recurse once per level of nesting (up to the parsers' depth limits).
+const WORKER_STACK: usize = 8 << 20;
 
 /// One item's outcome, once a thread has taken it.
 type Slot<R, E> = Mutex<Option<Result<R, E>>>;
@@ -9,7 +15,7 @@ type Slot<R, E> = Mutex<Option<Result<R, E>>>;
 /// `f` of every item, computed on every core, in the items' order; or the first failure in
 /// that order. Threads take items in order and stop taking them after a failure, so every
 /// item before a failure has its outcome and the ones left undone all come after it.
-pub(super) fn try_map<T, R, E>(
+pub(crate) fn try_map<T, R, E>(
     items: &[T],
     f: impl Fn(&T) -> Result<R, E> + Sync,
 ) -> Result<Vec<R>, E>
@@ -22,17 +28,24 @@ where
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let slots: Vec<Slot<R, E>> = items.iter().map(|_| Mutex::new(None)).collect();
+    // Takes items until none are left or one failed; shared by every thread.
+    let work = || {
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let outcome = f(item);
+            failed.fetch_or(outcome.is_err(), Ordering::Relaxed);
+            *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads.min(items.len()) {
-            scope.spawn(|| {
-                while !failed.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let outcome = f(item);
-                    failed.fetch_or(outcome.is_err(), Ordering::Relaxed);
-                    *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
-                }
-            });
+            let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
+            if worker.spawn_scoped(scope, work).is_err() {
+                // No more threads: this one takes its share instead.
+                work();
+                break;
+            }
         }
     });
     slots
@@ -41,9 +54,14 @@ where
         .collect()
 }
 
+/// `f` of every item, computed on every core, in the items' order.
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    try_map(items, |item| Ok::<R, Infallible>(f(item))).unwrap_or_else(|never| match never {})
+}
+
 #[cfg(test)]
 mod tests {
-    use super::try_map;
+    use super::{map, try_map};
 
     #[test]
     fn outcomes_keep_the_items_order_and_the_first_failure_wins() {
@@ -53,5 +71,6 @@ mod tests {
         let failing = try_map(&items, |&i| if i % 300 == 299 { Err(i) } else { Ok(i) });
         assert_eq!(failing, Err(299));
         assert_eq!(try_map(&[] as &[u32], |&i| Ok::<u32, ()>(i)), Ok(vec![]));
+        assert_eq!(map(&items, |&i| i + 1)[999], 1000);
     }
 }

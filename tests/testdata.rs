@@ -313,7 +313,12 @@ fn every_testdata_file_is_covered() {
         .map(|(f, _)| *f)
         .chain(BAD.iter().map(|(f, _, _)| *f))
         .chain(CORPUS.iter().map(|(f, _)| *f))
-        .chain(["README.md", "clusters/openb.json"])
+        // A KubeSchedulerConfiguration, loaded by tests/workload_topology_cli.rs.
+        .chain([
+            "README.md",
+            "clusters/openb.json",
+            "topology/workload/placement-weights.yaml",
+        ])
         .collect();
     listed.sort();
     assert_eq!(testdata_files(), listed);

@@ -101,6 +101,38 @@ fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
     );
 }
 
+/// A scheduler configuration's `placementScore` weights weigh the two parts of the placement
+/// score, as upstream: bin packing x 3 keeps the same rack here, with every score reweighed
+/// (r2: 100 + 71 x 3 = 313).
+#[test]
+fn the_scheduler_configuration_weighs_the_placement_score() {
+    let out = run(&[
+        "plan",
+        "-f",
+        "testdata/topology/workload/train.yaml",
+        "--state",
+        STATE,
+        "--show-all",
+        "--scheduler-config",
+        "testdata/topology/workload/placement-weights.yaml",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rejected: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Rejected domains"))
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            "Rejected domains (up to topology.example.com/rack):",
+            "  r1 (topology.example.com/rack): 5 of 6 pods fit (free resources and pod slots of its 2 nodes)",
+            "  r4 (topology.example.com/rack): 6 pods fit, 6 needed; not placed: its placement score would be at most 295 (pods 100 x 1 + bin packing 65 x 3), and r2's is 313",
+            "  r3 (topology.example.com/rack): 6 pods fit, 6 needed; not placed: its placement score would be at most 268 (pods 100 x 1 + bin packing 56 x 3), and r2's is 313",
+        ]
+    );
+}
+
 /// Lint measures the racks as the plan does: the group that stays pending is an error (DF509)
 /// naming the same closest rack; the groups that fit get no finding.
 #[test]

@@ -17,6 +17,14 @@ pub const NODE_RESOURCES_FIT: &str = "NodeResourcesFit";
 pub const BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";
 pub const IMAGE_LOCALITY: &str = "ImageLocality";
 
+/// kube-scheduler's placement scorers for topology-aware workload scheduling (KEP-5732).
+pub const POD_GROUP_PODS_COUNT: &str = "PodGroupPodsCount";
+
+/// The placement score plugins and their default weights (v1.36: 1 each, as the
+/// "Topology-Aware Workload Scheduling" page of the Kubernetes documentation says).
+pub const DEFAULT_PLACEMENT_SCORE_WEIGHTS: [(&str, i64); 2] =
+    [(NODE_RESOURCES_FIT, 1), (POD_GROUP_PODS_COUNT, 1)];
+
 /// The default profile's score plugins and weights (v1.34).
 pub const DEFAULT_SCORE_WEIGHTS: [(&str, i64); 7] = [
     (TAINT_TOLERATION, 3),
@@ -43,6 +51,8 @@ pub struct Profile {
     pub fit_resources: Vec<(String, i64)>,
     /// Weight of an existing pod's *required* affinity towards the incoming pod in scoring.
     pub hard_pod_affinity_weight: i64,
+    /// Enabled placement score plugins (`plugins.placementScore`) and their weights.
+    pub placement_score_weights: BTreeMap<String, i64>,
 }
 
 impl Default for Profile {
@@ -55,6 +65,10 @@ impl Default for Profile {
             strategy: ScoringStrategyType::LeastAllocated,
             fit_resources: vec![("cpu".into(), 1), ("memory".into(), 1)],
             hard_pod_affinity_weight: 1,
+            placement_score_weights: DEFAULT_PLACEMENT_SCORE_WEIGHTS
+                .iter()
+                .map(|(n, w)| (n.to_string(), *w))
+                .collect(),
         }
     }
 }
@@ -93,10 +107,12 @@ struct Plugins {
     bind: PluginSet,
     post_bind: PluginSet,
     multi_point: PluginSet,
+    /// KEP-5732's placement scoring (v1.36).
+    placement_score: PluginSet,
 }
 
 impl Plugins {
-    fn sets(&self) -> [(&'static str, &PluginSet); 13] {
+    fn sets(&self) -> [(&'static str, &PluginSet); 14] {
         [
             ("preEnqueue", &self.pre_enqueue),
             ("queueSort", &self.queue_sort),
@@ -111,6 +127,7 @@ impl Plugins {
             ("bind", &self.bind),
             ("postBind", &self.post_bind),
             ("multiPoint", &self.multi_point),
+            ("placementScore", &self.placement_score),
         ]
     }
 }
@@ -118,6 +135,17 @@ impl Plugins {
 /// Why a profile's plugin entry cannot be honoured, if it cannot: an unknown name, or a filter
 /// the engine always runs being disabled (it would silently keep running).
 fn plugin_entry_problem(point: &str, name: &str, disabled: bool) -> Option<String> {
+    if point == "placementScore" {
+        let known = name == "*" && disabled
+            || DEFAULT_PLACEMENT_SCORE_WEIGHTS
+                .iter()
+                .any(|(n, _)| *n == name);
+        return (!known).then(|| {
+            format!(
+                "{name:?} is not a placement score plugin (NodeResourcesFit, PodGroupPodsCount)"
+            )
+        });
+    }
     if disabled && name == "*" {
         return matches!(point, "preFilter" | "filter" | "multiPoint").then(|| {
             format!("disabling every {point} plugin is not supported: the engine always runs the default filters")
@@ -189,6 +217,32 @@ fn one() -> i64 {
     1
 }
 
+/// `plugins.placementScore`: disabled plugins leave the placement score, enabled ones join it
+/// with their weight (1 when unset); `invalid(i, weight)` is the error for entry `i`'s weight.
+fn placement_weights(
+    profile: &mut Profile,
+    set: &PluginSet,
+    invalid: impl Fn(usize, i64) -> LoadError,
+) -> Result<(), LoadError> {
+    for disabled in &set.disabled {
+        if disabled.name == "*" {
+            profile.placement_score_weights.clear();
+        } else {
+            profile.placement_score_weights.remove(&disabled.name);
+        }
+    }
+    for (i, enabled) in set.enabled.iter().enumerate() {
+        let weight = enabled.weight.unwrap_or(1);
+        if !(1..=100).contains(&weight) {
+            return Err(invalid(i, weight));
+        }
+        profile
+            .placement_score_weights
+            .insert(enabled.name.clone(), weight);
+    }
+    Ok(())
+}
+
 impl Profile {
     /// Read a KubeSchedulerConfiguration (its first profile) or a bare profile document.
     pub fn from_file(path: &str) -> Result<Profile, LoadError> {
@@ -232,6 +286,12 @@ impl Profile {
                     }
                 }
             }
+            placement_weights(&mut profile, &plugins.placement_score, |i, weight| {
+                decode_error(
+                    format!("{prefix}plugins.placementScore.enabled[{i}].weight"),
+                    format!("weight must be in 1..100, got {weight}"),
+                )
+            })?;
             // multiPoint configures every extension point a plugin has, score included.
             for set in [&plugins.multi_point, &plugins.score] {
                 for disabled in &set.disabled {
@@ -302,6 +362,14 @@ impl Profile {
     pub fn weight(&self, plugin: &str) -> Option<i64> {
         self.score_weights.get(plugin).copied()
     }
+
+    /// A placement score plugin's weight; 0 when it is disabled.
+    pub fn placement_weight(&self, plugin: &str) -> i64 {
+        self.placement_score_weights
+            .get(plugin)
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 #[cfg(test)]
@@ -330,9 +398,43 @@ mod tests {
         );
     }
 
+    /// KEP-5732's placement scorers: 1 each by default; `plugins.placementScore` reweighs
+    /// or disables them.
+    #[test]
+    fn reads_the_placement_score_weights() {
+        let cases: &[(&str, [(&str, i64); 2])] = &[
+            ("", [(NODE_RESOURCES_FIT, 1), (POD_GROUP_PODS_COUNT, 1)]),
+            (
+                "plugins:\n  placementScore:\n    enabled:\n    - name: NodeResourcesFit\n      weight: 2\n    - name: PodGroupPodsCount\n      weight: 5\n",
+                [(NODE_RESOURCES_FIT, 2), (POD_GROUP_PODS_COUNT, 5)],
+            ),
+            (
+                "plugins:\n  placementScore:\n    disabled:\n    - name: PodGroupPodsCount\n",
+                [(NODE_RESOURCES_FIT, 1), (POD_GROUP_PODS_COUNT, 0)],
+            ),
+        ];
+        for (text, expected) in cases {
+            let profile = if text.is_empty() {
+                Profile::default()
+            } else {
+                Profile::from_file(write(text).path().to_str().unwrap()).unwrap()
+            };
+            let got = expected.map(|(name, _)| (name, profile.placement_weight(name)));
+            assert_eq!(got, *expected, "{text}");
+        }
+    }
+
     #[test]
     fn unknown_or_required_plugins_are_positioned_errors() {
         let cases: &[(&str, &str)] = &[
+            (
+                "plugins:\n  placementScore:\n    enabled:\n    - name: NodeAffinity\n",
+                ":4:13: plugins.placementScore.enabled[0].name: \"NodeAffinity\" is not a placement score plugin (NodeResourcesFit, PodGroupPodsCount)",
+            ),
+            (
+                "plugins:\n  placementScore:\n    enabled:\n    - name: PodGroupPodsCount\n      weight: 0\n",
+                ":5:15: plugins.placementScore.enabled[0].weight: weight must be in 1..100, got 0",
+            ),
             (
                 "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: NodeAfinity\n",
                 ":5:15: profiles[0].plugins.filter.enabled[0].name: unknown plugin \"NodeAfinity\"",

@@ -1,16 +1,21 @@
 //! kube-scheduler's placement scorers (KEP-5732, v1.36): once the gang has been placed in every
-//! candidate domain, each domain that took it is scored by the sum of
+//! candidate domain, each domain that took it is scored by the weighted sum of
 //! - `PodGroupPodsCount`: the group's pods placed there (bound ones counted), normalised so the
 //!   domain that takes the most scores 100;
-//! - `NodeResourcesFit`'s placement score, bin packing: over CPU and memory (weight 1 each),
+//! - `NodeResourcesFit`'s placement score, bin packing: always MostAllocated (whatever the
+//!   profile's pod-by-pod strategy), over CPU and memory with the profile's resource weights,
 //!   what the domain's nodes request once the gang is placed (non-zero defaults for pods that
 //!   request nothing) per 100 of what they hold, so the tightest domain scores highest.
 //!
+//! The plugins' weights are the profile's `plugins.placementScore` ones (1 each by default), as
+//! the Kubernetes documentation's "Topology-Aware Workload Scheduling" page describes them.
+//! Extended resources in the profile's NodeResourcesFit resources are not scored here.
 //! The highest total wins; kube-scheduler breaks a tie at random, the plan by domain order.
 
 use std::fmt;
 
-use crate::sched::{Resources, Scheduler};
+use crate::sched::profile::{NODE_RESOURCES_FIT, POD_GROUP_PODS_COUNT};
+use crate::sched::{Profile, Resources, Scheduler};
 
 /// A domain that took the gang, as the scorers see it.
 pub struct Placement<'p, 'a> {
@@ -22,20 +27,43 @@ pub struct Placement<'p, 'a> {
     pub scheduler: &'p Scheduler<'a>,
 }
 
-/// One placement's score: its total and the two parts.
+/// One placement's score: its total and the two parts, with the weights they count by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Score {
     pub total: i64,
     pub pods: i64,
     pub bin_packing: i64,
+    /// `PodGroupPodsCount`'s and `NodeResourcesFit`'s weights.
+    pub weights: (i64, i64),
+}
+
+impl Score {
+    /// The weighted total of the two parts under `profile`'s placement score weights.
+    pub fn new(profile: &Profile, pods: i64, bin_packing: i64) -> Score {
+        let weights = (
+            profile.placement_weight(POD_GROUP_PODS_COUNT),
+            profile.placement_weight(NODE_RESOURCES_FIT),
+        );
+        Score {
+            total: pods * weights.0 + bin_packing * weights.1,
+            pods,
+            bin_packing,
+            weights,
+        }
+    }
 }
 
 impl fmt::Display for Score {
-    /// `130 (pods 100 + bin packing 30)`.
+    /// `130 (pods 100 + bin packing 30)`; with other weights `190 (pods 100 x 1 + bin packing
+    /// 30 x 3)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (pods, bin_packing) = match self.weights {
+            (1, 1) => (String::new(), String::new()),
+            (p, b) => (format!(" x {p}"), format!(" x {b}")),
+        };
         write!(
             f,
-            "{} (pods {} + bin packing {})",
+            "{} (pods {}{pods} + bin packing {}{bin_packing})",
             self.total, self.pods, self.bin_packing
         )
     }
@@ -57,18 +85,15 @@ pub fn score(placements: &[Placement]) -> Vec<Score> {
             };
             let bin_packing =
                 bin_packing(placement.scheduler, placement.nodes, &Resources::default());
-            Score {
-                total: pods + bin_packing,
-                pods,
-                bin_packing,
-            }
+            Score::new(placement.scheduler.profile(), pods, bin_packing)
         })
         .collect()
 }
 
 /// MostAllocated over the whole domain: per resource, requested (capped at allocatable) per
-/// 100 of allocatable, averaged over the resources the domain has. `extra` is added to what
-/// the nodes request (the pods still to place there, for a domain's best possible score).
+/// 100 of allocatable, averaged over the resources the domain has by the profile's
+/// NodeResourcesFit resource weights (CPU and memory; 1 each by default). `extra` is added to
+/// what the nodes request (the pods still to place there, for a domain's best possible score).
 pub fn bin_packing(scheduler: &Scheduler, nodes: &[usize], extra: &Resources) -> i64 {
     let (mut allocatable, mut requested) = ([0i64; 2], [extra.milli_cpu, extra.memory]);
     for (held, asked) in nodes.iter().filter_map(|&n| scheduler.scored_usage(n)) {
@@ -77,16 +102,26 @@ pub fn bin_packing(scheduler: &Scheduler, nodes: &[usize], extra: &Resources) ->
         requested[0] += asked.milli_cpu;
         requested[1] += asked.memory;
     }
-    let scores: Vec<i64> = allocatable
-        .iter()
-        .zip(requested)
-        .filter(|&(&held, _)| held > 0)
-        .map(|(&held, asked)| asked.min(held) * MAX_SCORE / held)
-        .collect();
-    if scores.is_empty() {
+    let weight_of = |resource: &str| {
+        scheduler
+            .profile()
+            .fit_resources
+            .iter()
+            .find(|(name, _)| name == resource)
+            .map_or(0, |(_, weight)| *weight)
+    };
+    let weights = [weight_of("cpu"), weight_of("memory")];
+    let (mut total, mut weight_sum) = (0, 0);
+    for ((&held, asked), weight) in allocatable.iter().zip(requested).zip(weights) {
+        if held > 0 && weight > 0 {
+            total += asked.min(held) * MAX_SCORE / held * weight;
+            weight_sum += weight;
+        }
+    }
+    if weight_sum == 0 {
         0
     } else {
-        scores.iter().sum::<i64>() / scores.len() as i64
+        total / weight_sum
     }
 }
 
@@ -98,7 +133,6 @@ mod tests {
     use crate::cluster::ClusterState;
     use crate::manifest;
     use crate::model::Object;
-    use crate::sched::Profile;
 
     /// Nodes of 5 CPU and 5000 bytes of memory, with the pods of `yaml` bound to them.
     fn state(nodes: &[&str], pods: &str) -> ClusterState {
@@ -196,13 +230,44 @@ mod tests {
             .collect();
         assert_eq!(totals, [(100, 100), (75, 75), (0, 0)]);
         assert_eq!(
-            Score {
-                total: 130,
-                pods: 100,
-                bin_packing: 30
-            }
-            .to_string(),
+            Score::new(&Profile::default(), 100, 30).to_string(),
             "130 (pods 100 + bin packing 30)"
         );
+    }
+
+    /// The profile's `plugins.placementScore` weights weigh the two parts, and its
+    /// NodeResourcesFit resource weights weigh CPU against memory in bin packing (placement
+    /// scoring is MostAllocated whatever the pod-by-pod strategy).
+    #[test]
+    fn the_profile_weighs_the_parts_and_the_resources() {
+        let mut profile = Profile::default();
+        profile
+            .placement_score_weights
+            .insert(NODE_RESOURCES_FIT.into(), 3);
+        let weighted = Score::new(&profile, 100, 30);
+        assert_eq!(
+            (weighted.total, weighted.to_string()),
+            (190, "190 (pods 100 x 1 + bin packing 30 x 3)".to_string())
+        );
+        profile.placement_score_weights.clear();
+        assert_eq!(Score::new(&profile, 100, 30).total, 0);
+
+        // CPU 1 + 2 of 10 = 30, memory 500 + 1500 of 10000 = 20: 25 with equal weights,
+        // (30 x 3 + 20) / 4 = 27 with CPU weighing 3.
+        let state = state(&["a", "b"], "");
+        let by_cpu = Profile {
+            fit_resources: vec![("cpu".into(), 3), ("memory".into(), 1)],
+            ..Profile::default()
+        };
+        let cases = [(Profile::default(), 25), (by_cpu, 27)];
+        for (profile, expected) in cases {
+            let mut scheduler = Scheduler::new(&state, profile);
+            scheduler.assume(pod("g-0", "1", "500"), "a");
+            scheduler.assume(pod("g-1", "2", "1500"), "b");
+            assert_eq!(
+                bin_packing(&scheduler, &[0, 1], &Resources::default()),
+                expected
+            );
+        }
     }
 }

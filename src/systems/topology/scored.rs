@@ -10,7 +10,7 @@
 
 use std::cmp::Reverse;
 
-use super::score::{self, MAX_SCORE};
+use super::score::{self, MAX_SCORE, Score};
 use super::{Domain, RejectedDomain};
 use crate::model::Pod;
 use crate::sched::{Resources, Scheduler, pod_requests};
@@ -27,8 +27,8 @@ pub(super) struct Trial<'d, 'a> {
 
 pub(super) struct ScoredRound<'d, 'a> {
     domains: &'d [Domain],
-    /// Per domain: the best score it could reach, and the bin packing part of it.
-    ceilings: Vec<(i64, i64)>,
+    /// Per domain: the best score it could reach.
+    ceilings: Vec<Score>,
     bound: usize,
     pending: usize,
     trials: Vec<Trial<'d, 'a>>,
@@ -55,7 +55,7 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
             .iter()
             .map(|d| {
                 let bin_packing = score::bin_packing(scheduler, &d.nodes, &asks);
-                (MAX_SCORE + bin_packing, bin_packing)
+                Score::new(scheduler.profile(), MAX_SCORE, bin_packing)
             })
             .collect();
         ScoredRound {
@@ -72,7 +72,7 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
     /// The domains, highest bound first (ties in the given order).
     pub fn order(&self) -> Vec<&'d Domain> {
         let mut order: Vec<usize> = (0..self.domains.len()).collect();
-        order.sort_by_key(|&i| Reverse(self.ceilings[i].0));
+        order.sort_by_key(|&i| Reverse(self.ceilings[i].total));
         order.into_iter().map(|i| &self.domains[i]).collect()
     }
 
@@ -86,7 +86,7 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
     /// Whether a domain tried so far already beats whatever `domain` could score.
     pub fn settled(&self, domain: &Domain) -> bool {
         let i = self.index(domain);
-        let ceiling = self.ceilings[i].0;
+        let ceiling = self.ceilings[i].total;
         self.settled_by
             .is_some_and(|(total, at)| total > ceiling || (total == ceiling && at < i))
     }
@@ -101,8 +101,8 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
     pub fn took(&mut self, domain: &'d Domain, plan: GroupPlan, scheduler: Scheduler<'a>) {
         let index = self.index(domain);
         if plan.scheduled >= self.pending {
-            let total =
-                MAX_SCORE + score::bin_packing(&scheduler, &domain.nodes, &Resources::default());
+            let bin_packing = score::bin_packing(&scheduler, &domain.nodes, &Resources::default());
+            let total = Score::new(scheduler.profile(), MAX_SCORE, bin_packing).total;
             if self
                 .settled_by
                 .is_none_or(|(best, at)| (total, Reverse(index)) > (best, Reverse(at)))
@@ -173,12 +173,11 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
             reject(trial.domain, fit, reason);
         }
         for &(i, fit) in &self.untried {
-            let (ceiling, bin_packing) = self.ceilings[i];
+            let ceiling = self.ceilings[i];
             let reason = format!(
                 "{fit} pods fit, {needed} needed; not placed: its placement score would be at \
-                 most {ceiling} (pods {MAX_SCORE} + bin packing {bin_packing}), and \
-                 {best_name}'s is {top}{}",
-                tie_note(ceiling)
+                 most {ceiling}, and {best_name}'s is {top}{}",
+                tie_note(ceiling.total)
             );
             reject(&self.domains[i], fit, reason);
         }

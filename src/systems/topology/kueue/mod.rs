@@ -456,6 +456,28 @@ pub fn plan(
     report(scheduler, gang, tried, compare, within)
 }
 
+/// The nodes of the assignment's domains (within `within`, when the plan is narrowed): every
+/// admitted pod's node selector names one of these domains, so a node outside them fails its
+/// NodeAffinity filter, and deciding over these alone gives the same answer without
+/// evaluating the whole cluster 1,000 times for a 1,000-pod set.
+fn assigned_nodes(
+    domain_nodes: &BTreeMap<Vec<String>, Vec<usize>>,
+    assignment: &tas::Assignment,
+    within: Option<&[usize]>,
+) -> Vec<usize> {
+    let mut nodes: Vec<usize> = assignment
+        .domains
+        .iter()
+        .filter_map(|(values, _)| domain_nodes.get(values))
+        .flatten()
+        .copied()
+        .filter(|node| within.is_none_or(|allowed| allowed.contains(node)))
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}
+
 /// The plan of the last flavor tried (the one that fits, or the last that does not), in the
 /// shared topology output: the chosen domain per level, every domain of the requested level
 /// Kueue did not use with its numbers, and each pod's domain path.
@@ -483,7 +505,8 @@ fn report(
     let mut plan = match &last.result {
         Ok(assignment) => {
             let admitted = admitted(gang, last.candidate.flavor, Some((levels, assignment)));
-            place::plan_pod_by_pod(scheduler, &admitted, compare, None, within)
+            let assigned = assigned_nodes(&last.nodes, assignment, within);
+            place::plan_pod_by_pod(scheduler, &admitted, compare, None, Some(&assigned))
         }
         Err(no_fit) => {
             let reason = format!("Kueue TAS: {}", no_fit.reason);

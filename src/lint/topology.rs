@@ -20,7 +20,8 @@ use crate::systems::gang::{Gang, GangOptions, gangs};
 use crate::systems::topology::hypernode::{self, DEFAULT_HIGHEST_TIER, Tree, level_name};
 use crate::systems::topology::kueue::tas::LevelMode;
 use crate::systems::topology::kueue::{self as kueue_tas, Queues};
-use crate::systems::topology::{self, Constraint, Mode, pods_that_fit};
+use crate::systems::topology::{self, Constraint, Mode, Request, Round, pods_that_fit};
+use crate::text::plural;
 
 /// A gang by its kind's id, namespace and name.
 type GangKey = (&'static str, String, String);
@@ -87,37 +88,16 @@ fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<GangKey, Shor
 /// A Volcano gang against the HyperNodes of its highest allowed tier (the widest it may use).
 fn hyper_node_shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<Shortfall> {
     let state = scheduler.state();
-    let Ok(Some(Constraint::Planned(request))) = topology::constraint_for(gang, state) else {
-        return None;
-    };
-    let needed = gang.minimum();
-    if gang.members.is_empty() || needed == 0 {
-        return None;
-    }
+    let (request, needed) = planned_request(gang, state)?;
     let highest = highest_tier(gang.network_topology.as_ref()?);
     let allowed = Tree::build(state)
         .ok()?
         .request(Mode::Hard, highest, state.nodes.len());
     let round = allowed.rounds.last()?;
-    let fits = pods_that_fit(scheduler, gang, &round.domains);
-    // The largest, the first by name among equals.
-    let (domain, fit) = round
-        .domains
-        .iter()
-        .zip(fits)
-        .rev()
-        .max_by_key(|(_, fit)| *fit)?;
-    if fit >= needed {
-        return None;
-    }
+    let largest = largest_too_small(scheduler, gang, round, "HyperNode", needed)?;
     let strict = request.mode.is_strict();
-    let nodes = domain.nodes.len();
     let message = format!(
-        "the largest {} HyperNode ({}) holds {fit} of the {needed} pods (free resources and pod \
-         slots of its {nodes} {}): {}",
-        round.level,
-        domain.name,
-        if nodes == 1 { "node" } else { "nodes" },
+        "{largest}: {}",
         if strict {
             "in hard mode the gang stays pending"
         } else {
@@ -125,6 +105,45 @@ fn hyper_node_shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<Shortfall>
         }
     );
     Some(Shortfall { strict, message })
+}
+
+/// The topology a gang's planner keeps it in, and the pods it needs at least; `None` when it
+/// asks for none (or its scheduler ignores it) or has no pods to place.
+pub(super) fn planned_request(gang: &Gang, state: &ClusterState) -> Option<(Request, usize)> {
+    let Ok(Some(Constraint::Planned(request))) = topology::constraint_for(gang, state) else {
+        return None;
+    };
+    let needed = gang.minimum();
+    (!gang.members.is_empty() && needed > 0).then_some((request, needed))
+}
+
+/// When even the largest domain of `round` (by the planner's own capacity count; the first by
+/// name among equals) holds fewer than `needed` of the gang's pods, says so: "the largest
+/// LEVEL `what` (NAME) holds FIT of the NEEDED pods (free resources and pod slots of its N
+/// nodes)".
+pub(super) fn largest_too_small(
+    scheduler: &Scheduler,
+    gang: &Gang,
+    round: &Round,
+    what: &str,
+    needed: usize,
+) -> Option<String> {
+    let fits = pods_that_fit(scheduler, gang, &round.domains);
+    let (domain, fit) = round
+        .domains
+        .iter()
+        .zip(fits)
+        .rev()
+        .max_by_key(|(_, fit)| *fit)?;
+    (fit < needed).then(|| {
+        format!(
+            "the largest {} {what} ({}) holds {fit} of the {needed} pods (free resources and pod \
+             slots of its {})",
+            round.level,
+            domain.name,
+            plural(domain.nodes.len(), "node"),
+        )
+    })
 }
 
 /// A Kueue pod set against the domains of its required or preferred level, on each flavor

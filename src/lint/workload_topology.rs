@@ -2,11 +2,12 @@
 //! PodGroup or Workload pod group template whose topology constraint names a label no node
 //! carries (DF508), and a PodGroup whose largest domain of that label cannot hold its
 //! minimum (DF509). Domains and their capacity come from the planner itself
-//! ([`crate::systems::topology::workload`] and [`topology::pods_that_fit`]), so lint and plan
+//! ([`crate::systems::topology::workload`] and [`crate::systems::topology::pods_that_fit`]), so lint and plan
 //! agree on what fits.
 
 use std::collections::BTreeMap;
 
+use super::topology::{largest_too_small, planned_request};
 use super::{Context, Finding, node_at, node_carries};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
@@ -15,7 +16,6 @@ use crate::model::gang::{SchedulingConstraints, WORKLOAD_API_V1ALPHA2};
 use crate::sched::{Profile, Scheduler};
 use crate::systems::gang::workload::POD_GROUP_KIND;
 use crate::systems::gang::{Gang, GangOptions, gangs};
-use crate::systems::topology::{self, Constraint};
 
 /// PodGroups (namespace, name) whose largest domain cannot hold them, with the message.
 pub(crate) struct Index {
@@ -59,34 +59,11 @@ fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<(String, Stri
 /// when one can, when the group has no pods to place, or when no node carries the key
 /// (DF508 says so).
 fn shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<String> {
-    let state = scheduler.state();
-    let Ok(Some(Constraint::Planned(request))) = topology::constraint_for(gang, state) else {
-        return None;
-    };
-    let needed = gang.minimum();
-    if gang.members.is_empty() || needed == 0 {
-        return None;
-    }
+    let (request, needed) = planned_request(gang, scheduler.state())?;
     let round = request.rounds.first()?;
-    let fits = topology::pods_that_fit(scheduler, gang, &round.domains);
-    // The largest, the first by name among equals.
-    let (domain, fit) = round
-        .domains
-        .iter()
-        .zip(fits)
-        .rev()
-        .max_by_key(|(_, fit)| *fit)?;
-    if fit >= needed {
-        return None;
-    }
-    let nodes = domain.nodes.len();
+    let largest = largest_too_small(scheduler, gang, round, "domain", needed)?;
     Some(format!(
-        "the largest {} domain ({}) holds {fit} of the {needed} pods (free resources and pod \
-         slots of its {nodes} {}): kube-scheduler finds no placement for the group and it \
-         stays pending",
-        round.level,
-        domain.name,
-        if nodes == 1 { "node" } else { "nodes" },
+        "{largest}: kube-scheduler finds no placement for the group and it stays pending"
     ))
 }
 

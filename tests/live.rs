@@ -833,19 +833,25 @@ fn a_dataprocess_lands_on_the_live_cache_node() {
     );
 }
 
-/// Capacity what-ifs, the node-count search (in JSON and as a table) and the plan diff read the
-/// live cluster as they read a recorded one: node-a has 3.5 of its 4 CPUs free and node-b is
-/// tainted, so one of two 3-CPU pods fits.
-#[test]
-fn capacity_questions_answer_from_the_live_cluster() {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pods.yaml");
+/// `pods.yaml` in `dir`: work-0 and work-1, each asking for 3 CPUs, for the what-if tests.
+fn write_work_pods(dir: &std::path::Path) -> std::path::PathBuf {
+    let manifest = dir.join("pods.yaml");
     let pod = |name: &str| {
         format!(
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers: [{{name: c, image: work, resources: {{requests: {{cpu: \"3\"}}}}}}]\n"
         )
     };
     std::fs::write(&manifest, [pod("work-0"), pod("work-1")].join("---\n")).unwrap();
+    manifest
+}
+
+/// Capacity what-ifs, the node-count search (in JSON and as a table) and the plan diff read the
+/// live cluster as they read a recorded one: node-a has 3.5 of its 4 CPUs free and node-b is
+/// tainted, so one of two 3-CPU pods fits.
+#[test]
+fn capacity_questions_answer_from_the_live_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write_work_pods(dir.path());
     let manifest = manifest.display().to_string();
     let server = cluster(Behaviour::default());
     let kubeconfig = server.kubeconfig(dir.path(), "config");
@@ -1137,13 +1143,7 @@ Batch (3 pods, solver greedy): 1/3 pods placed
 #[test]
 fn every_what_if_verb_edits_the_live_state() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pods.yaml");
-    let pod = |name: &str| {
-        format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers: [{{name: c, image: work, resources: {{requests: {{cpu: \"3\"}}}}}}]\n"
-        )
-    };
-    std::fs::write(&manifest, [pod("work-0"), pod("work-1")].join("---\n")).unwrap();
+    let manifest = write_work_pods(dir.path());
     let server = cluster(Behaviour::default());
     let kubeconfig = server.kubeconfig(dir.path(), "config");
     let edits = [

@@ -12,12 +12,17 @@
 //! for (directives, `...`, tabs in the indentation, a piece or the List's other fields that do
 //! not parse alone, such as an alias to an anchor in another piece) sends the whole text to the
 //! one-tree parse, which then gives exactly the objects or the error it always gave.
+//!
+//! Even a piece's tree made the load of a large YAML state twenty times that of the same state
+//! as JSON: an allocation per node, then a JSON value per node. So each entry of a run is read
+//! first by [`block_json`], which knows only the YAML kubectl prints and writes it as JSON for
+//! the JSON state's decoder; an entry it declines is parsed alone into a tree as before.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::recorded::DecodedBatch;
-use crate::manifest::{self, LoadError, Pos};
+use super::recorded::{self, DecodedBatch};
+use crate::manifest::{self, LoadError, Pos, block_json, validate};
 use crate::model::Object;
 
 /// Entries are grouped into pieces of about this many bytes: enough to keep a core busy, few
@@ -48,20 +53,31 @@ impl Piece<'_> {
     }
 }
 
+/// How the entries of a run are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryReader {
+    /// [`block_json`] first, the tree for what it declines.
+    KubectlFirst,
+    /// Always the tree (what the tests compare the first with).
+    #[cfg(test)]
+    Tree,
+}
+
 /// Decode a YAML state: in pieces on every core when the text can be cut, else whole.
 pub(super) fn parse(file: &str, text: &str) -> Result<DecodedBatch, LoadError> {
-    parse_in_pieces_of(file, text, PIECE_BYTES)
+    parse_in_pieces_of(file, text, PIECE_BYTES, EntryReader::KubectlFirst)
 }
 
 fn parse_in_pieces_of(
     file: &str,
     text: &str,
     piece_bytes: usize,
+    reader: EntryReader,
 ) -> Result<DecodedBatch, LoadError> {
     let file: Arc<str> = Arc::from(file);
     match cut(text, piece_bytes) {
         Some(pieces) if pieces.len() > 1 => {
-            decode_pieces(&file, &pieces).map_or_else(|| parse_whole(&file, text), Ok)
+            decode_pieces(&file, &pieces, reader).map_or_else(|| parse_whole(&file, text), Ok)
         }
         _ => parse_whole(&file, text),
     }
@@ -91,17 +107,97 @@ fn batch_of(manifests: Vec<manifest::Manifest>, to_file: impl Fn(Pos) -> Pos) ->
 
 /// Parse every piece on every core; `None` when one of them did not decode cleanly on its
 /// own, which only the whole text can judge.
-fn decode_pieces(file: &Arc<str>, pieces: &[Piece<'_>]) -> Option<DecodedBatch> {
-    let batches = crate::parallel::try_map(pieces, |piece| decode_piece(file, piece).ok_or(()));
-    let mut whole = DecodedBatch {
-        objects: Vec::new(),
-        node_positions: Vec::new(),
-    };
+fn decode_pieces(
+    file: &Arc<str>,
+    pieces: &[Piece<'_>],
+    reader: EntryReader,
+) -> Option<DecodedBatch> {
+    let batches = crate::parallel::try_map(pieces, |piece| {
+        match (piece.header, reader) {
+            (LIST_HEADER, EntryReader::KubectlFirst) => decode_entries(file, piece),
+            _ => decode_piece(file, piece),
+        }
+        .ok_or(())
+    });
+    let mut whole = DecodedBatch::default();
     for batch in batches.ok()? {
-        whole.objects.extend(batch.objects);
-        whole.node_positions.extend(batch.node_positions);
+        whole.append(batch);
     }
     Some(whole)
+}
+
+/// Decode a run of entries one by one: by [`block_json`] when it can, else each alone
+/// into a tree; `None` when one of those did not decode cleanly.
+fn decode_entries(file: &Arc<str>, run: &Piece<'_>) -> Option<DecodedBatch> {
+    let mut batch = DecodedBatch::default();
+    let mut json = Vec::new();
+    for (lines_before, entry) in entries(&run.text) {
+        let first_line = run.first_line + lines_before;
+        match decode_kubectl_entry(entry, &mut json) {
+            Some((object, node_position)) => {
+                if let Some(pos) = node_position {
+                    batch.node_positions.push(Pos {
+                        line: first_line + pos.line - 1,
+                        column: pos.column,
+                    });
+                }
+                batch.objects.push(object);
+            }
+            None => batch.append(decode_piece(
+                file,
+                &Piece {
+                    header: LIST_HEADER,
+                    text: Cow::Borrowed(entry),
+                    first_line,
+                    list_remainder: false,
+                },
+            )?),
+        }
+    }
+    Some(batch)
+}
+
+/// One entry read by [`block_json`] and decoded as a JSON item, with, for a node, the position
+/// of its `metadata.name` (relative to the entry); `None` when the reader declines the text or
+/// the object does not decode and validate as the tree's path would have it.
+fn decode_kubectl_entry(entry: &str, json: &mut Vec<u8>) -> Option<(Object, Option<Pos>)> {
+    json.clear();
+    let identity = block_json::entry_to_json(entry, json)?;
+    // The tree's path refuses an empty type, and renames an object named by `generateName`.
+    if !identity.api_version
+        || !identity.kind
+        || (identity.generate_name && identity.name.is_none())
+    {
+        return None;
+    }
+    let object = recorded::decode_json_object(json).ok()?;
+    validate::validate(&object).ok()?;
+    let node_position = match object {
+        Object::Node(_) => Some(identity.name?),
+        _ => None,
+    };
+    Some((object, node_position))
+}
+
+/// The entries of a run (it starts with its first entry's `-`), each with the number of lines
+/// before it in the run: an entry starts at each `-` in the first one's column.
+fn entries(run: &str) -> Vec<(usize, &str)> {
+    let indent = run.len() - run.trim_start_matches(' ').len();
+    let mut entries = Vec::new();
+    let (mut entry_start, mut entry_line, mut start) = (0, 0, 0);
+    for (number, raw) in run.split_inclusive('\n').enumerate() {
+        let line = Line {
+            text: raw.trim_end_matches(['\n', '\r']),
+            start,
+        };
+        if number > 0 && line.indent() == indent && line.is_entry() {
+            entries.push((entry_line, &run[entry_start..start]));
+            (entry_start, entry_line) = (start, number);
+        }
+        start += raw.len();
+    }
+    entries.push((entry_line, &run[entry_start..]));
+    entries
 }
 
 fn decode_piece(file: &Arc<str>, piece: &Piece<'_>) -> Option<DecodedBatch> {
@@ -262,7 +358,7 @@ mod tests {
     fn in_pieces(text: &str, piece_bytes: usize) -> Option<Outcome> {
         let file = Arc::from("s.yaml");
         let pieces = cut(text, piece_bytes)?;
-        decode_pieces(&file, &pieces).map(|batch| outcome(Ok(batch)))
+        decode_pieces(&file, &pieces, EntryReader::KubectlFirst).map(|batch| outcome(Ok(batch)))
     }
 
     fn whole(text: &str) -> Outcome {
@@ -362,8 +458,10 @@ mod tests {
         for (name, text, cut_alone) in cases {
             let expected = whole(&text);
             for piece_bytes in [1, 200, PIECE_BYTES] {
-                let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes));
-                assert_eq!(got, expected, "{name} {piece_bytes}");
+                for reader in [EntryReader::KubectlFirst, EntryReader::Tree] {
+                    let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes, reader));
+                    assert_eq!(got, expected, "{name} {piece_bytes} {reader:?}");
+                }
             }
             let pieces = in_pieces(&text, 1);
             assert_eq!(pieces.is_some(), cut_alone, "{name}: {pieces:?}");
@@ -371,6 +469,46 @@ mod tests {
                 assert_eq!(pieces, expected, "{name}");
             }
         }
+    }
+
+    /// Every YAML file of the testdata, read as a state (most are manifests, many of them
+    /// written by hand in shapes kubectl never prints), gives by every reader and cut the
+    /// objects, node positions or error of the one-tree parse.
+    #[test]
+    fn every_testdata_yaml_reads_as_the_one_tree_parse_reads_it() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata"
+        ))];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 100, "{} files", files.len());
+        let mut lists = 0;
+        for path in files {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            lists += usize::from(text.contains("\nitems:\n"));
+            let expected = whole(&text);
+            for (piece_bytes, reader) in [
+                (PIECE_BYTES, EntryReader::KubectlFirst),
+                (1, EntryReader::KubectlFirst),
+                (1, EntryReader::Tree),
+            ] {
+                let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes, reader));
+                assert_eq!(got, expected, "{} {piece_bytes} {reader:?}", path.display());
+            }
+        }
+        assert!(lists >= 9, "{lists} lists");
     }
 
     /// A generated realistic state written as `kubectl get -o yaml` prints it, cut into many
@@ -393,6 +531,13 @@ mod tests {
         assert_eq!(from_json.len(), 30 + 4 + 400);
         let pieces = cut(&yaml, 64 << 10).unwrap();
         assert!(pieces.len() > 10, "{} pieces", pieces.len());
+        // The fast reader takes every entry: none goes to a tree.
+        let mut json = Vec::new();
+        for piece in pieces.iter().filter(|p| p.header == LIST_HEADER) {
+            for (_, entry) in entries(&piece.text) {
+                assert!(decode_kubectl_entry(entry, &mut json).is_some(), "{entry}");
+            }
+        }
         let (objects, node_positions) = in_pieces(&yaml, 64 << 10).unwrap().unwrap();
         assert_eq!(objects, from_json);
         assert_eq!(node_positions.len(), 30);

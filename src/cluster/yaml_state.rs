@@ -182,21 +182,19 @@ fn decode_kubectl_entry(entry: &str, json: &mut Vec<u8>) -> Option<(Object, Opti
 /// The entries of a run (it starts with its first entry's `-`), each with the number of lines
 /// before it in the run: an entry starts at each `-` in the first one's column.
 fn entries(run: &str) -> Vec<(usize, &str)> {
-    let indent = run.len() - run.trim_start_matches(' ').len();
+    let mut lines = lines(run);
+    let Some(mut entry) = lines.next() else {
+        return Vec::new();
+    };
+    let indent = entry.indent;
     let mut entries = Vec::new();
-    let (mut entry_start, mut entry_line, mut start) = (0, 0, 0);
-    for (number, raw) in run.split_inclusive('\n').enumerate() {
-        let line = Line {
-            text: raw.trim_end_matches(['\n', '\r']),
-            start,
-        };
-        if number > 0 && line.indent() == indent && line.is_entry() {
-            entries.push((entry_line, &run[entry_start..start]));
-            (entry_start, entry_line) = (start, number);
+    for line in lines {
+        if line.indent == indent && line.is_entry() {
+            entries.push((entry.number - 1, &run[entry.start..line.start]));
+            entry = line;
         }
-        start += raw.len();
     }
-    entries.push((entry_line, &run[entry_start..]));
+    entries.push((entry.number - 1, &run[entry.start..]));
     entries
 }
 
@@ -212,22 +210,26 @@ fn decode_piece(file: &Arc<str>, piece: &Piece<'_>) -> Option<DecodedBatch> {
     Some(batch_of(manifests, |pos| piece.file_pos(pos)))
 }
 
-/// One line of the text: its bytes without the line break, and where it starts.
+/// One line of the text: its bytes without the line break, where it starts and where the next
+/// one does, its number (from 1) and indentation.
 #[derive(Clone, Copy)]
 struct Line<'t> {
     text: &'t str,
     start: usize,
+    next: usize,
+    number: usize,
+    indent: usize,
 }
 
 impl Line<'_> {
-    fn indent(&self) -> usize {
-        self.text.len() - self.text.trim_start_matches(' ').len()
+    /// The line after its indentation.
+    fn body(&self) -> &str {
+        &self.text[self.indent..]
     }
 
     /// Blank or a comment: says nothing about where an entry ends.
     fn is_filler(&self) -> bool {
-        let body = self.text.trim_start_matches(' ');
-        body.is_empty() || body.starts_with('#')
+        self.body().is_empty() || self.body().starts_with('#')
     }
 
     /// `---` (a new document), alone or before content.
@@ -239,106 +241,179 @@ impl Line<'_> {
 
     /// A sequence entry at its indentation: `-` then a space or nothing.
     fn is_entry(&self) -> bool {
-        self.text
-            .trim_start_matches(' ')
+        self.body()
             .strip_prefix('-')
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
     }
+
+    /// A directive, a document end or a tab in the indentation: beyond what the cut vouches for.
+    fn is_suspicious(&self) -> bool {
+        self.text.starts_with('%') || self.text.starts_with("...") || self.body().starts_with('\t')
+    }
 }
 
-/// Cut the text into pieces of about `piece_bytes`, in order; `None` when a line is beyond
-/// what the cut vouches for.
-fn cut(text: &str, piece_bytes: usize) -> Option<Vec<Piece<'_>>> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for raw in text.split_inclusive('\n') {
-        let body = raw.strip_suffix('\n').unwrap_or(raw);
-        let body = body.strip_suffix('\r').unwrap_or(body);
-        let suspicious = body.starts_with('%')
-            || body.starts_with("...")
-            || body.trim_start_matches(' ').starts_with('\t');
-        if suspicious {
+/// The lines of a text, each line break found by a vectorised search.
+fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let (mut start, mut number) = (0, 0);
+    std::iter::from_fn(move || {
+        if start >= text.len() {
             return None;
         }
-        lines.push(Line { text: body, start });
-        start += raw.len();
-    }
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let body = &text[start..end];
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        number += 1;
+        let line = Line {
+            text: body,
+            start,
+            next: (end + 1).min(text.len()),
+            number,
+            indent: body.bytes().take_while(|&b| b == b' ').count(),
+        };
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// Cut the text into pieces of about `piece_bytes`, in one pass over its lines; `None` when a
+/// line is beyond what the cut vouches for.
+fn cut(text: &str, piece_bytes: usize) -> Option<Vec<Piece<'_>>> {
     let mut pieces = Vec::new();
-    let mut document_start = 0;
-    for i in 1..=lines.len() {
-        if i == lines.len() || lines[i].is_document_start() {
-            cut_document(text, &lines, document_start..i, piece_bytes, &mut pieces);
-            document_start = i;
+    let mut document: Option<DocumentCut<'_>> = None;
+    for line in lines(text) {
+        if line.is_suspicious() {
+            return None;
         }
+        match &mut document {
+            Some(cut) if !line.is_document_start() => cut.add(text, line, piece_bytes, &mut pieces),
+            _ => {
+                if let Some(cut) = document.take() {
+                    cut.finish(text, line.start, &mut pieces);
+                }
+                document = Some(DocumentCut {
+                    first: line,
+                    stage: Stage::Fields,
+                });
+            }
+        }
+    }
+    if let Some(cut) = document {
+        cut.finish(text, text.len(), &mut pieces);
     }
     Some(pieces)
 }
 
-/// The byte range of `lines[range]` in the text.
-fn span(text: &str, lines: &[Line<'_>], range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-    let start = lines.get(range.start).map_or(text.len(), |l| l.start);
-    let end = lines.get(range.end).map_or(text.len(), |l| l.start);
-    start..end
+/// How far the cut of one document has come.
+#[derive(Clone, Copy)]
+enum Stage<'t> {
+    /// Before the `items:` line.
+    Fields,
+    /// After `items:` (the List's fields up to it end at byte `items_end`), before any entry.
+    Items { items_end: usize },
+    /// In the entries (their dashes in column `indent`), the current run starting at `run`.
+    Entries {
+        items_end: usize,
+        indent: usize,
+        run: Line<'t>,
+    },
+    /// Past the entries: the List's other fields start at byte `after`.
+    After { items_end: usize, after: usize },
+    /// Not a List the cut understands: the document is one piece.
+    Whole,
 }
 
-/// Cut one document (`lines[range]`): a List's entries into runs, the rest as it is.
-fn cut_document<'t>(
-    text: &'t str,
-    lines: &[Line<'t>],
-    range: std::ops::Range<usize>,
-    piece_bytes: usize,
-    pieces: &mut Vec<Piece<'t>>,
-) {
-    let whole = |pieces: &mut Vec<Piece<'t>>| {
+/// One document being cut: a List's entries into runs, the rest as it is.
+struct DocumentCut<'t> {
+    first: Line<'t>,
+    stage: Stage<'t>,
+}
+
+impl<'t> DocumentCut<'t> {
+    fn add(
+        &mut self,
+        text: &'t str,
+        line: Line<'t>,
+        piece_bytes: usize,
+        pieces: &mut Vec<Piece<'t>>,
+    ) {
+        self.stage = match self.stage {
+            Stage::Fields if line.text.trim_end() == "items:" => Stage::Items {
+                items_end: line.next,
+            },
+            Stage::Items { items_end } if !line.is_filler() => match line.is_entry() {
+                true => Stage::Entries {
+                    items_end,
+                    indent: line.indent,
+                    run: line,
+                },
+                false => Stage::Whole,
+            },
+            // Entries go on while lines are deeper than the dashes, or dashes at their indentation.
+            Stage::Entries {
+                items_end,
+                indent,
+                run,
+            } if !line.is_filler() => {
+                let entry = line.indent == indent && line.is_entry();
+                if line.indent < indent || (line.indent == indent && !entry) {
+                    pieces.push(run_piece(text, run, line.start));
+                    Stage::After {
+                        items_end,
+                        after: line.start,
+                    }
+                } else if entry && line.start - run.start >= piece_bytes {
+                    pieces.push(run_piece(text, run, line.start));
+                    Stage::Entries {
+                        items_end,
+                        indent,
+                        run: line,
+                    }
+                } else {
+                    self.stage
+                }
+            }
+            stage => stage,
+        }
+    }
+
+    /// The document ends at byte `end`: its last pieces.
+    fn finish(self, text: &'t str, end: usize, pieces: &mut Vec<Piece<'t>>) {
+        let start = self.first.start;
+        let (items_end, after) = match self.stage {
+            Stage::Entries { items_end, run, .. } => {
+                pieces.push(run_piece(text, run, end));
+                (items_end, end)
+            }
+            Stage::After { items_end, after } => (items_end, after),
+            Stage::Fields | Stage::Items { .. } | Stage::Whole => {
+                pieces.push(Piece {
+                    header: "",
+                    text: Cow::Borrowed(&text[start..end]),
+                    first_line: self.first.number,
+                    list_remainder: false,
+                });
+                return;
+            }
+        };
+        // The List without its entries: the lines before and after them, parsed as one text
+        // whose line numbers past `items:` do not matter (it must decode to nothing).
         pieces.push(Piece {
             header: "",
-            text: Cow::Borrowed(&text[span(text, lines, range.clone())]),
-            first_line: range.start + 1,
-            list_remainder: false,
-        })
-    };
-    let Some(items) = (range.start..range.end).find(|&i| lines[i].text.trim_end() == "items:")
-    else {
-        return whole(pieces);
-    };
-    let Some(first) = (items + 1..range.end).find(|&i| !lines[i].is_filler()) else {
-        return whole(pieces);
-    };
-    if !lines[first].is_entry() {
-        return whole(pieces);
+            text: Cow::Owned(format!("{}{}", &text[start..items_end], &text[after..end])),
+            first_line: self.first.number,
+            list_remainder: true,
+        });
     }
-    let indent = lines[first].indent();
-    // Entries go on while lines are deeper than the dashes, or dashes at their indentation.
-    let end = (first..range.end)
-        .find(|&i| {
-            let line = &lines[i];
-            !line.is_filler()
-                && (line.indent() < indent || (line.indent() == indent && !line.is_entry()))
-        })
-        .unwrap_or(range.end);
-    // The List without its entries: the lines before and after them, parsed as one text
-    // whose line numbers past `items:` do not matter (it must decode to nothing).
-    let before = &text[span(text, lines, range.start..items + 1)];
-    let after = &text[span(text, lines, end..range.end)];
-    pieces.push(Piece {
-        header: "",
-        text: Cow::Owned(format!("{before}{after}")),
-        first_line: range.start + 1,
-        list_remainder: true,
-    });
-    let mut run_start = first;
-    for i in first + 1..=end {
-        let at_entry = i == end || (lines[i].indent() == indent && lines[i].is_entry());
-        let run = span(text, lines, run_start..i);
-        if at_entry && (i == end || run.len() >= piece_bytes) {
-            pieces.push(Piece {
-                header: LIST_HEADER,
-                text: Cow::Borrowed(&text[run]),
-                first_line: run_start + 1,
-                list_remainder: false,
-            });
-            run_start = i;
-        }
+}
+
+/// The run of entries from `run` to byte `end`, as a piece.
+fn run_piece<'t>(text: &'t str, run: Line<'t>, end: usize) -> Piece<'t> {
+    Piece {
+        header: LIST_HEADER,
+        text: Cow::Borrowed(&text[run.start..end]),
+        first_line: run.number,
+        list_remainder: false,
     }
 }
 

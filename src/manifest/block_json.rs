@@ -113,12 +113,19 @@ enum Field {
 impl Field {
     /// The field of the value under `json_key` (the key as written into the JSON) in `self`.
     fn child(self, json_key: &[u8]) -> Field {
-        match (self, json_key) {
-            (Field::Object, b"\"apiVersion\"") => Field::ApiVersion,
-            (Field::Object, b"\"kind\"") => Field::Kind,
-            (Field::Object, b"\"metadata\"") => Field::Metadata,
-            (Field::Metadata, b"\"name\"") => Field::Name,
-            (Field::Metadata, b"\"generateName\"") => Field::GenerateName,
+        // The field first: most keys are in neither mapping and need no comparison.
+        match self {
+            Field::Object => match json_key {
+                b"\"apiVersion\"" => Field::ApiVersion,
+                b"\"kind\"" => Field::Kind,
+                b"\"metadata\"" => Field::Metadata,
+                _ => Field::Other,
+            },
+            Field::Metadata => match json_key {
+                b"\"name\"" => Field::Name,
+                b"\"generateName\"" => Field::GenerateName,
+                _ => Field::Other,
+            },
             _ => Field::Other,
         }
     }
@@ -408,7 +415,8 @@ impl Reader<'_, '_> {
             _ => {
                 let end = self.plain_end(line, at);
                 let text = &self.text[at..end];
-                if !starts_plain(text) || text.contains(": ") || text.ends_with(':') {
+                let colon_space = memchr::memmem::find(text.as_bytes(), b": ").is_some();
+                if !starts_plain(text) || colon_space || text.ends_with(':') {
                     return None;
                 }
                 match resolve(text) {

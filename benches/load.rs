@@ -8,7 +8,9 @@
 //!
 //! Run: `cargo bench --bench load` (`--profile profiling` to iterate). `LOAD_BENCH_SCALES`
 //! (default `1,2,4`) picks the state sizes, in multiples of 5,000 nodes / 150,000 pods.
-//! `--generate SCALE PATH` only writes the state of that scale, to profile one command on it.
+//! `--generate SCALE PATH` only writes the state of that scale, to profile one command on it;
+//! `--generate-yaml PATH` writes the YAML section's state to PATH and its JSON beside it
+//! (PATH with the extension `json`).
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -30,6 +32,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const FLOOR_FLAG: &str = "--floor";
 const LOAD_FLAG: &str = "--load";
 const GENERATE_FLAG: &str = "--generate";
+const GENERATE_YAML_FLAG: &str = "--generate-yaml";
 const GANG_PODS: usize = 1_000;
 
 /// Child mode: read the file into one buffer and skip every value, as cheaply as serde can.
@@ -97,6 +100,15 @@ fn spec(scale: usize) -> SynthSpec {
     }
 }
 
+/// The YAML section's state: 2,000 nodes / 60,000 pods, about 200 MB as JSON.
+fn yaml_spec() -> SynthSpec {
+    SynthSpec {
+        nodes: 2_000,
+        pods: 60_000,
+        ..SynthSpec::default()
+    }
+}
+
 fn generate(spec: &SynthSpec, path: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(path).expect("create state"));
     write_cluster_json(spec, Detail::Realistic, &mut out).expect("write state");
@@ -142,6 +154,13 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == GENERATE_FLAG) {
         let scale = args[i + 1].parse().expect("the scale is an integer");
         generate(&spec(scale), Path::new(&args[i + 2]));
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == GENERATE_YAML_FLAG) {
+        let yaml = Path::new(&args[i + 1]);
+        let json = yaml.with_extension("json");
+        generate(&yaml_spec(), &json);
+        json_to_yaml(&json, yaml);
         return;
     }
     for (flag, child) in [(FLOOR_FLAG, floor as fn(&str)), (LOAD_FLAG, load)] {
@@ -267,13 +286,8 @@ fn main() {
     );
 
     // YAML: a 200 MB state (2,000 nodes / 60,000 pods) against the same state as JSON.
-    let yaml_spec = SynthSpec {
-        nodes: 2_000,
-        pods: 60_000,
-        ..SynthSpec::default()
-    };
     let json = path("state-yaml-source.json");
-    generate(&yaml_spec, Path::new(&json));
+    generate(&yaml_spec(), Path::new(&json));
     let yaml = path("state.yaml");
     let yaml_bytes = json_to_yaml(Path::new(&json), Path::new(&yaml));
     let json_load = measure(me, &[LOAD_FLAG, &json], 1);

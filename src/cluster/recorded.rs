@@ -144,12 +144,19 @@ pub fn read_state(
 /// Objects decoded together, in file order, with the position of each of its nodes (in the
 /// order of the nodes among `objects`). Batches are kept apart up to the state: joining them
 /// into one list would hold every object twice at the peak.
+#[derive(Default)]
 pub(super) struct DecodedBatch {
     pub(super) objects: Vec<Object>,
     pub(super) node_positions: Vec<Pos>,
 }
 
 impl DecodedBatch {
+    /// Add `later`'s objects after these.
+    pub(super) fn append(&mut self, later: DecodedBatch) {
+        self.objects.extend(later.objects);
+        self.node_positions.extend(later.node_positions);
+    }
+
     fn nodes(&self) -> impl Iterator<Item = (&str, Pos)> {
         self.objects
             .iter()
@@ -757,39 +764,40 @@ fn decode_batch(file: &str, batch: &Batch) -> Decoded {
 /// Decode one object; `index` is its place in the list, if it is a list item. Errors are
 /// positioned relative to the item's first byte.
 fn decode_item(file: &str, item: &[u8], index: Option<usize>) -> Result<Object, LoadError> {
+    decode_json_object(item).map_err(|(path, message)| {
+        let (message, pos) = split_json_position(&message, Pos { line: 1, column: 1 });
+        LoadError::Decode {
+            file: file.to_string(),
+            pos,
+            path: match index {
+                Some(index) => format!("items[{index}].{path}"),
+                None => path,
+            },
+            message,
+        }
+    })
+}
+
+/// Decode one object from its JSON text, its namespace defaulted; the error's field path and
+/// message (with serde_json's position in the item).
+pub(super) fn decode_json_object(item: &[u8]) -> Result<Object, (String, String)> {
     let type_meta = match leading_type_meta(item) {
         Some(type_meta) => Ok(type_meta),
         None => serde_json::from_slice::<TypeMeta>(item)
             .map_err(|e| (String::from("kind"), e.to_string())),
     };
-    let decoded = type_meta.and_then(|type_meta| {
+    let mut object = type_meta.and_then(|type_meta| {
         let mut de = serde_json::Deserializer::from_slice(item);
         Object::decode_untracked(type_meta.clone(), &mut de).or_else(|_| {
             // Decode again, slower, to learn which field is wrong.
             let mut de = serde_json::Deserializer::from_slice(item);
             Object::decode(type_meta, &mut de).map_err(|e| (e.path, e.message))
         })
-    });
-    match decoded {
-        Ok(mut object) => {
-            if object.is_namespaced() && object.metadata().namespace.is_empty() {
-                object.metadata_mut().namespace = "default".into();
-            }
-            Ok(object)
-        }
-        Err((path, message)) => {
-            let (message, pos) = split_json_position(&message, Pos { line: 1, column: 1 });
-            Err(LoadError::Decode {
-                file: file.to_string(),
-                pos,
-                path: match index {
-                    Some(index) => format!("items[{index}].{path}"),
-                    None => path,
-                },
-                message,
-            })
-        }
+    })?;
+    if object.is_namespaced() && object.metadata().namespace.is_empty() {
+        object.metadata_mut().namespace = "default".into();
     }
+    Ok(object)
 }
 
 /// `apiVersion` and `kind` when they are the object's first two fields, as plain strings

@@ -12,12 +12,17 @@
 //! for (directives, `...`, tabs in the indentation, a piece or the List's other fields that do
 //! not parse alone, such as an alias to an anchor in another piece) sends the whole text to the
 //! one-tree parse, which then gives exactly the objects or the error it always gave.
+//!
+//! Even a piece's tree made the load of a large YAML state twenty times that of the same state
+//! as JSON: an allocation per node, then a JSON value per node. So each entry of a run is read
+//! first by [`block_json`], which knows only the YAML kubectl prints and writes it as JSON for
+//! the JSON state's decoder; an entry it declines is parsed alone into a tree as before.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::recorded::DecodedBatch;
-use crate::manifest::{self, LoadError, Pos};
+use super::recorded::{self, DecodedBatch};
+use crate::manifest::{self, LoadError, Pos, block_json, validate};
 use crate::model::Object;
 
 /// Entries are grouped into pieces of about this many bytes: enough to keep a core busy, few
@@ -48,20 +53,31 @@ impl Piece<'_> {
     }
 }
 
+/// How the entries of a run are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryReader {
+    /// [`block_json`] first, the tree for what it declines.
+    KubectlFirst,
+    /// Always the tree (what the tests compare the first with).
+    #[cfg(test)]
+    Tree,
+}
+
 /// Decode a YAML state: in pieces on every core when the text can be cut, else whole.
 pub(super) fn parse(file: &str, text: &str) -> Result<DecodedBatch, LoadError> {
-    parse_in_pieces_of(file, text, PIECE_BYTES)
+    parse_in_pieces_of(file, text, PIECE_BYTES, EntryReader::KubectlFirst)
 }
 
 fn parse_in_pieces_of(
     file: &str,
     text: &str,
     piece_bytes: usize,
+    reader: EntryReader,
 ) -> Result<DecodedBatch, LoadError> {
     let file: Arc<str> = Arc::from(file);
     match cut(text, piece_bytes) {
         Some(pieces) if pieces.len() > 1 => {
-            decode_pieces(&file, &pieces).map_or_else(|| parse_whole(&file, text), Ok)
+            decode_pieces(&file, &pieces, reader).map_or_else(|| parse_whole(&file, text), Ok)
         }
         _ => parse_whole(&file, text),
     }
@@ -91,17 +107,95 @@ fn batch_of(manifests: Vec<manifest::Manifest>, to_file: impl Fn(Pos) -> Pos) ->
 
 /// Parse every piece on every core; `None` when one of them did not decode cleanly on its
 /// own, which only the whole text can judge.
-fn decode_pieces(file: &Arc<str>, pieces: &[Piece<'_>]) -> Option<DecodedBatch> {
-    let batches = crate::parallel::try_map(pieces, |piece| decode_piece(file, piece).ok_or(()));
-    let mut whole = DecodedBatch {
-        objects: Vec::new(),
-        node_positions: Vec::new(),
-    };
+fn decode_pieces(
+    file: &Arc<str>,
+    pieces: &[Piece<'_>],
+    reader: EntryReader,
+) -> Option<DecodedBatch> {
+    let batches = crate::parallel::try_map(pieces, |piece| {
+        match (piece.header, reader) {
+            (LIST_HEADER, EntryReader::KubectlFirst) => decode_entries(file, piece),
+            _ => decode_piece(file, piece),
+        }
+        .ok_or(())
+    });
+    let mut whole = DecodedBatch::default();
     for batch in batches.ok()? {
-        whole.objects.extend(batch.objects);
-        whole.node_positions.extend(batch.node_positions);
+        whole.append(batch);
     }
     Some(whole)
+}
+
+/// Decode a run of entries one by one: by [`block_json`] when it can, else each alone
+/// into a tree; `None` when one of those did not decode cleanly.
+fn decode_entries(file: &Arc<str>, run: &Piece<'_>) -> Option<DecodedBatch> {
+    let mut batch = DecodedBatch::default();
+    let mut json = Vec::new();
+    for (lines_before, entry) in entries(&run.text) {
+        let first_line = run.first_line + lines_before;
+        match decode_kubectl_entry(entry, &mut json) {
+            Some((object, node_position)) => {
+                if let Some(pos) = node_position {
+                    batch.node_positions.push(Pos {
+                        line: first_line + pos.line - 1,
+                        column: pos.column,
+                    });
+                }
+                batch.objects.push(object);
+            }
+            None => batch.append(decode_piece(
+                file,
+                &Piece {
+                    header: LIST_HEADER,
+                    text: Cow::Borrowed(entry),
+                    first_line,
+                    list_remainder: false,
+                },
+            )?),
+        }
+    }
+    Some(batch)
+}
+
+/// One entry read by [`block_json`] and decoded as a JSON item, with, for a node, the position
+/// of its `metadata.name` (relative to the entry); `None` when the reader declines the text or
+/// the object does not decode and validate as the tree's path would have it.
+fn decode_kubectl_entry(entry: &str, json: &mut Vec<u8>) -> Option<(Object, Option<Pos>)> {
+    json.clear();
+    let identity = block_json::entry_to_json(entry, json)?;
+    // The tree's path refuses an empty type, and renames an object named by `generateName`.
+    if !identity.api_version
+        || !identity.kind
+        || (identity.generate_name && identity.name.is_none())
+    {
+        return None;
+    }
+    let object = recorded::decode_json_object(json).ok()?;
+    validate::validate(&object).ok()?;
+    let node_position = match object {
+        Object::Node(_) => Some(identity.name?),
+        _ => None,
+    };
+    Some((object, node_position))
+}
+
+/// The entries of a run (it starts with its first entry's `-`), each with the number of lines
+/// before it in the run: an entry starts at each `-` in the first one's column.
+fn entries(run: &str) -> Vec<(usize, &str)> {
+    let mut lines = lines(run);
+    let Some(mut entry) = lines.next() else {
+        return Vec::new();
+    };
+    let indent = entry.indent;
+    let mut entries = Vec::new();
+    for line in lines {
+        if line.indent == indent && line.is_entry() {
+            entries.push((entry.number - 1, &run[entry.start..line.start]));
+            entry = line;
+        }
+    }
+    entries.push((entry.number - 1, &run[entry.start..]));
+    entries
 }
 
 fn decode_piece(file: &Arc<str>, piece: &Piece<'_>) -> Option<DecodedBatch> {
@@ -116,22 +210,26 @@ fn decode_piece(file: &Arc<str>, piece: &Piece<'_>) -> Option<DecodedBatch> {
     Some(batch_of(manifests, |pos| piece.file_pos(pos)))
 }
 
-/// One line of the text: its bytes without the line break, and where it starts.
+/// One line of the text: its bytes without the line break, where it starts and where the next
+/// one does, its number (from 1) and indentation.
 #[derive(Clone, Copy)]
 struct Line<'t> {
     text: &'t str,
     start: usize,
+    next: usize,
+    number: usize,
+    indent: usize,
 }
 
 impl Line<'_> {
-    fn indent(&self) -> usize {
-        self.text.len() - self.text.trim_start_matches(' ').len()
+    /// The line after its indentation.
+    fn body(&self) -> &str {
+        &self.text[self.indent..]
     }
 
     /// Blank or a comment: says nothing about where an entry ends.
     fn is_filler(&self) -> bool {
-        let body = self.text.trim_start_matches(' ');
-        body.is_empty() || body.starts_with('#')
+        self.body().is_empty() || self.body().starts_with('#')
     }
 
     /// `---` (a new document), alone or before content.
@@ -143,106 +241,179 @@ impl Line<'_> {
 
     /// A sequence entry at its indentation: `-` then a space or nothing.
     fn is_entry(&self) -> bool {
-        self.text
-            .trim_start_matches(' ')
+        self.body()
             .strip_prefix('-')
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
     }
+
+    /// A directive, a document end or a tab in the indentation: beyond what the cut vouches for.
+    fn is_suspicious(&self) -> bool {
+        self.text.starts_with('%') || self.text.starts_with("...") || self.body().starts_with('\t')
+    }
 }
 
-/// Cut the text into pieces of about `piece_bytes`, in order; `None` when a line is beyond
-/// what the cut vouches for.
-fn cut(text: &str, piece_bytes: usize) -> Option<Vec<Piece<'_>>> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for raw in text.split_inclusive('\n') {
-        let body = raw.strip_suffix('\n').unwrap_or(raw);
-        let body = body.strip_suffix('\r').unwrap_or(body);
-        let suspicious = body.starts_with('%')
-            || body.starts_with("...")
-            || body.trim_start_matches(' ').starts_with('\t');
-        if suspicious {
+/// The lines of a text, each line break found by a vectorised search.
+fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let (mut start, mut number) = (0, 0);
+    std::iter::from_fn(move || {
+        if start >= text.len() {
             return None;
         }
-        lines.push(Line { text: body, start });
-        start += raw.len();
-    }
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let body = &text[start..end];
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        number += 1;
+        let line = Line {
+            text: body,
+            start,
+            next: (end + 1).min(text.len()),
+            number,
+            indent: body.bytes().take_while(|&b| b == b' ').count(),
+        };
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// Cut the text into pieces of about `piece_bytes`, in one pass over its lines; `None` when a
+/// line is beyond what the cut vouches for.
+fn cut(text: &str, piece_bytes: usize) -> Option<Vec<Piece<'_>>> {
     let mut pieces = Vec::new();
-    let mut document_start = 0;
-    for i in 1..=lines.len() {
-        if i == lines.len() || lines[i].is_document_start() {
-            cut_document(text, &lines, document_start..i, piece_bytes, &mut pieces);
-            document_start = i;
+    let mut document: Option<DocumentCut<'_>> = None;
+    for line in lines(text) {
+        if line.is_suspicious() {
+            return None;
         }
+        match &mut document {
+            Some(cut) if !line.is_document_start() => cut.add(text, line, piece_bytes, &mut pieces),
+            _ => {
+                if let Some(cut) = document.take() {
+                    cut.finish(text, line.start, &mut pieces);
+                }
+                document = Some(DocumentCut {
+                    first: line,
+                    stage: Stage::Fields,
+                });
+            }
+        }
+    }
+    if let Some(cut) = document {
+        cut.finish(text, text.len(), &mut pieces);
     }
     Some(pieces)
 }
 
-/// The byte range of `lines[range]` in the text.
-fn span(text: &str, lines: &[Line<'_>], range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-    let start = lines.get(range.start).map_or(text.len(), |l| l.start);
-    let end = lines.get(range.end).map_or(text.len(), |l| l.start);
-    start..end
+/// How far the cut of one document has come.
+#[derive(Clone, Copy)]
+enum Stage<'t> {
+    /// Before the `items:` line.
+    Fields,
+    /// After `items:` (the List's fields up to it end at byte `items_end`), before any entry.
+    Items { items_end: usize },
+    /// In the entries (their dashes in column `indent`), the current run starting at `run`.
+    Entries {
+        items_end: usize,
+        indent: usize,
+        run: Line<'t>,
+    },
+    /// Past the entries: the List's other fields start at byte `after`.
+    After { items_end: usize, after: usize },
+    /// Not a List the cut understands: the document is one piece.
+    Whole,
 }
 
-/// Cut one document (`lines[range]`): a List's entries into runs, the rest as it is.
-fn cut_document<'t>(
-    text: &'t str,
-    lines: &[Line<'t>],
-    range: std::ops::Range<usize>,
-    piece_bytes: usize,
-    pieces: &mut Vec<Piece<'t>>,
-) {
-    let whole = |pieces: &mut Vec<Piece<'t>>| {
+/// One document being cut: a List's entries into runs, the rest as it is.
+struct DocumentCut<'t> {
+    first: Line<'t>,
+    stage: Stage<'t>,
+}
+
+impl<'t> DocumentCut<'t> {
+    fn add(
+        &mut self,
+        text: &'t str,
+        line: Line<'t>,
+        piece_bytes: usize,
+        pieces: &mut Vec<Piece<'t>>,
+    ) {
+        self.stage = match self.stage {
+            Stage::Fields if line.text.trim_end() == "items:" => Stage::Items {
+                items_end: line.next,
+            },
+            Stage::Items { items_end } if !line.is_filler() => match line.is_entry() {
+                true => Stage::Entries {
+                    items_end,
+                    indent: line.indent,
+                    run: line,
+                },
+                false => Stage::Whole,
+            },
+            // Entries go on while lines are deeper than the dashes, or dashes at their indentation.
+            Stage::Entries {
+                items_end,
+                indent,
+                run,
+            } if !line.is_filler() => {
+                let entry = line.indent == indent && line.is_entry();
+                if line.indent < indent || (line.indent == indent && !entry) {
+                    pieces.push(run_piece(text, run, line.start));
+                    Stage::After {
+                        items_end,
+                        after: line.start,
+                    }
+                } else if entry && line.start - run.start >= piece_bytes {
+                    pieces.push(run_piece(text, run, line.start));
+                    Stage::Entries {
+                        items_end,
+                        indent,
+                        run: line,
+                    }
+                } else {
+                    self.stage
+                }
+            }
+            stage => stage,
+        }
+    }
+
+    /// The document ends at byte `end`: its last pieces.
+    fn finish(self, text: &'t str, end: usize, pieces: &mut Vec<Piece<'t>>) {
+        let start = self.first.start;
+        let (items_end, after) = match self.stage {
+            Stage::Entries { items_end, run, .. } => {
+                pieces.push(run_piece(text, run, end));
+                (items_end, end)
+            }
+            Stage::After { items_end, after } => (items_end, after),
+            Stage::Fields | Stage::Items { .. } | Stage::Whole => {
+                pieces.push(Piece {
+                    header: "",
+                    text: Cow::Borrowed(&text[start..end]),
+                    first_line: self.first.number,
+                    list_remainder: false,
+                });
+                return;
+            }
+        };
+        // The List without its entries: the lines before and after them, parsed as one text
+        // whose line numbers past `items:` do not matter (it must decode to nothing).
         pieces.push(Piece {
             header: "",
-            text: Cow::Borrowed(&text[span(text, lines, range.clone())]),
-            first_line: range.start + 1,
-            list_remainder: false,
-        })
-    };
-    let Some(items) = (range.start..range.end).find(|&i| lines[i].text.trim_end() == "items:")
-    else {
-        return whole(pieces);
-    };
-    let Some(first) = (items + 1..range.end).find(|&i| !lines[i].is_filler()) else {
-        return whole(pieces);
-    };
-    if !lines[first].is_entry() {
-        return whole(pieces);
+            text: Cow::Owned(format!("{}{}", &text[start..items_end], &text[after..end])),
+            first_line: self.first.number,
+            list_remainder: true,
+        });
     }
-    let indent = lines[first].indent();
-    // Entries go on while lines are deeper than the dashes, or dashes at their indentation.
-    let end = (first..range.end)
-        .find(|&i| {
-            let line = &lines[i];
-            !line.is_filler()
-                && (line.indent() < indent || (line.indent() == indent && !line.is_entry()))
-        })
-        .unwrap_or(range.end);
-    // The List without its entries: the lines before and after them, parsed as one text
-    // whose line numbers past `items:` do not matter (it must decode to nothing).
-    let before = &text[span(text, lines, range.start..items + 1)];
-    let after = &text[span(text, lines, end..range.end)];
-    pieces.push(Piece {
-        header: "",
-        text: Cow::Owned(format!("{before}{after}")),
-        first_line: range.start + 1,
-        list_remainder: true,
-    });
-    let mut run_start = first;
-    for i in first + 1..=end {
-        let at_entry = i == end || (lines[i].indent() == indent && lines[i].is_entry());
-        let run = span(text, lines, run_start..i);
-        if at_entry && (i == end || run.len() >= piece_bytes) {
-            pieces.push(Piece {
-                header: LIST_HEADER,
-                text: Cow::Borrowed(&text[run]),
-                first_line: run_start + 1,
-                list_remainder: false,
-            });
-            run_start = i;
-        }
+}
+
+/// The run of entries from `run` to byte `end`, as a piece.
+fn run_piece<'t>(text: &'t str, run: Line<'t>, end: usize) -> Piece<'t> {
+    Piece {
+        header: LIST_HEADER,
+        text: Cow::Borrowed(&text[run.start..end]),
+        first_line: run.number,
+        list_remainder: false,
     }
 }
 
@@ -262,7 +433,7 @@ mod tests {
     fn in_pieces(text: &str, piece_bytes: usize) -> Option<Outcome> {
         let file = Arc::from("s.yaml");
         let pieces = cut(text, piece_bytes)?;
-        decode_pieces(&file, &pieces).map(|batch| outcome(Ok(batch)))
+        decode_pieces(&file, &pieces, EntryReader::KubectlFirst).map(|batch| outcome(Ok(batch)))
     }
 
     fn whole(text: &str) -> Outcome {
@@ -362,8 +533,10 @@ mod tests {
         for (name, text, cut_alone) in cases {
             let expected = whole(&text);
             for piece_bytes in [1, 200, PIECE_BYTES] {
-                let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes));
-                assert_eq!(got, expected, "{name} {piece_bytes}");
+                for reader in [EntryReader::KubectlFirst, EntryReader::Tree] {
+                    let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes, reader));
+                    assert_eq!(got, expected, "{name} {piece_bytes} {reader:?}");
+                }
             }
             let pieces = in_pieces(&text, 1);
             assert_eq!(pieces.is_some(), cut_alone, "{name}: {pieces:?}");
@@ -371,6 +544,46 @@ mod tests {
                 assert_eq!(pieces, expected, "{name}");
             }
         }
+    }
+
+    /// Every YAML file of the testdata, read as a state (most are manifests, many of them
+    /// written by hand in shapes kubectl never prints), gives by every reader and cut the
+    /// objects, node positions or error of the one-tree parse.
+    #[test]
+    fn every_testdata_yaml_reads_as_the_one_tree_parse_reads_it() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata"
+        ))];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 100, "{} files", files.len());
+        let mut lists = 0;
+        for path in files {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            lists += usize::from(text.contains("\nitems:\n"));
+            let expected = whole(&text);
+            for (piece_bytes, reader) in [
+                (PIECE_BYTES, EntryReader::KubectlFirst),
+                (1, EntryReader::KubectlFirst),
+                (1, EntryReader::Tree),
+            ] {
+                let got = outcome(parse_in_pieces_of("s.yaml", &text, piece_bytes, reader));
+                assert_eq!(got, expected, "{} {piece_bytes} {reader:?}", path.display());
+            }
+        }
+        assert!(lists >= 9, "{lists} lists");
     }
 
     /// A generated realistic state written as `kubectl get -o yaml` prints it, cut into many
@@ -393,6 +606,13 @@ mod tests {
         assert_eq!(from_json.len(), 30 + 4 + 400);
         let pieces = cut(&yaml, 64 << 10).unwrap();
         assert!(pieces.len() > 10, "{} pieces", pieces.len());
+        // The fast reader takes every entry: none goes to a tree.
+        let mut json = Vec::new();
+        for piece in pieces.iter().filter(|p| p.header == LIST_HEADER) {
+            for (_, entry) in entries(&piece.text) {
+                assert!(decode_kubectl_entry(entry, &mut json).is_some(), "{entry}");
+            }
+        }
         let (objects, node_positions) = in_pieces(&yaml, 64 << 10).unwrap().unwrap();
         assert_eq!(objects, from_json);
         assert_eq!(node_positions.len(), 30);

@@ -1,6 +1,7 @@
 //! Reading manifests: files, directories and stdin, split into documents, decoded into typed
 //! objects, each kept with its file, document index and source tree for exact positions.
 
+pub mod block_json;
 mod indent;
 pub mod tree;
 pub mod validate;

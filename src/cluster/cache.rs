@@ -5,8 +5,9 @@
 //! and last 64 KiB; a cache whose source no longer matches, or that another build of the tool
 //! wrote, is refused with the reason and never read. The objects are MessagePack with field
 //! names (the model's serde shapes skip empty fields, which only a self-describing format
-//! reads back), in chunks decoded on every core. It is written with a safe write (a temp
-//! file renamed over it): a crash leaves the old cache or none, never half of one.
+//! reads back), in chunks that the header lists, so that every core reads and decodes its own
+//! chunks and the file is never held whole. It is written with a safe write (a temp file
+//! renamed over it): a crash leaves the old cache or none, never half of one.
 
 use crate::model::kueue::KueueObject;
 use std::path::{Path, PathBuf};
@@ -29,11 +30,12 @@ pub const SUFFIX: &str = ".dfcache";
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below changes; the tool's version is checked as well, since the
 /// model's fields change between releases.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
-/// Objects per chunk: chunks are what the decoding threads share out.
-const CHUNK_OBJECTS: usize = 4096;
+/// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
+/// buffer (about 1 MB of a realistic state's pods) just before it is decoded.
+const CHUNK_OBJECTS: usize = 1024;
 
 /// Why a cache was not used.
 #[derive(Debug, thiserror::Error)]
@@ -131,6 +133,15 @@ impl Fingerprint {
 pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
     let cache = cache_path(source);
     let fingerprint = Fingerprint::of(source)?;
+    let mut encoded = Vec::new();
+    for chunk in objects.chunks(CHUNK_OBJECTS) {
+        let items: Vec<CachedItem<'_>> = chunk.iter().map(|&o| CachedItem(o)).collect();
+        let bytes = rmp_serde::to_vec_named(&items).map_err(|e| CacheError::Corrupt {
+            cache: cache.display().to_string(),
+            message: e.to_string(),
+        })?;
+        encoded.push(bytes);
+    }
     let mut bytes = Vec::new();
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT.to_le_bytes());
@@ -140,16 +151,12 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
     bytes.extend_from_slice(&fingerprint.size.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.modified_nanos.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.ends_sha256);
-    let chunks: Vec<&[&Object]> = objects.chunks(CHUNK_OBJECTS).collect();
-    bytes.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
-    for chunk in chunks {
-        let items: Vec<CachedItem<'_>> = chunk.iter().map(|&o| CachedItem(o)).collect();
-        let encoded = rmp_serde::to_vec_named(&items).map_err(|e| CacheError::Corrupt {
-            cache: cache.display().to_string(),
-            message: e.to_string(),
-        })?;
-        bytes.extend_from_slice(&(encoded.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&encoded);
+    bytes.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
+    for chunk in &encoded {
+        bytes.extend_from_slice(&(chunk.len() as u64).to_le_bytes());
+    }
+    for chunk in &encoded {
+        bytes.extend_from_slice(chunk);
     }
     write_atomic(&cache, &bytes, None).map_err(|e| CacheError::Io {
         file: cache.display().to_string(),
@@ -160,31 +167,31 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
 /// Read the objects of `source` from its cache, if the cache is there, fresh and of this
 /// build: in runs, in order (a run per chunk). Joining them into one list would hold every
 /// object twice at the peak; the state takes them run by run and frees each as it goes.
+///
+/// Only the header is read here; each decoding thread reads the chunks it takes into a buffer
+/// it reuses, so reading the file is shared out with the decoding and never held whole.
 pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
     let cache = cache_path(source);
     let shown = cache.display().to_string();
-    let bytes = match std::fs::read(&cache) {
-        Ok(bytes) => bytes,
+    let file = match std::fs::File::open(&cache) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(CacheError::Missing { cache: shown });
         }
-        Err(e) => {
-            return Err(CacheError::Io {
-                file: shown,
-                message: e.to_string(),
-            });
-        }
+        Err(e) => return Err(io_error(&shown, &e)),
     };
-    let mut reader = Bytes {
-        rest: &bytes,
+    let size = file.metadata().map_err(|e| io_error(&shown, &e))?.len();
+    let mut header = Header {
+        file: std::io::BufReader::new(&file),
+        rest: size,
         cache: &shown,
     };
-    if reader.take(MAGIC.len())? != MAGIC {
-        return Err(reader.corrupt("not a kubectl-dataflow state cache"));
+    if header.take(MAGIC.len())? != MAGIC {
+        return Err(header.corrupt("not a kubectl-dataflow state cache"));
     }
-    let format = reader.u32()?;
-    let version_len = reader.u32()? as usize;
-    let version = String::from_utf8_lossy(reader.take(version_len)?).into_owned();
+    let format = header.u32()?;
+    let version_len = header.u32()? as usize;
+    let version = String::from_utf8_lossy(&header.take(version_len)?).into_owned();
     if format != FORMAT || version != env!("CARGO_PKG_VERSION") {
         return Err(CacheError::OtherVersion {
             cache: shown,
@@ -193,9 +200,9 @@ pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
         });
     }
     let recorded = Fingerprint {
-        size: reader.u64()?,
-        modified_nanos: u128::from_le_bytes(reader.array()?),
-        ends_sha256: reader.array()?,
+        size: header.u64()?,
+        modified_nanos: u128::from_le_bytes(header.array()?),
+        ends_sha256: header.array()?,
     };
     if let Some(what) = Fingerprint::of(source)?.difference(&recorded) {
         return Err(CacheError::Stale {
@@ -204,56 +211,102 @@ pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
             what,
         });
     }
-    let count = reader.u32()? as usize;
-    let mut chunks = Vec::with_capacity(count.min(1 << 16));
+    let count = header.u32()? as usize;
+    let mut lengths = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
-        let len = usize::try_from(reader.u64()?).map_err(|_| reader.corrupt("chunk too long"))?;
-        chunks.push(reader.take(len)?);
+        lengths.push(header.u64()?);
     }
-    if !reader.rest.is_empty() {
-        return Err(reader.corrupt("trailing bytes"));
-    }
-    decode_chunks(&shown, &chunks)
-}
-
-/// Decode the chunks on every core, keeping their order.
-fn decode_chunks(cache: &str, chunks: &[&[u8]]) -> Result<Vec<Vec<Object>>, CacheError> {
-    crate::parallel::try_map(chunks, |chunk| {
-        let mut de = rmp_serde::Deserializer::from_read_ref(chunk);
-        serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor)
-    })
-    .map_err(|e| CacheError::Corrupt {
-        cache: cache.to_string(),
-        message: e.to_string(),
-    })
-}
-
-/// The cache file's bytes not read yet.
-struct Bytes<'b> {
-    rest: &'b [u8],
-    cache: &'b str,
-}
-
-impl<'b> Bytes<'b> {
-    fn corrupt(&self, message: &str) -> CacheError {
-        CacheError::Corrupt {
-            cache: self.cache.to_string(),
-            message: message.to_string(),
+    let mut chunks = Vec::with_capacity(lengths.len());
+    let mut offset = size - header.rest;
+    for len in lengths {
+        if len > header.rest {
+            return Err(header.corrupt("cut short"));
         }
+        header.rest -= len;
+        chunks.push(Chunk { offset, len });
+        offset += len;
+    }
+    if header.rest != 0 {
+        return Err(header.corrupt("trailing bytes"));
+    }
+    decode_chunks(&shown, &file, &chunks)
+}
+
+fn io_error(file: &str, e: &std::io::Error) -> CacheError {
+    CacheError::Io {
+        file: file.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Where one chunk of objects lies in the cache file.
+struct Chunk {
+    offset: u64,
+    len: u64,
+}
+
+/// Read and decode the chunks on every core, keeping their order. Each thread reads its chunk
+/// into a buffer taken from a shared pool: a few chunk-sized buffers, reused, instead of the
+/// whole file in memory (and fresh pages to fault in for every chunk).
+fn decode_chunks(
+    cache: &str,
+    file: &std::fs::File,
+    chunks: &[Chunk],
+) -> Result<Vec<Vec<Object>>, CacheError> {
+    use std::os::unix::fs::FileExt;
+    let buffers: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::default();
+    crate::parallel::try_map(chunks, |chunk| {
+        let taken = buffers.lock().map(|mut pool| pool.pop()).ok().flatten();
+        let mut buffer = taken.unwrap_or_default();
+        let len = usize::try_from(chunk.len).map_err(|_| corrupt(cache, "chunk too long"))?;
+        buffer.resize(len, 0);
+        file.read_exact_at(&mut buffer, chunk.offset)
+            .map_err(|e| io_error(cache, &e))?;
+        let mut de = rmp_serde::Deserializer::from_read_ref(&buffer);
+        let objects = serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor)
+            .map_err(|e| corrupt(cache, &e.to_string()))?;
+        if let Ok(mut pool) = buffers.lock() {
+            pool.push(buffer);
+        }
+        Ok(objects)
+    })
+}
+
+fn corrupt(cache: &str, message: &str) -> CacheError {
+    CacheError::Corrupt {
+        cache: cache.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// The cache file's header, read from its start; `rest` is how much of the file is left.
+struct Header<'f> {
+    file: std::io::BufReader<&'f std::fs::File>,
+    rest: u64,
+    cache: &'f str,
+}
+
+impl Header<'_> {
+    fn corrupt(&self, message: &str) -> CacheError {
+        corrupt(self.cache, message)
     }
 
-    fn take(&mut self, len: usize) -> Result<&'b [u8], CacheError> {
-        if self.rest.len() < len {
+    fn take(&mut self, len: usize) -> Result<Vec<u8>, CacheError> {
+        use std::io::Read;
+        if self.rest < len as u64 {
             return Err(self.corrupt("cut short"));
         }
-        let (taken, rest) = self.rest.split_at(len);
-        self.rest = rest;
+        let mut taken = vec![0; len];
+        self.file
+            .read_exact(&mut taken)
+            .map_err(|e| io_error(self.cache, &e))?;
+        self.rest -= len as u64;
         Ok(taken)
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], CacheError> {
         let mut array = [0; N];
-        array.copy_from_slice(self.take(N)?);
+        array.copy_from_slice(&self.take(N)?);
         Ok(array)
     }
 
@@ -441,7 +494,8 @@ mod tests {
         let spec = crate::synth::SynthSpec {
             seed: 5,
             nodes: 40,
-            pods: 600,
+            // More objects than a chunk holds: several chunks, read and decoded apart.
+            pods: 2_500,
             namespaces: 3,
         };
         let mut file = std::fs::File::create(&realistic).unwrap();

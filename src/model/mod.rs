@@ -208,6 +208,18 @@ struct MetadataOnly {
     metadata: ObjectMeta,
 }
 
+/// Whether `api_version` is `version` of `group` (the core group's are bare: `v1`).
+fn is_api_version(api_version: &str, group: &str, version: &str) -> bool {
+    if group.is_empty() {
+        api_version == version
+    } else {
+        api_version
+            .strip_prefix(group)
+            .and_then(|rest| rest.strip_prefix('/'))
+            == Some(version)
+    }
+}
+
 impl Object {
     /// Decode an object whose `apiVersion`/`kind` were already read; errors name the field.
     pub fn decode<'de, D: Deserializer<'de>>(
@@ -232,44 +244,39 @@ impl Object {
         tracked: bool,
     ) -> Result<Object, DecodeError> {
         let read = |d| Reader { tracked, d };
-        let group = type_meta.group().to_string();
+        let group = type_meta.group();
         let kind = type_meta.kind.as_str();
-        let expected: Vec<String> = KNOWN_KINDS
-            .iter()
-            .filter(|(g, _, k)| *g == group && *k == kind)
-            .map(|(g, v, _)| {
-                if g.is_empty() {
-                    v.to_string()
-                } else {
-                    format!("{g}/{v}")
-                }
-            })
-            .collect();
-        match expected.as_slice() {
-            [] => {
-                let body: MetadataOnly = read(deserializer).get()?;
-                return Ok(Object::Unknown {
-                    type_meta,
-                    metadata: body.metadata,
-                });
-            }
-            known if !known.contains(&type_meta.api_version) => {
-                let expected = known
-                    .iter()
-                    .map(|v| format!("{v:?}"))
-                    .collect::<Vec<_>>()
-                    .join(" or ");
-                return Err(DecodeError {
-                    path: "apiVersion".into(),
-                    message: format!(
-                        "unsupported apiVersion {:?} for {kind} (expected {expected})",
-                        type_meta.api_version
-                    ),
-                });
-            }
-            _ => {}
+        // Every object of a large state comes through here: no allocation unless the
+        // apiVersion is refused.
+        let is_kind = |&&(g, _, k): &&(&str, &str, &str)| k == kind && g == group;
+        let mut known = KNOWN_KINDS.iter().filter(is_kind).peekable();
+        if known.peek().is_none() {
+            let body: MetadataOnly = read(deserializer).get()?;
+            return Ok(Object::Unknown {
+                type_meta,
+                metadata: body.metadata,
+            });
         }
-        Ok(match (group.as_str(), kind) {
+        if !known.any(|&(g, v, _)| is_api_version(&type_meta.api_version, g, v)) {
+            let expected = KNOWN_KINDS
+                .iter()
+                .filter(is_kind)
+                .map(|&(g, v, _)| match g {
+                    "" => v.to_string(),
+                    _ => format!("{g}/{v}"),
+                })
+                .map(|api_version| format!("{api_version:?}"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            return Err(DecodeError {
+                path: "apiVersion".into(),
+                message: format!(
+                    "unsupported apiVersion {:?} for {kind} (expected {expected})",
+                    type_meta.api_version
+                ),
+            });
+        }
+        Ok(match (group, kind) {
             ("", "Pod") => Object::Pod(read(deserializer).get()?),
             ("", "Node") => Object::Node(read(deserializer).get()?),
             ("", "Namespace") => Object::Namespace(read(deserializer).get()?),

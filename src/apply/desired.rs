@@ -79,7 +79,7 @@ pub fn for_planned_pod(plan: &Plan, pod: &Pod) -> Result<(String, Affinity), Des
         pod: format!("{namespace}/{name}"),
         summary: why,
     })?;
-    let affinity = pin(pod.spec.affinity.as_ref(), &node);
+    let affinity = pin(pod.spec.affinity.as_deref(), &node);
     Ok((node, affinity))
 }
 

@@ -213,7 +213,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             let plan = live_plan(global, true)?;
             let (node, affinity) =
                 desired::for_planned_pod(&plan, pod).map_err(anyhow::Error::from)?;
-            desired::check_narrowing(pod.spec.affinity.as_ref(), Some(&affinity)).map_err(
+            desired::check_narrowing(pod.spec.affinity.as_deref(), Some(&affinity)).map_err(
                 |why| {
                     anyhow!(
                         "cannot patch pod {namespace}/{name} to run on {node}: {why}; the API server allows a gated pod's node affinity only to narrow"

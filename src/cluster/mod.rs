@@ -4,6 +4,7 @@
 
 pub mod cache;
 mod forbidden;
+mod json_scan;
 pub mod live;
 pub mod recorded;
 pub mod secrets;

@@ -23,7 +23,7 @@ impl<'a> Scheduling<'a> {
         Scheduling {
             path: path.into(),
             node_selector: &spec.node_selector,
-            affinity: spec.affinity.as_ref(),
+            affinity: spec.affinity.as_deref(),
         }
     }
 }

@@ -359,10 +359,10 @@ mod tests {
             containers: vec![container(&[("cpu", "1"), ("nvidia.com/gpu", "1")], None)],
             init_containers: vec![container(&[("memory", "1Gi")], Some("Always"))],
             overhead: list(&[("cpu", "100m")]),
-            resources: Some(ResourceRequirements {
+            resources: Some(Box::new(ResourceRequirements {
                 requests: list(&[("cpu", "2"), ("nvidia.com/gpu", "8")]),
                 limits: list(&[("memory", "4Gi"), ("hugepages-2Mi", "64Mi")]),
-            }),
+            })),
             ..Default::default()
         };
         let with_pod_level = pod_requests(&spec, false);

@@ -117,10 +117,10 @@ pub fn admit_pod(pod: &mut Pod, runtimes: &[&FluidRuntime], nodes: &[Node]) -> W
     let admitted = admission::admit(
         &namespace,
         &pod.metadata.labels,
-        pod.spec.affinity.clone(),
+        pod.spec.affinity.as_deref().cloned(),
         &mounted,
     );
-    pod.spec.affinity = admitted.affinity;
+    pod.spec.affinity = admitted.affinity.map(Box::new);
     Webhooked {
         webhook_affinity: sources(admitted.added),
         datasets,

@@ -6,8 +6,8 @@
 
 use crate::cluster::ClusterState;
 use crate::model::{
-    Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta,
-    Pod, PodStatus, Toleration, Workload,
+    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, Pod,
+    PodStatus, Toleration, Workload,
 };
 use crate::sched::{Profile, Scheduler};
 
@@ -123,7 +123,7 @@ fn pin_to_node(pod: &mut Pod, node: &str) {
             values: vec![node.to_string()],
         }],
     };
-    let affinity = pod.spec.affinity.get_or_insert_with(Affinity::default);
+    let affinity = pod.spec.affinity.get_or_insert_default();
     let node_affinity = affinity
         .node_affinity
         .get_or_insert_with(NodeAffinity::default);

@@ -381,7 +381,7 @@ pub fn own_affinity(op: &FluidOp) -> Option<&Affinity> {
             .processor
             .as_ref()
             .and_then(|p| p.job.as_ref())
-            .and_then(|j| j.pod_spec.affinity.as_ref()),
+            .and_then(|j| j.pod_spec.affinity.as_deref()),
         OpKind::DataBackup => None,
     }
 }
@@ -453,7 +453,10 @@ pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
             labels: pod_labels(op).cloned().unwrap_or_default(),
             ..ObjectMeta::default()
         },
-        spec: PodSpec { affinity, ..spec },
+        spec: PodSpec {
+            affinity: affinity.map(Box::new),
+            ..spec
+        },
         status: Default::default(),
     }
 }
@@ -1058,7 +1061,7 @@ mod tests {
             node_selector: [("gpu".to_string(), "a100".to_string())].into(),
             ..PodSpec::default()
         };
-        pod_spec.affinity = Some(Affinity::default());
+        pod_spec.affinity = Some(Box::default());
         job.spec.processor = Some(Processor {
             job: Some(JobProcessor { pod_spec }),
             ..Processor::default()
@@ -1068,7 +1071,7 @@ mod tests {
             ..Affinity::default()
         });
         let pod = pod_for(&job, merged.clone());
-        assert_eq!(pod.spec.affinity, merged);
+        assert_eq!(pod.spec.affinity.as_deref(), merged.as_ref());
         assert_eq!(pod.spec.node_selector["gpu"], "a100");
         assert_eq!(own_affinity(&job), Some(&Affinity::default()));
 

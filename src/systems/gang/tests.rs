@@ -511,11 +511,11 @@ fn pods_join_groups_by_each_kinds_rule() {
             .collect()
     };
     let mut workload = with(&[], &[]);
-    workload.spec.workload_ref = Some(WorkloadReference {
+    workload.spec.workload_ref = Some(Box::new(WorkloadReference {
         name: "train".into(),
         pod_group: "workers".into(),
         pod_group_replica_key: String::new(),
-    });
+    }));
     let mut runtime = with(&[], &[]);
     runtime.spec.scheduling_group = Some(PodSchedulingGroup {
         pod_group_name: Some("train-workers-0".into()),

@@ -621,4 +621,169 @@ mod tests {
             from_json
         );
     }
+
+    /// A string as go-yaml (kubectl's printer) writes it under a key or dash in column
+    /// `indent`: plain when it reads back as that string, else single-quoted, a `|` literal for
+    /// lines, else double-quoted; plain and single-quoted ones folded at spaces past 40 columns.
+    fn kubectl_scalar(s: &str, indent: usize) -> String {
+        let printable = |s: &str| s.bytes().all(|b| (0x20..0x7f).contains(&b));
+        let plain = printable(s)
+            && s.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '/')
+            && !s.contains(": ")
+            && !s.contains(" #")
+            && !s.ends_with([':', ' '])
+            && matches!(
+                saphyr::Scalar::parse_from_cow(Cow::Borrowed(s)),
+                saphyr::Scalar::String(_)
+            );
+        let folded = |text: &str| {
+            let (mut out, mut column) = (String::new(), 0);
+            let bytes = text.as_bytes();
+            for (i, c) in text.char_indices() {
+                let before_word = bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if c == ' ' && column > 40 && bytes[i - 1] != b' ' && before_word {
+                    out.push('\n');
+                    out.push_str(&" ".repeat(indent + 2));
+                    column = 0;
+                } else {
+                    out.push(c);
+                    column += 1;
+                }
+            }
+            out
+        };
+        let literal = s.ends_with('\n')
+            && !s.ends_with("\n\n")
+            && !s.starts_with([' ', '\n'])
+            && s.lines().all(|l| printable(l) && !l.ends_with(' '));
+        if plain {
+            folded(s)
+        } else if printable(s) {
+            format!("'{}'", folded(&s.replace('\'', "''")))
+        } else if literal {
+            let pad = " ".repeat(indent + 2);
+            let lines: Vec<String> = s
+                .lines()
+                .map(|l| {
+                    if l.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{pad}{l}")
+                    }
+                })
+                .collect();
+            format!("|\n{}", lines.join("\n"))
+        } else {
+            serde_json::to_string(s).unwrap()
+        }
+    }
+
+    /// `value` in block style as kubectl prints it (sequences at their key's indentation).
+    fn kubectl_block(value: &serde_json::Value, indent: usize, out: &mut String) {
+        use serde_json::Value;
+        let nested = |value: &Value, key_indent: usize, out: &mut String| match value {
+            Value::Object(m) if !m.is_empty() => {
+                out.push('\n');
+                kubectl_block(value, key_indent + 2, out);
+            }
+            Value::Array(a) if !a.is_empty() => {
+                out.push('\n');
+                kubectl_block(value, key_indent, out);
+            }
+            Value::String(s) => out.push_str(&format!(" {}\n", kubectl_scalar(s, key_indent))),
+            scalar => out.push_str(&format!(" {scalar}\n")),
+        };
+        let pad = " ".repeat(indent);
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    out.push_str(&format!("{pad}{}:", kubectl_scalar(key, indent)));
+                    nested(value, indent, out);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    match item {
+                        Value::Object(m) if !m.is_empty() => {
+                            let mut entry = String::new();
+                            kubectl_block(item, indent + 2, &mut entry);
+                            out.push_str(&format!("{pad}- {}", &entry[indent + 2..]));
+                        }
+                        _ => {
+                            out.push_str(&format!("{pad}-"));
+                            nested(item, indent, out);
+                        }
+                    }
+                }
+            }
+            _ => unreachable!("blocks are collections"),
+        }
+    }
+
+    /// A generated state printed as kubectl prints it (plain scalars, quotes only where needed,
+    /// long strings folded, literals), with label values of every awkward kind: the fast reader
+    /// takes every entry, and the objects and node positions are the tree's and the JSON's.
+    #[test]
+    fn a_kubectl_printed_state_is_read_without_trees() {
+        let spec = crate::synth::SynthSpec {
+            seed: 7,
+            nodes: 20,
+            pods: 200,
+            namespaces: 3,
+        };
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&spec, crate::synth::Detail::Realistic, &mut json)
+            .unwrap();
+        let mut list: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let awkward = [
+            "a long message that go-yaml folds over several lines because it is long",
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: not helpful for this pod",
+            "yes",
+            "123",
+            "0x1F",
+            "1.5",
+            "true",
+            "null",
+            "",
+            " padded ",
+            "it's # not a comment",
+            "line one\n\nline three\n",
+            "caf\u{e9} au lait",
+            "tab\there",
+        ];
+        for (i, item) in list["items"].as_array_mut().unwrap().iter_mut().enumerate() {
+            item["metadata"]["labels"]["note"] = awkward[i % awkward.len()].into();
+        }
+        let mut yaml = String::from("apiVersion: v1\nitems:\n");
+        kubectl_block(&list["items"], 0, &mut yaml);
+        yaml.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+        for shape in [
+            "note: a long message that go-yaml folds over several\n        lines because",
+            "note: '0/3 nodes are available: 3 Insufficient cpu.\n        preemption",
+            "note: 'it''s # not a comment'",
+            "note: |\n        line one\n\n        line three\n",
+            "note: \"tab\\there\"",
+            "\n    containers:\n    - ",
+        ] {
+            assert!(yaml.contains(shape), "{shape}");
+        }
+        let mut json = Vec::new();
+        let pieces = cut(&yaml, 16 << 10).unwrap();
+        for piece in pieces.iter().filter(|p| p.header == LIST_HEADER) {
+            for (_, entry) in entries(&piece.text) {
+                assert!(decode_kubectl_entry(entry, &mut json).is_some(), "{entry}");
+            }
+        }
+        let expected = whole(&yaml);
+        let (objects, node_positions) = expected.clone().unwrap();
+        assert_eq!(objects.len(), 20 + 3 + 200);
+        assert_eq!(node_positions.len(), 20);
+        assert_eq!(in_pieces(&yaml, 16 << 10), Some(expected));
+        let from_json = crate::cluster::recorded::parse_state(
+            "s.json",
+            serde_json::to_string(&list).unwrap().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(objects, from_json);
+    }
 }

@@ -267,3 +267,69 @@ proptest! {
         }
     }
 }
+
+/// Entries in the shapes kubectl prints, and a few it does not, for the fast YAML reader.
+const KUBECTL_ENTRIES: &[&str] = &[
+    "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: |\n        line one\n\n        line: three\n    generateName: web-\n    labels:\n      app: web\n      tier: \"1\"\n    name: web-1\n    namespace: team\n  spec:\n    containers:\n    - args:\n      - --port=80\n      - -v\n      image: 'nginx:1.25'\n      name: web\n      ports:\n      - containerPort: 80\n        protocol: TCP\n      resources:\n        requests:\n          cpu: 500m\n          memory: 1Gi\n    nodeName: n1\n    tolerations: []\n  status:\n    conditions:\n    - lastProbeTime: null\n      message: \"it's \\\"fine\\\"\\n\"\n      status: \"True\"\n      type: Ready\n    phase: Running\n",
+    "- apiVersion: v1\n  kind: Node\n  metadata:\n    labels:\n      kubernetes.io/hostname: n1\n      topology.kubernetes.io/zone: a\n    name: n1\n  spec:\n    taints:\n      - effect: NoSchedule\n        key: gpu\n        value: 'true'\n  status:\n    allocatable:\n      cpu: \"4\"\n      pods: \"110\"\n    capacity: {}\n",
+    "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: 'a long name\n      folded'\n  status:\n    message: 0/3 nodes are available\n      to the pod\n\n      at all\n    reason: \"Unschedulable\n      \\ now\"\n    phase: Pending\n",
+    "-\n  apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: 'a''b' # a comment\n    uid: 0x1F\n  spec:\n    finalizers:\n    - kubernetes\n    -\n    - ~\n",
+];
+
+/// An edit of a text: insert `token` (or delete `len` bytes when it is empty) at the place
+/// `at` (a fraction of the text) points to.
+fn mutation() -> impl Strategy<Value = (f64, &'static str, usize)> {
+    let token = prop::sample::select(vec![
+        "", " ", "  ", "\n", "\n- ", "\n  ", "-", "- ", ":", ": ", "#", " #", "'", "\"", "\\",
+        "\\n", "\\u00", "|", "|-", "|+", ">", "{", "}", "[", "]", "{}", "&a ", "*a", "!", "? ",
+        "\t", "\r", "x", "1", ".5", "~", "true", "null", "\u{e9}", "\u{85}", "---\n",
+    ]);
+    (0.0..1.0f64, token, 1..4usize)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The fast reader of kubectl's YAML either declines an entry or reads exactly what the
+    /// full parser reads: never a value where the full parser reads another, or an error.
+    #[test]
+    fn the_kubectl_yaml_reader_agrees_with_the_full_parser_or_declines(
+        base in prop::sample::select(KUBECTL_ENTRIES),
+        edits in prop::collection::vec(mutation(), 0..4),
+    ) {
+        let mut text = base.to_string();
+        let unedited = edits.is_empty();
+        for (at, token, len) in edits {
+            let mut at = (at * text.len() as f64) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            if token.is_empty() {
+                let mut end = (at + len).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                text.replace_range(at..end, "");
+            } else {
+                text.insert_str(at, token);
+            }
+        }
+        let mut json = Vec::new();
+        let read = manifest::block_json::entry_to_json(&text, &mut json);
+        // The shapes kubectl prints, unedited, are all read.
+        prop_assert!(read.is_some() || !unedited, "declined {}", text);
+        if let Some(identity) = read {
+            let full = manifest::tree::parse_documents(&format!("items:\n{text}"));
+            prop_assert!(full.is_ok(), "read {}, the full parser says {:?}", String::from_utf8_lossy(&json), full);
+            let full = full.unwrap();
+            let items = full[0].get("items").unwrap().items();
+            prop_assert_eq!(items.len(), 1);
+            let read: serde_json::Value = serde_json::from_slice(&json).unwrap();
+            prop_assert_eq!(read, items[0].to_json());
+            if let Some(pos) = identity.name {
+                let tree_pos = items[0].closest_pos(&manifest::tree::parse_path("metadata.name"));
+                prop_assert_eq!((pos.line + 1, pos.column), (tree_pos.line, tree_pos.column));
+            }
+        }
+    }
+}

@@ -547,7 +547,7 @@ fn exit_and_peak_rss(args: &[&str]) -> (Option<i32>, u64) {
 /// multiple of the file, where the whole-file positioned tree it replaced took about 30 times.
 /// The baseline is the same command on a tiny state, so the binary's own footprint is not
 /// counted. At this size the fixed costs of the parallel pieces weigh more (about 7.5x here);
-/// the 405 MB benchmark state peaks at 1.6x (README, Limits).
+/// the 405 MB benchmark state peaks at 1.4x (README, Limits).
 #[test]
 fn a_yaml_state_loads_in_memory_bounded_by_its_size() {
     let dir = tempfile::tempdir().unwrap();

@@ -30,7 +30,7 @@ pub const SUFFIX: &str = ".dfcache";
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below changes; the tool's version is checked as well, since the
 /// model's fields change between releases.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
@@ -535,6 +535,30 @@ mod tests {
                 assert!(warnings.contains("Deployment") && warnings.contains("Widget"));
             }
         }
+    }
+
+    /// Quantities are thousandths in the cache (read back without parsing) and text in JSON.
+    #[test]
+    fn quantities_are_integers_in_the_cache_and_text_in_json() {
+        use crate::model::quantity::Quantity;
+        let cases: [(&str, i64); 5] = [
+            ("500m", 500),
+            ("1Gi", 1_073_741_824_000),
+            ("2", 2_000),
+            ("1.5", 1_500),
+            ("-3k", -3_000_000),
+        ];
+        for (text, milli) in cases {
+            let quantity = Quantity::parse(text).unwrap();
+            let cached = rmp_serde::to_vec(&quantity).unwrap();
+            assert_eq!(cached, rmp_serde::to_vec(&milli).unwrap(), "{text}");
+            let read: Quantity = rmp_serde::from_slice(&cached).unwrap();
+            assert_eq!(read, quantity, "{text}");
+        }
+        assert_eq!(
+            serde_json::to_string(&Quantity::parse("1Gi").unwrap()).unwrap(),
+            "\"1073741824\""
+        );
     }
 
     /// A cache is only read while its source is what it was written from, by this build; the

@@ -3,18 +3,19 @@
 //! The positioned tree of [`super::tree`] costs an allocation per node and about thirty times
 //! its text; a large YAML state spent nearly all of its load building and dropping trees. What
 //! kubectl (go-yaml) prints is a small part of YAML: block mappings and sequences (sequences
-//! in a mapping at the key's own indentation or deeper), one-line plain, single- and
-//! double-quoted scalars, literal `|` / `|-` block scalars and empty `{}` / `[]`. This reader
-//! understands exactly that part and writes the JSON the tree's [`super::tree::Node::to_json`]
-//! would give, for the JSON decoder to read.
+//! in a mapping at the key's own indentation or deeper), plain, single- and double-quoted
+//! scalars (go-yaml folds long ones over deeper lines), literal `|` / `|-` block scalars and
+//! empty `{}` / `[]`. This reader understands exactly that part and writes the JSON the tree's
+//! [`super::tree::Node::to_json`] would give, for the JSON decoder to read.
 //!
-//! Anything else (flow collections with content, multi-line plain or quoted scalars, folded or
-//! kept block scalars, anchors, aliases, tags, complex or non-string keys, duplicate keys, tabs
-//! and control characters, floats, unusual indentation, nesting deeper than [`MAX_DEPTH`]) makes
-//! it answer `None`: the caller then parses the text with the full parser, which gives the
-//! objects or the error it always gave. So the reader never has to be right about YAML it does
-//! not fully understand; where it answers, it must give what the full parser gives, which the
-//! tests check shape by shape.
+//! Anything else (flow collections with content, folded or kept block scalars, anchors,
+//! aliases, tags, complex or non-string keys, duplicate keys, tabs and control characters,
+//! floats, escaped line breaks, folded lines that could be read another way, unusual
+//! indentation, nesting deeper than [`MAX_DEPTH`]) makes it answer `None`: the caller then
+//! parses the text with the full parser, which gives the objects or the error it always gave.
+//! So the reader never has to be right about YAML it does not fully understand; where it
+//! answers, it must give what the full parser gives, which the tests check shape by shape and
+//! `tests/fuzz.rs` on edited entries.
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -340,8 +341,12 @@ impl Reader<'_, '_> {
     /// Where the quoted scalar opening at `at` closes on its line; `None` when it goes on past
     /// the line (folded over lines, or an escaped line break).
     fn quoted_end(&self, line: Line, at: usize) -> Option<usize> {
-        let quote = self.bytes[at];
-        let mut i = at + 1;
+        self.closing_quote(line, at + 1, self.bytes[at])
+    }
+
+    /// Where `quote` closes a quoted scalar on `line`, looking from `from`.
+    fn closing_quote(&self, line: Line, from: usize, quote: u8) -> Option<usize> {
+        let mut i = from;
         while i < line.end {
             match self.bytes[i] {
                 b'\\' if quote == b'"' => i += 2,
@@ -364,8 +369,8 @@ impl Reader<'_, '_> {
                 }
                 json_string(self.out, text);
             }
-            KeyText::SingleQuoted(range) => self.single_quoted(range),
-            KeyText::DoubleQuoted(range) => self.double_quoted(range)?,
+            KeyText::SingleQuoted(range) => self.single_quoted(&self.text[range]),
+            KeyText::DoubleQuoted(range) => self.double_quoted(&self.text[range])?,
         }
         Some(start..self.out.len())
     }
@@ -390,15 +395,18 @@ impl Reader<'_, '_> {
     fn inline_value(&mut self, line: Line, at: usize, parent: usize, field: Field) -> Option<()> {
         let bytes = self.bytes;
         match bytes[at] {
-            b'"' | b'\'' => {
-                let close = self.quoted_end(line, at)?;
-                if !self.rest_is_empty(line, close + 1) {
-                    return None;
-                }
+            quote @ (b'"' | b'\'') => {
                 let start = self.out.len();
-                match bytes[at] {
-                    b'"' => self.double_quoted(at + 1..close)?,
-                    _ => self.single_quoted(at + 1..close),
+                let body = match self.quoted_end(line, at) {
+                    Some(close) if self.rest_is_empty(line, close + 1) => {
+                        Cow::Borrowed(&self.text[at + 1..close])
+                    }
+                    Some(_) => return None,
+                    None => Cow::Owned(self.folded_quoted(line, at, parent)?),
+                };
+                match quote {
+                    b'"' => self.double_quoted(&body)?,
+                    _ => self.single_quoted(&body),
                 }
                 // An empty string is `""`, two bytes.
                 let non_empty = self.out.len() - start > 2;
@@ -414,12 +422,16 @@ impl Reader<'_, '_> {
             }
             _ => {
                 let end = self.plain_end(line, at);
-                let text = &self.text[at..end];
-                let colon_space = memchr::memmem::find(text.as_bytes(), b": ").is_some();
-                if !starts_plain(text) || colon_space || text.ends_with(':') {
+                let first = &self.text[at..end];
+                if !plain_line(first) {
                     return None;
                 }
-                match resolve(text) {
+                // A comment ends the scalar; else it may go on, folded, on deeper lines.
+                let text = match self.skip_spaces(line, end) == line.end {
+                    true => self.folded_plain(first, parent)?,
+                    false => Cow::Borrowed(first),
+                };
+                match resolve(&text) {
                     Scalar::Null => self.out.extend_from_slice(b"null"),
                     Scalar::Boolean(b) => {
                         self.out
@@ -436,6 +448,73 @@ impl Reader<'_, '_> {
             }
         }
         Some(())
+    }
+
+    /// The lines below a quoted scalar opened at `at` on `line` (taken), up to its closing
+    /// quote, taken and folded as YAML folds them (a line break is a space, or as many line
+    /// breaks as there are empty lines, and the spaces around it go) into the scalar's body,
+    /// its escapes unresolved. `None` for a line not deeper than `parent`, an escape at a
+    /// line's end, and anything after the closing quote.
+    fn folded_quoted(&mut self, line: Line, at: usize, parent: usize) -> Option<String> {
+        let quote = self.bytes[at];
+        let mut body = String::from(self.text[at + 1..line.end].trim_end_matches(' '));
+        let mut empty_lines = 0;
+        loop {
+            let next = self.line_at(self.next)?;
+            self.take(next);
+            if next.indent == next.end - next.start {
+                empty_lines += 1;
+                continue;
+            }
+            if next.indent <= parent || body.ends_with('\\') {
+                return None;
+            }
+            fold(&mut body, empty_lines);
+            empty_lines = 0;
+            let from = next.start + next.indent;
+            if let Some(close) = self.closing_quote(next, from, quote) {
+                body.push_str(&self.text[from..close]);
+                return self.rest_is_empty(next, close + 1).then_some(body);
+            }
+            body.push_str(self.text[from..next.end].trim_end_matches(' '));
+        }
+    }
+
+    /// A plain scalar whose first line is `first`, with the lines below deeper than `parent`
+    /// that go on with it (taken), folded; `None` for a line that could be read another way
+    /// (a key, an entry, an indicator, a comment).
+    fn folded_plain<'t>(&mut self, first: &'t str, parent: usize) -> Option<Cow<'t, str>> {
+        let mut text = Cow::Borrowed(first);
+        let mut empty_lines = 0;
+        let mut probe = self.next;
+        while probe < self.bytes.len() {
+            // Most values end at a line no deeper than their key's: seen without finding its end.
+            let indent = self.bytes[probe..]
+                .iter()
+                .take_while(|&&b| b == b' ')
+                .count();
+            if indent <= parent && self.bytes.get(probe + indent).is_some_and(|&b| b != b'\n') {
+                break;
+            }
+            let next = self.line_at(probe)?;
+            probe = next.end + 1;
+            if next.indent == next.end - next.start {
+                empty_lines += 1;
+                continue;
+            }
+            let body = self.text[next.start + next.indent..next.end].trim_end_matches(' ');
+            if next.indent <= parent || body.starts_with('#') {
+                break;
+            }
+            if !plain_line(body) || body.contains(" #") {
+                return None;
+            }
+            fold(text.to_mut(), empty_lines);
+            empty_lines = 0;
+            text.to_mut().push_str(body);
+            self.take(next);
+        }
+        Some(text)
     }
 
     /// Where the plain scalar starting at `at` ends: before a comment and trailing spaces.
@@ -464,8 +543,7 @@ impl Reader<'_, '_> {
     }
 
     /// A single-quoted scalar's body (`''` is a quote) as a JSON string.
-    fn single_quoted(&mut self, body: Range<usize>) {
-        let text = &self.text[body];
+    fn single_quoted(&mut self, text: &str) {
         if text.contains("''") {
             json_string(self.out, &text.replace("''", "'"));
         } else {
@@ -475,8 +553,7 @@ impl Reader<'_, '_> {
 
     /// A double-quoted scalar's body, its escapes resolved as YAML's, as a JSON string;
     /// `None` for an escape YAML refuses.
-    fn double_quoted(&mut self, body: Range<usize>) -> Option<()> {
-        let text = &self.text[body];
+    fn double_quoted(&mut self, text: &str) -> Option<()> {
         if !text.contains('\\') {
             json_string(self.out, text);
             return Some(());
@@ -552,6 +629,22 @@ impl Reader<'_, '_> {
         }
         json_string(self.out, &self.scratch);
         Some(())
+    }
+}
+
+/// A line of a plain scalar this reader takes: see [`starts_plain`], and nothing that would
+/// make it a key.
+fn plain_line(text: &str) -> bool {
+    starts_plain(text)
+        && memchr::memmem::find(text.as_bytes(), b": ").is_none()
+        && !text.ends_with(':')
+}
+
+/// Join the next line of a folded scalar to `text`: a space, or the empty lines between.
+fn fold(text: &mut String, empty_lines: usize) {
+    match empty_lines {
+        0 => text.push(' '),
+        n => text.extend(std::iter::repeat_n('\n', n)),
     }
 }
 
@@ -799,13 +892,50 @@ mod tests {
             ),
             ("an anchor and an alias", "- a: &x 1\n  b: *x\n", None),
             ("a tag", "- a: !!str 1\n", None),
-            ("a multi-line plain scalar", "- a: one\n    two\n", None),
             (
-                "a multi-line quoted scalar",
-                "- a: \"one\n    two\"\n",
+                "plain scalars folded over lines, as go-yaml writes long strings",
+                "- a: one\n    two  \n\n\n    three\n  b: 1\n    2\n  c:\n  - four\n    five\n  - six\n  d: seven # note\n  e: x\n",
+                Some(
+                    r#"{"a":"one two\n\nthree","b":"1 2","c":["four five","six"],"d":"seven","e":"x"}"#,
+                ),
+            ),
+            (
+                "quoted scalars folded over lines",
+                "- a: 'one ''two''  \n    three\n\n     four  '\n  b: \"x\\ty\n    \\ z\"\n  c: \"\n    d\"\n",
+                Some(r#"{"a":"one 'two' three\nfour  ","b":"x\ty  z","c":" d"}"#),
+            ),
+            (
+                "a folded plain line that is a key",
+                "- a: one\n    two: x\n",
+                None,
+            ),
+            (
+                "a folded plain line with an indicator",
+                "- a: one\n    - two\n",
+                None,
+            ),
+            (
+                "a comment inside a folded plain scalar",
+                "- a: one\n    # two\n    three\n",
+                None,
+            ),
+            (
+                "a folded plain line not deeper",
+                "- a:\n    b: one\n    two\n",
+                None,
+            ),
+            (
+                "a folded quoted line not deeper",
+                "- a: \"one\n  two\"\n",
                 None,
             ),
             ("an escaped line break", "- a: \"one\\\n    two\"\n", None),
+            ("an unclosed quote", "- a: \"one\n    two\n", None),
+            (
+                "content after a folded quote",
+                "- a: 'one\n    two' x\n",
+                None,
+            ),
             ("a tab", "- a: one\ttwo\n", None),
             ("a carriage return", "- a: one\r\n", None),
             ("a deeper key", "- a: 1\n   b: 2\n", None),

@@ -58,14 +58,23 @@ where
     Ok(list)
 }
 
+/// Text (`500m`, `2Gi`) in the formats people read; in binary ones (the state cache) the
+/// thousandths as an integer, which reads back without parsing.
 impl Serialize for Quantity {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            s.serialize_i64(self.milli_value())
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if !d.is_human_readable() {
+            return i64::deserialize(d).map(Quantity::from_milli);
+        }
         struct Visitor;
         impl serde::de::Visitor<'_> for Visitor {
             type Value = Quantity;

@@ -89,7 +89,13 @@ fn hyper_nodes(state: &ClusterState) -> Vec<HyperNode> {
     let mut tors: BTreeMap<String, String> = BTreeMap::new();
     let mut mini_pods: BTreeMap<String, String> = BTreeMap::new();
     for node in &state.nodes {
-        let label = |key: &str| node.metadata.labels.get(key).cloned().unwrap_or_default();
+        let label = |key: &str| {
+            node.metadata
+                .labels
+                .get(key)
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        };
         tors.insert(label("tor"), label("miniPod"));
         mini_pods.insert(label("miniPod"), label("bigPod"));
     }

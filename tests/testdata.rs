@@ -396,7 +396,7 @@ fn the_complete_dataload_records_the_labels_of_its_node() {
     let labels = &state.node("node-a2").unwrap().metadata.labels;
     for (key, _, values) in &recorded {
         assert_eq!(
-            labels.get(*key).map(String::as_str),
+            labels.get(key).map(|v| v.as_str()),
             Some(values[0]),
             "{key}"
         );

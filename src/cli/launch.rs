@@ -161,7 +161,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         state
             .node(node)
             .and_then(|n| n.metadata.labels.get(HOSTNAME_LABEL))
-            .map_or(node, String::as_str)
+            .map_or(node, |v| v.as_str())
     });
     let (phase, ran_on) = wait(&api, &object, &label, timeout)?;
     print_stdout(format!(

@@ -225,7 +225,7 @@ fn straddling_domain(
         };
         let Some(outer_values) = outer
             .iter()
-            .map(|k| labels.get(*k).map(String::as_str))
+            .map(|k| labels.get(k).map(|v| v.as_str()))
             .collect::<Option<Vec<&str>>>()
         else {
             continue;
@@ -314,7 +314,7 @@ fn check_unit_fits(
         }
         let Some(domain) = keys
             .iter()
-            .map(|k| labels.get(*k).map(String::as_str))
+            .map(|k| labels.get(k).map(|v| v.as_str()))
             .collect::<Option<Vec<_>>>()
         else {
             continue;

@@ -130,7 +130,7 @@ fn check_levels(
         };
         if topologies
             .iter()
-            .any(|(_, _, levels)| levels.contains(level))
+            .any(|(_, _, levels)| levels.iter().any(|l| l == level))
         {
             continue;
         }
@@ -193,7 +193,7 @@ fn webhook_problems(annotations: &Annotations, count: i64) -> Vec<Problem> {
         UNCONSTRAINED_TOPOLOGY,
     ]
     .into_iter()
-    .filter(|k| annotations.contains_key(*k))
+    .filter(|k| annotations.contains_key(k))
     .collect();
     if let [first, rest @ ..] = modes.as_slice() {
         for key in rest {

@@ -6,11 +6,13 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use compact_str::CompactString;
+
 use super::quantity::Quantity;
 pub use super::sorted_map::SortedMap;
 
-pub type Labels = SortedMap<String, String>;
-pub type Annotations = SortedMap<String, String>;
+pub type Labels = SortedMap<CompactString, CompactString>;
+pub type Annotations = SortedMap<CompactString, CompactString>;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -96,7 +98,7 @@ impl<'de> Deserialize<'de> for Quantity {
     }
 }
 
-pub type ResourceList = SortedMap<String, Quantity>;
+pub type ResourceList = SortedMap<CompactString, Quantity>;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

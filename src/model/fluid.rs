@@ -336,7 +336,7 @@ impl FluidOp {
                     .annotations
                     .get(AFFINITY_LABELS_ANNOTATION)
             })
-            .map(String::as_str)
+            .map(|v| v.as_str())
     }
 
     /// Node label keys recorded after the operation runs: hostname, region, zone and the keys

@@ -28,7 +28,8 @@ impl<K, V> Default for SortedMap<K, V> {
     }
 }
 
-impl<K: Ord, V> SortedMap<K, V> {
+/// Keys are strings of any representation: every lookup takes a `&str`.
+impl<K: Ord + Borrow<str>, V> SortedMap<K, V> {
     pub const fn new() -> Self {
         SortedMap {
             entries: Vec::new(),
@@ -43,41 +44,25 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.entries.is_empty()
     }
 
-    fn find<Q>(&self, key: &Q) -> Result<usize, usize>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    fn find(&self, key: &str) -> Result<usize, usize> {
         self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
     }
 
-    pub fn get<Q>(&self, key: &Q) -> Option<&V>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    pub fn get(&self, key: &str) -> Option<&V> {
         self.find(key).ok().map(|at| &self.entries[at].1)
     }
 
-    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         self.find(key).ok().map(|at| &mut self.entries[at].1)
     }
 
-    pub fn contains_key<Q>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    pub fn contains_key(&self, key: &str) -> bool {
         self.find(key).is_ok()
     }
 
     /// Sets `key` to `value`, returning the value it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        match self.find(&key) {
+        match self.find(key.borrow()) {
             Ok(at) => Some(std::mem::replace(&mut self.entries[at].1, value)),
             Err(at) => {
                 self.entries.insert(at, (key, value));
@@ -86,17 +71,13 @@ impl<K: Ord, V> SortedMap<K, V> {
         }
     }
 
-    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    pub fn remove(&mut self, key: &str) -> Option<V> {
         self.find(key).ok().map(|at| self.entries.remove(at).1)
     }
 
     /// The value of `key`, inserted as `make()` first when absent.
     pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let at = match self.find(&key) {
+        let at = match self.find(key.borrow()) {
             Ok(at) => at,
             Err(at) => {
                 self.entries.insert(at, (key, make()));
@@ -111,11 +92,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         Entry { map: self, key }
     }
 
-    pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&K, &V)>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
+    pub fn get_key_value(&self, key: &str) -> Option<(&K, &V)> {
         self.find(key).ok().map(|at| pair_ref(&self.entries[at]))
     }
 
@@ -177,7 +154,7 @@ pub struct Entry<'a, K, V> {
     key: K,
 }
 
-impl<'a, K: Ord, V> Entry<'a, K, V> {
+impl<'a, K: Ord + Borrow<str>, V> Entry<'a, K, V> {
     pub fn or_insert(self, value: V) -> &'a mut V {
         self.map.get_or_insert_with(self.key, || value)
     }
@@ -196,22 +173,30 @@ fn pair_ref<K, V>((k, v): &(K, V)) -> (&K, &V) {
     (k, v)
 }
 
-impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        SortedMap::from_unsorted(iter.into_iter().collect())
+/// Built from pairs of anything that converts to the key and value: `String` pairs build a map
+/// of compact strings.
+impl<K: Ord + Borrow<str>, V, A: Into<K>, B: Into<V>> FromIterator<(A, B)> for SortedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (A, B)>>(iter: I) -> Self {
+        SortedMap::from_unsorted(
+            iter.into_iter()
+                .map(|(key, value)| (key.into(), value.into()))
+                .collect(),
+        )
     }
 }
 
-impl<K: Ord, V, const N: usize> From<[(K, V); N]> for SortedMap<K, V> {
-    fn from(entries: [(K, V); N]) -> Self {
-        SortedMap::from_unsorted(entries.into())
+impl<K: Ord + Borrow<str>, V, A: Into<K>, B: Into<V>, const N: usize> From<[(A, B); N]>
+    for SortedMap<K, V>
+{
+    fn from(entries: [(A, B); N]) -> Self {
+        entries.into_iter().collect()
     }
 }
 
-impl<K: Ord, V> Extend<(K, V)> for SortedMap<K, V> {
-    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+impl<K: Ord + Borrow<str>, V, A: Into<K>, B: Into<V>> Extend<(A, B)> for SortedMap<K, V> {
+    fn extend<I: IntoIterator<Item = (A, B)>>(&mut self, iter: I) {
         for (key, value) in iter {
-            self.insert(key, value);
+            self.insert(key.into(), value.into());
         }
     }
 }
@@ -224,7 +209,7 @@ impl<K, V> IntoIterator for SortedMap<K, V> {
     }
 }
 
-impl<'a, K: Ord, V> IntoIterator for &'a SortedMap<K, V> {
+impl<'a, K: Ord + Borrow<str>, V> IntoIterator for &'a SortedMap<K, V> {
     type Item = (&'a K, &'a V);
     type IntoIter = Iter<'a, K, V>;
     fn into_iter(self) -> Self::IntoIter {
@@ -232,14 +217,10 @@ impl<'a, K: Ord, V> IntoIterator for &'a SortedMap<K, V> {
     }
 }
 
-impl<K, V, Q> std::ops::Index<&Q> for SortedMap<K, V>
-where
-    K: Ord + Borrow<Q>,
-    Q: Ord + ?Sized,
-{
+impl<K: Ord + Borrow<str>, V> std::ops::Index<&str> for SortedMap<K, V> {
     type Output = V;
     /// Panics when the key is absent, as `BTreeMap`'s index does.
-    fn index(&self, key: &Q) -> &V {
+    fn index(&self, key: &str) -> &V {
         self.get(key).expect("no entry found for key")
     }
 }
@@ -262,10 +243,14 @@ impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
     }
 }
 
-impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for SortedMap<K, V> {
+impl<'de, K: Ord + Borrow<str> + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de>
+    for SortedMap<K, V>
+{
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct MapVisitor<K, V>(PhantomData<(K, V)>);
-        impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for MapVisitor<K, V> {
+        impl<'de, K: Ord + Borrow<str> + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de>
+            for MapVisitor<K, V>
+        {
             type Value = SortedMap<K, V>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a map")

@@ -259,7 +259,11 @@ fn plan_one(
     let node = state
         .node(&node_name)
         .expect("the engine selects nodes of the state");
-    plan.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
+    plan.zone = node
+        .metadata
+        .labels
+        .get(ZONE_LABEL)
+        .map(ToString::to_string);
     datasets::locate(&mut plan.datasets, node, &state.nodes);
     let record = fluid::recorded_node_affinity(op, node);
     let mut completes = true;

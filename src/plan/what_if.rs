@@ -362,7 +362,7 @@ fn edit_nodes(
             NodeEdit::Cordon | NodeEdit::Drain => node.spec.unschedulable = true,
             NodeEdit::Remove => {}
             NodeEdit::Label { key, value } => {
-                node.metadata.labels.insert(key.clone(), value.clone());
+                node.metadata.labels.insert(key.into(), value.into());
             }
             NodeEdit::Unlabel { key } => {
                 removed_any |= node.metadata.labels.remove(key).is_some();
@@ -467,7 +467,7 @@ impl Iterator for NodeCopies {
         };
         let mut labels = self.template.metadata.labels.clone();
         if let Some(host) = labels.get_mut(HOSTNAME_LABEL) {
-            host.clone_from(&name);
+            *host = name.as_str().into();
         }
         Some(Node {
             metadata: ObjectMeta {
@@ -502,7 +502,7 @@ mod tests {
                         .into_iter()
                         .map(|(k, v)| (k.to_string(), v.to_string()))
                         .collect(),
-                    annotations: [("note".to_string(), "kept on the template only".into())].into(),
+                    annotations: [("note", "kept on the template only")].into(),
                     ..ObjectMeta::default()
                 },
                 spec: NodeSpec {

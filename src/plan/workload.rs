@@ -47,12 +47,12 @@ pub fn replica(w: &Workload, index: usize) -> Pod {
     let labels = &mut pod.metadata.labels;
     match w.kind.as_str() {
         "StatefulSet" => {
-            labels.insert(STATEFULSET_POD_NAME_LABEL.to_string(), name);
-            labels.insert(POD_INDEX_LABEL.to_string(), index.to_string());
+            labels.insert(STATEFULSET_POD_NAME_LABEL.into(), name.into());
+            labels.insert(POD_INDEX_LABEL.into(), index.to_string().into());
         }
         "Job" => {
             for key in JOB_NAME_LABELS {
-                labels.insert(key.to_string(), w.metadata.name.clone());
+                labels.insert(key.into(), w.metadata.name.as_str().into());
             }
             crate::systems::gang::kueue::mark_job_pod(w, &mut pod);
         }

@@ -88,7 +88,7 @@ pub fn node_selector_term_matches(
             path: format!("matchExpressions[{i}]"),
             message,
         })?;
-        matched &= requirement_matches(req, labels.get(&req.key).map(String::as_str));
+        matched &= requirement_matches(req, labels.get(&req.key).map(|v| v.as_str()));
     }
     for (i, req) in term.match_fields.iter().enumerate() {
         let path = format!("matchFields[{i}]");
@@ -178,8 +178,8 @@ pub fn label_selector_matches(
     Ok(selector.match_expressions.iter().all(|req| {
         let value = labels.get(&req.key);
         match req.operator.as_str() {
-            "In" => value.is_some_and(|v| req.values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !req.values.contains(v)),
+            "In" => value.is_some_and(|v| req.values.iter().any(|x| x == v)),
+            "NotIn" => value.is_none_or(|v| !req.values.iter().any(|x| x == v)),
             "Exists" => value.is_some(),
             _ => value.is_none(),
         }
@@ -231,7 +231,9 @@ pub fn parse_label_selector(text: &str) -> Result<LabelSelector, String> {
         } else if let Some((key, value)) = requirement.split_once('=') {
             let value = value.strip_prefix('=').unwrap_or(value).trim();
             let checked = expression(key, "In", vec![value.to_string()])?;
-            selector.match_labels.insert(checked.key, value.to_string());
+            selector
+                .match_labels
+                .insert(checked.key.into(), value.into());
             continue;
         } else {
             expression(requirement, "Exists", Vec::new())?

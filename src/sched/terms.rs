@@ -103,7 +103,7 @@ fn resolve_term(owner: &Pod, term: &PodAffinityTerm, weight: i64) -> Term {
                     selector.match_expressions.push(LabelSelectorRequirement {
                         key: key.clone(),
                         operator: operator.into(),
-                        values: vec![value.clone()],
+                        values: vec![value.to_string()],
                     });
                 }
             }

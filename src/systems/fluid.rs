@@ -570,7 +570,7 @@ pub fn describe_inherited(affinity: &NodeAffinity) -> String {
 
 /// The zone label of a node, shown next to where each step lands.
 pub fn zone_of(node: &Node) -> Option<&str> {
-    node.metadata.labels.get(ZONE_LABEL).map(String::as_str)
+    node.metadata.labels.get(ZONE_LABEL).map(|v| v.as_str())
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ fn fill(defaults: &ResourceList, list: &mut ResourceList) -> Vec<String> {
     for (name, quantity) in defaults {
         if !list.contains_key(name) {
             list.insert(name.clone(), *quantity);
-            names.push(name.clone());
+            names.push(name.to_string());
         }
     }
     names

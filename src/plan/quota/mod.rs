@@ -125,17 +125,18 @@ impl<'a> NamespaceAdmission<'a> {
                     "failed quota: {name}: must specify {missing}"
                 )));
             }
-            let exceeded: Vec<&String> = quota
+            let exceeded: Vec<&str> = quota
                 .spec
                 .hard
                 .iter()
                 .filter(|(resource, hard)| {
-                    usage.get(*resource).is_some_and(|asked| {
+                    usage.get(resource.as_str()).is_some_and(|asked| {
                         asked.milli_value() > 0
-                            && sum(used.get(*resource), *asked).milli_value() > hard.milli_value()
+                            && sum(used.get(resource.as_str()), *asked).milli_value()
+                                > hard.milli_value()
                     })
                 })
-                .map(|(resource, _)| resource)
+                .map(|(resource, _)| resource.as_str())
                 .collect();
             if !exceeded.is_empty() {
                 let list = |value: &dyn Fn(&str) -> Quantity| {
@@ -401,7 +402,7 @@ fn is_best_effort(pod: &Pod) -> bool {
             let r = &c.resources;
             ["cpu", "memory"]
                 .iter()
-                .all(|n| !r.requests.contains_key(*n) && !r.limits.contains_key(*n))
+                .all(|n| !r.requests.contains_key(n) && !r.limits.contains_key(n))
         })
 }
 
@@ -411,7 +412,7 @@ fn missing_specification(quota: &ResourceQuota, pod: &Pod) -> Option<String> {
     let mut missing: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for resource in MUST_SPECIFY
         .iter()
-        .filter(|r| quota.spec.hard.contains_key(**r))
+        .filter(|r| quota.spec.hard.contains_key(r))
     {
         let (limits, name) = match resource.split_once('.') {
             Some(("limits", name)) => (true, name),

@@ -44,7 +44,7 @@ impl PreFilter for RequiredTerms {
                 if let Some(value) = sched.node_labels(node).get(&group.term.topology_key) {
                     *state
                         .existing_anti_affinity_counts
-                        .entry((group.term.topology_key.clone(), value.clone()))
+                        .entry((group.term.topology_key.clone(), value.to_string()))
                         .or_default() += count;
                 }
             }
@@ -65,7 +65,7 @@ impl PreFilter for RequiredTerms {
                     if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
                         *state
                             .affinity_counts
-                            .entry((term.topology_key.clone(), value.clone()))
+                            .entry((term.topology_key.clone(), value.to_string()))
                             .or_default() += 1;
                     }
                 }
@@ -80,7 +80,7 @@ impl PreFilter for RequiredTerms {
                 if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
                     *state
                         .anti_affinity_counts
-                        .entry((term.topology_key.clone(), value.clone()))
+                        .entry((term.topology_key.clone(), value.to_string()))
                         .or_default() += 1;
                 }
             }
@@ -97,7 +97,7 @@ impl Filter for RequiredTerms {
             let Some(value) = labels.get(&term.topology_key) else {
                 return Status::new(Code::UnschedulableAndUnresolvable, REASON_AFFINITY);
             };
-            let pair = (term.topology_key.clone(), value.clone());
+            let pair = (term.topology_key.clone(), value.to_string());
             if self.affinity_counts.get(&pair).copied().unwrap_or(0) <= 0 {
                 pods_exist = false;
             }
@@ -115,14 +115,14 @@ impl Filter for RequiredTerms {
         }
         for term in &cx.terms.required_anti_affinity {
             if let Some(value) = labels.get(&term.topology_key) {
-                let pair = (term.topology_key.clone(), value.clone());
+                let pair = (term.topology_key.clone(), value.to_string());
                 if self.anti_affinity_counts.get(&pair).copied().unwrap_or(0) > 0 {
                     return Status::new(Code::Unschedulable, REASON_ANTI_AFFINITY);
                 }
             }
         }
         for ((key, value), count) in &self.existing_anti_affinity_counts {
-            if *count > 0 && labels.get(key) == Some(value) {
+            if *count > 0 && labels.get(key).is_some_and(|v| v == value) {
                 return Status::new(Code::Unschedulable, REASON_EXISTING_ANTI_AFFINITY);
             }
         }
@@ -154,10 +154,10 @@ impl PreferredTerms {
             Some(by_value) => by_value,
             None => self.topology_score.entry(key.to_string()).or_default(),
         };
-        match by_value.get_mut(value) {
+        match by_value.get_mut(value.as_str()) {
             Some(score) => *score += weight,
             None => {
-                by_value.insert(value.clone(), weight);
+                by_value.insert(value.to_string(), weight);
             }
         }
     }
@@ -213,7 +213,7 @@ impl Score for PreferredTerms {
         let labels = cx.sched.node_labels(node);
         self.topology_score
             .iter()
-            .filter_map(|(key, by_value)| by_value.get(labels.get(key)?))
+            .filter_map(|(key, by_value)| by_value.get(labels.get(key)?.as_str()))
             .sum()
     }
 

@@ -42,7 +42,7 @@ impl Constraint {
                             s.match_expressions.push(LabelSelectorRequirement {
                                 key: key.clone(),
                                 operator: "In".into(),
-                                values: vec![value.clone()],
+                                values: vec![value.to_string()],
                             });
                         }
                     }
@@ -127,7 +127,7 @@ impl PreFilter for HardSpread {
                 }
                 let matching = per_node[i].get(&index).copied().unwrap_or(0);
                 *counts[i]
-                    .entry(labels[&constraint.key].clone())
+                    .entry(labels[&constraint.key].to_string())
                     .or_default() += matching;
             }
         }
@@ -157,7 +157,7 @@ impl Filter for HardSpread {
             let Some(value) = labels.get(&constraint.key) else {
                 return Status::new(Code::UnschedulableAndUnresolvable, REASON_LABEL);
             };
-            let matching = self.counts[i].get(value).copied().unwrap_or(0);
+            let matching = self.counts[i].get(value.as_str()).copied().unwrap_or(0);
             let skew = matching + i64::from(constraint.self_match) - self.minimum[i];
             if skew > constraint.max_skew {
                 return Status::new(Code::Unschedulable, REASON);
@@ -206,7 +206,7 @@ impl PreScore for SoftSpread {
         for &i in feasible.iter().filter(|i| spread.scored.contains(i)) {
             for (c, constraint) in constraints.iter().enumerate() {
                 spread.counts[c]
-                    .entry(sched.node_labels(i)[&constraint.key].clone())
+                    .entry(sched.node_labels(i)[&constraint.key].to_string())
                     .or_insert(0);
             }
         }
@@ -236,7 +236,7 @@ impl PreScore for SoftSpread {
                 if constraint.key == HOSTNAME || !constraint.includes(cx, node) {
                     continue;
                 }
-                if let Some(count) = spread.counts[c].get_mut(&labels[&constraint.key]) {
+                if let Some(count) = spread.counts[c].get_mut(labels[&constraint.key].as_str()) {
                     *count += spread.per_node[c].get(&index).copied().unwrap_or(0);
                 }
             }
@@ -259,7 +259,7 @@ impl Score for SoftSpread {
                 let count = if constraint.key == HOSTNAME {
                     self.per_node[c].get(&node).copied().unwrap_or(0)
                 } else {
-                    self.counts[c][&labels[&constraint.key]]
+                    self.counts[c][labels[&constraint.key].as_str()]
                 };
                 count as f64 * self.weights[c] + (constraint.max_skew - 1) as f64
             })

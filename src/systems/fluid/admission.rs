@@ -55,14 +55,14 @@ pub enum Injection {
 }
 
 fn is_true(labels: &Labels, key: &str) -> bool {
-    labels.get(key).map(String::as_str) == Some("true")
+    labels.get(key).map(|v| v.as_str()) == Some("true")
 }
 
 /// Whether Fluid's webhook mutates a pod with these labels, and how.
 pub fn injection(labels: &Labels) -> Option<Injection> {
     let selected =
         is_true(labels, SERVERLESS_INJECT_LABEL) || is_true(labels, SERVERFUL_INJECT_LABEL);
-    let opted_out = labels.get(ENABLE_INJECTION_LABEL).map(String::as_str) == Some("false")
+    let opted_out = labels.get(ENABLE_INJECTION_LABEL).map(|v| v.as_str()) == Some("false")
         || is_true(labels, INJECTION_DONE_LABEL);
     if !selected || opted_out {
         return None;

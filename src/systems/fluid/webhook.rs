@@ -249,7 +249,7 @@ pub fn cache_nodes<'a>(nodes: &'a [Node], namespace: &str, dataset: &str) -> Vec
     let key = cache_label(namespace, dataset);
     nodes
         .iter()
-        .filter(|n| n.metadata.labels.get(&key).map(String::as_str) == Some("true"))
+        .filter(|n| n.metadata.labels.get(&key).map(|v| v.as_str()) == Some("true"))
         .collect()
 }
 
@@ -262,14 +262,14 @@ pub fn locality(node: &Node, cache: &[&Node]) -> Locality {
         return Locality::Hit;
     }
     let shares = |key: &str| {
-        let values: BTreeSet<&String> = cache
+        let values: BTreeSet<&str> = cache
             .iter()
-            .filter_map(|c| c.metadata.labels.get(key))
+            .filter_map(|c| c.metadata.labels.get(key).map(|v| v.as_str()))
             .collect();
         node.metadata
             .labels
             .get(key)
-            .is_some_and(|v| values.contains(v))
+            .is_some_and(|v| values.contains(v.as_str()))
     };
     if shares(ZONE_LABEL) {
         Locality::SameZone
@@ -352,7 +352,7 @@ pub fn assume_cached(
             state.nodes[index]
                 .metadata
                 .labels
-                .insert(key.clone(), "true".to_string());
+                .insert(key.as_str().into(), "true".into());
         }
     }
     state.rebuild_indexes();

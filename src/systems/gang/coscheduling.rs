@@ -48,7 +48,7 @@ impl Adapter for Coscheduling {
         pod.metadata
             .labels
             .get(COSCHEDULING_POD_GROUP_LABEL)
-            .cloned()
+            .map(ToString::to_string)
     }
 }
 

@@ -53,7 +53,10 @@ impl Adapter for Godel {
     }
 
     fn joins(&self, pod: &Pod) -> Option<String> {
-        pod.metadata.labels.get(GODEL_POD_GROUP_LABEL).cloned()
+        pod.metadata
+            .labels
+            .get(GODEL_POD_GROUP_LABEL)
+            .map(ToString::to_string)
     }
 }
 
@@ -957,7 +960,7 @@ mod tests {
                 let mut labels = Labels::new();
                 for (k, v) in [("bigPod", big), ("miniPod", mini), ("tor", tor)] {
                     if !v.is_empty() {
-                        labels.insert(k.to_string(), v.to_string());
+                        labels.insert(k.into(), (*v).into());
                     }
                 }
                 Node {

@@ -40,6 +40,9 @@ impl Adapter for KubeBatch {
     }
 
     fn joins(&self, pod: &Pod) -> Option<String> {
-        pod.metadata.annotations.get(GROUP_NAME_ANNOTATION).cloned()
+        pod.metadata
+            .annotations
+            .get(GROUP_NAME_ANNOTATION)
+            .map(ToString::to_string)
     }
 }

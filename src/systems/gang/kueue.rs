@@ -29,8 +29,8 @@ pub fn is_kueue_job(w: &Workload) -> bool {
 pub fn mark_job_pod(job: &Workload, pod: &mut Pod) {
     if let Some(queue) = job.metadata.labels.get(QUEUE_NAME_LABEL) {
         let labels = &mut pod.metadata.labels;
-        labels.insert(QUEUE_NAME_LABEL.to_string(), queue.clone());
-        labels.insert(JOB_NAME_LABEL.to_string(), job.metadata.name.clone());
+        labels.insert(QUEUE_NAME_LABEL.into(), queue.as_str().into());
+        labels.insert(JOB_NAME_LABEL.into(), job.metadata.name.as_str().into());
     }
 }
 
@@ -48,7 +48,7 @@ impl Adapter for KueueJobs {
             .map(|job| {
                 let mut gang =
                     Gang::new(&KUEUE_KIND, "batch/v1", &job.metadata, job.replicas.into());
-                gang.queue = job.metadata.labels[QUEUE_NAME_LABEL].clone();
+                gang.queue = job.metadata.labels[QUEUE_NAME_LABEL].to_string();
                 gang.rule = PlacementRule::Kueue(Box::new(objects.kueue.clone()));
                 gang
             })
@@ -58,6 +58,6 @@ impl Adapter for KueueJobs {
     fn joins(&self, pod: &Pod) -> Option<String> {
         let labels = &pod.metadata.labels;
         labels.get(QUEUE_NAME_LABEL)?;
-        labels.get(JOB_NAME_LABEL).cloned()
+        labels.get(JOB_NAME_LABEL).map(ToString::to_string)
     }
 }

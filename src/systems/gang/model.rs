@@ -391,7 +391,10 @@ pub const TASK_SPEC_KEY: &str = "volcano.sh/task-spec";
 
 /// The Volcano task of a pod, as Volcano's gang plugin counts tasks.
 pub fn task_of(pod: &Pod) -> Option<String> {
-    pod.metadata.annotations.get(TASK_SPEC_KEY).cloned()
+    pod.metadata
+        .annotations
+        .get(TASK_SPEC_KEY)
+        .map(ToString::to_string)
 }
 
 /// How one gang kind is read: which objects define its groups and how a pod joins one. Adding a

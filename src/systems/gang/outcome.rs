@@ -184,7 +184,7 @@ pub fn count_domains<'a>(
             let mut pods = BTreeMap::new();
             for node in nodes_of_pods.clone() {
                 if let Some(value) = node.metadata.labels.get(key) {
-                    *pods.entry(value.clone()).or_insert(0) += 1;
+                    *pods.entry(value.to_string()).or_insert(0) += 1;
                 }
             }
             LevelCount {
@@ -275,7 +275,12 @@ impl GroupPlan {
         min_member: usize,
     ) -> GroupPlan {
         let domain = |node: &str, key: &str| -> Option<String> {
-            state.node(node)?.metadata.labels.get(key).cloned()
+            state
+                .node(node)?
+                .metadata
+                .labels
+                .get(key)
+                .map(ToString::to_string)
         };
         let pods: Vec<PodRow> = outcomes
             .iter()

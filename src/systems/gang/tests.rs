@@ -448,7 +448,7 @@ fn coscheduling_resource_gap_follows_check_cluster_resource() {
             },
             spec: crate::model::gang::PodGroupSpec {
                 min_member: Some(2),
-                min_resources: ResourceList::from([("cpu".into(), Quantity::parse("4").unwrap())]),
+                min_resources: ResourceList::from([("cpu", Quantity::parse("4").unwrap())]),
                 ..Default::default()
             },
         };

@@ -130,7 +130,10 @@ impl Adapter for VolcanoPodGroups {
     }
 
     fn joins(&self, pod: &Pod) -> Option<String> {
-        pod.metadata.annotations.get(GROUP_NAME_ANNOTATION).cloned()
+        pod.metadata
+            .annotations
+            .get(GROUP_NAME_ANNOTATION)
+            .map(ToString::to_string)
     }
 }
 
@@ -599,13 +602,13 @@ pub fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
             metadata.namespace = job.metadata.namespace.clone();
             metadata
                 .labels
-                .insert(JOB_NAME_LABEL.into(), job.metadata.name.clone());
+                .insert(JOB_NAME_LABEL.into(), job.metadata.name.as_str().into());
             metadata
                 .labels
-                .insert(TASK_SPEC_KEY.into(), task.name.clone());
+                .insert(TASK_SPEC_KEY.into(), task.name.as_str().into());
             metadata
                 .annotations
-                .insert(TASK_SPEC_KEY.into(), task.name.clone());
+                .insert(TASK_SPEC_KEY.into(), task.name.as_str().into());
             let mut spec = task.template.spec.clone();
             if spec.scheduler_name.is_empty() {
                 spec.scheduler_name = job.spec.scheduler_name.clone();
@@ -896,7 +899,7 @@ mod tests {
                 (VOLCANO_TASK_ORDER_ANNOTATION, order),
             ] {
                 if v != "-" {
-                    m.insert(k.to_string(), v.to_string());
+                    m.insert(k.into(), v.into());
                 }
             }
             m

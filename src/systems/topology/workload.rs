@@ -38,7 +38,7 @@ impl TopologySystem for PodGroupTopology {
         let node_domains: Vec<Vec<Option<String>>> = state
             .nodes
             .iter()
-            .map(|n| vec![n.metadata.labels.get(key).cloned()])
+            .map(|n| vec![n.metadata.labels.get(key).map(ToString::to_string)])
             .collect();
         let pinned = running_domain(gang, state, key)?;
         let mut domains: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -111,7 +111,7 @@ fn running_domain(gang: &Gang, state: &ClusterState, key: &str) -> Result<Option
                 ));
             }
             Some(_) => {}
-            None => pinned = Some((domain.clone(), pod.metadata.name.as_str())),
+            None => pinned = Some((domain.to_string(), pod.metadata.name.as_str())),
         }
     }
     Ok(pinned.map(|(domain, _)| domain))

@@ -346,7 +346,7 @@ fn equal_scores_keep_the_first_rack_and_say_the_tie_is_random() {
     state.nodes[index]
         .metadata
         .labels
-        .insert(RACK.to_string(), "r3".to_string());
+        .insert(RACK.into(), "r3".into());
     let state = ClusterState::from_objects(state.nodes.iter().cloned().map(Object::Node));
     let gang = gang(&state, &[RACK], 1, "2", 1);
     let (status, chosen, rejected, _) = plan(&state, &gang);

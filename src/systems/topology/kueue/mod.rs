@@ -124,7 +124,7 @@ pub fn asks_topology(pod: &Pod) -> bool {
         kueue::SLICE_REQUIRED_TOPOLOGY,
     ]
     .iter()
-    .any(|key| annotations.contains_key(*key))
+    .any(|key| annotations.contains_key(key))
 }
 
 /// The pod set's request from its annotations against `levels` (upstream `levelKey`,
@@ -136,9 +136,9 @@ pub fn request(pod: &Pod, levels: &[String], count: i32) -> Result<PodSetRequest
     let lowest = levels.len().saturating_sub(1);
     let slice_key = annotations.get(kueue::SLICE_REQUIRED_TOPOLOGY);
     let (mode, level_key) = if let Some(key) = annotations.get(kueue::REQUIRED_TOPOLOGY) {
-        (LevelMode::Required, key.clone())
+        (LevelMode::Required, key.to_string())
     } else if let Some(key) = annotations.get(kueue::PREFERRED_TOPOLOGY) {
-        (LevelMode::Preferred, key.clone())
+        (LevelMode::Preferred, key.to_string())
     } else if slice_key.is_some() {
         (LevelMode::Unconstrained, levels[0].clone())
     } else {
@@ -291,7 +291,7 @@ pub fn snapshot(
         }
         let values: Vec<String> = levels
             .iter()
-            .map(|l| node.metadata.labels[l].clone())
+            .map(|l| node.metadata.labels[l].to_string())
             .collect();
         nodes.entry(values.clone()).or_default().push(i);
         excluded.total_nodes += 1;
@@ -616,7 +616,7 @@ fn report(
             .map(|node| {
                 shown
                     .iter()
-                    .map(|key| node.metadata.labels.get(key).cloned())
+                    .map(|key| node.metadata.labels.get(key).map(ToString::to_string))
                     .collect()
             })
             .collect(),

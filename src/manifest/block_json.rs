@@ -47,7 +47,7 @@ pub struct Identity {
 /// Write the JSON of the one sequence entry `entry` (its first line holds its `-`, and it must
 /// be a mapping) into `out`; `None` when the text is beyond what this reader vouches for.
 pub fn entry_to_json(entry: &str, out: &mut Vec<u8>) -> Option<Identity> {
-    if !plain_characters(entry.as_bytes()) {
+    if !plain_characters(entry) {
         return None;
     }
     let mut reader = Reader {
@@ -75,20 +75,17 @@ pub fn entry_to_json(entry: &str, out: &mut Vec<u8>) -> Option<Identity> {
 
 /// No tab, no control character, none of the characters YAML treats specially (NEL, the line
 /// and paragraph separators, a byte-order mark): kubectl escapes all of them in quotes.
-fn plain_characters(bytes: &[u8]) -> bool {
+fn plain_characters(text: &str) -> bool {
     // In chunks without an early exit, so that the common all-ASCII case vectorises.
-    let ascii = bytes.chunks(64).all(|chunk| {
+    let ascii = text.as_bytes().chunks(64).all(|chunk| {
         chunk.iter().fold(true, |ok, &b| {
             ok & ((0x20..0x7f).contains(&b) | (b == b'\n'))
         })
     });
-    if ascii {
-        return true;
-    }
-    let text = String::from_utf8_lossy(bytes);
-    text.chars().all(|c| {
-        (c == '\n' || !c.is_control()) && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
-    })
+    ascii
+        || text.chars().all(|c| {
+            (c == '\n' || !c.is_control()) && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+        })
 }
 
 /// One line of the text, without its line break.

@@ -24,7 +24,7 @@ use crate::systems::topology::{self, Constraint, Mode, Request, Round, pods_that
 use crate::text::plural;
 
 /// A gang by its kind's id, namespace and name.
-type GangKey = (&'static str, String, String);
+pub(super) type GangKey = (&'static str, String, String);
 
 /// What the topology rules check against, worked out once per lint run.
 pub(crate) struct Index {
@@ -61,6 +61,23 @@ impl Index {
 /// Every gang of the inputs that asks for a topology, measured against the planner's domains.
 fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<GangKey, Shortfall> {
     let asks = |g: &Gang| g.network_topology.is_some() || matches!(g.rule, PlacementRule::Kueue(_));
+    measure_gangs(set, state, asks, |scheduler, gang| {
+        if gang.network_topology.is_some() {
+            hyper_node_shortfall(scheduler, gang)
+        } else {
+            kueue_shortfall(scheduler, gang)
+        }
+    })
+}
+
+/// The gangs of the inputs that `asks` keeps, each measured by `measure` with one scheduler
+/// over `state` (built only when a gang asks), keyed by kind, namespace and name.
+pub(super) fn measure_gangs<T>(
+    set: &ManifestSet,
+    state: &ClusterState,
+    asks: impl Fn(&Gang) -> bool,
+    measure: impl Fn(&Scheduler, &Gang) -> Option<T>,
+) -> BTreeMap<GangKey, T> {
     let all = gangs(set, state, &GangOptions::default());
     let asking: Vec<&Gang> = all.iter().filter(|g| asks(g)).collect();
     if asking.is_empty() {
@@ -70,17 +87,13 @@ fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<GangKey, Shor
     asking
         .into_iter()
         .filter_map(|gang| {
-            let shortfall = if gang.network_topology.is_some() {
-                hyper_node_shortfall(&scheduler, gang)
-            } else {
-                kueue_shortfall(&scheduler, gang)
-            }?;
+            let measured = measure(&scheduler, gang)?;
             let key = (
                 gang.kind.id,
                 gang.meta.namespace.clone(),
                 gang.meta.name.clone(),
             );
-            Some((key, shortfall))
+            Some((key, measured))
         })
         .collect()
 }

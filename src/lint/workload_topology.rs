@@ -7,19 +7,19 @@
 
 use std::collections::BTreeMap;
 
-use super::topology::{largest_too_small, planned_request};
+use super::topology::{GangKey, largest_too_small, measure_gangs, planned_request};
 use super::{Context, Finding, node_at, node_carries};
 use crate::cluster::ClusterState;
 use crate::manifest::{Manifest, ManifestSet};
 use crate::model::Object;
 use crate::model::gang::{SchedulingConstraints, WORKLOAD_API_V1ALPHA2};
-use crate::sched::{Profile, Scheduler};
+use crate::sched::Scheduler;
+use crate::systems::gang::Gang;
 use crate::systems::gang::workload::POD_GROUP_KIND;
-use crate::systems::gang::{Gang, GangOptions, gangs};
 
-/// PodGroups (namespace, name) whose largest domain cannot hold them, with the message.
+/// PodGroups whose largest domain cannot hold them, with the message.
 pub(crate) struct Index {
-    too_small: BTreeMap<(String, String), String>,
+    too_small: BTreeMap<GangKey, String>,
 }
 
 impl Index {
@@ -33,26 +33,9 @@ impl Index {
 }
 
 /// Every PodGroup of the inputs with a topology constraint, against the planner's domains.
-fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<(String, String), String> {
-    let all = gangs(set, state, &GangOptions::default());
-    let asking: Vec<&Gang> = all
-        .iter()
-        .filter(|g| std::ptr::eq(g.kind, &POD_GROUP_KIND) && !g.topology.is_empty())
-        .collect();
-    if asking.is_empty() {
-        return BTreeMap::new();
-    }
-    let scheduler = Scheduler::new(state, Profile::default());
-    asking
-        .into_iter()
-        .filter_map(|gang| {
-            let message = shortfall(&scheduler, gang)?;
-            Some((
-                (gang.meta.namespace.clone(), gang.meta.name.clone()),
-                message,
-            ))
-        })
-        .collect()
+fn shortfalls(set: &ManifestSet, state: &ClusterState) -> BTreeMap<GangKey, String> {
+    let asks = |g: &Gang| std::ptr::eq(g.kind, &POD_GROUP_KIND) && !g.topology.is_empty();
+    measure_gangs(set, state, asks, shortfall)
 }
 
 /// Why even the largest domain of the group's topology key cannot hold its minimum; `None`
@@ -90,9 +73,10 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             let path = key_path(m, "spec");
             check_label(ctx, m, constraints, &path);
             let meta = &group.metadata;
-            if let Some(message) = index
-                .too_small
-                .get(&(meta.namespace.clone(), meta.name.clone()))
+            if let Some(message) =
+                index
+                    .too_small
+                    .get(&(POD_GROUP_KIND.id, meta.namespace.clone(), meta.name.clone()))
             {
                 ctx.emit(m, Finding::at(m, "DF509", &path, message.clone()));
             }

@@ -550,16 +550,16 @@ impl Redaction {
             self.affinity(affinity);
         }
         for toleration in &mut spec.tolerations {
-            toleration.key = self.key(&toleration.key);
-            toleration.value = self.value(&toleration.value);
+            toleration.key = self.key(&toleration.key).into();
+            toleration.value = self.value(&toleration.value).into();
         }
         for container in spec
             .containers
             .iter_mut()
             .chain(spec.init_containers.iter_mut())
         {
-            container.name = self.value(&container.name);
-            container.image = self.image(&container.image);
+            container.name = self.value(&container.name).into();
+            container.image = self.image(&container.image).into();
         }
         for constraint in &mut spec.topology_spread_constraints {
             constraint.topology_key = self.key(&constraint.topology_key);

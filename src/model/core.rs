@@ -33,7 +33,7 @@ pub struct ObjectMeta {
     /// RFC 3339. `plan --pending` orders pods of equal priority by it: a dump records no
     /// scheduling-queue timestamp, and the creation time is what that timestamp starts as.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub creation_timestamp: Option<String>,
+    pub creation_timestamp: Option<CompactString>,
 }
 
 /// `field: null` in YAML means "absent"; serde's `default` alone would reject it.
@@ -130,9 +130,9 @@ pub struct ContainerPort {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Container {
-    pub name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub image: String,
+    pub name: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub image: CompactString,
     pub resources: ResourceRequirements,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
     pub ports: Vec<ContainerPort>,
@@ -271,14 +271,14 @@ pub struct Affinity {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Toleration {
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub key: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub operator: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub value: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub effect: String,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub key: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub operator: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub value: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub effect: CompactString,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
 }
@@ -445,13 +445,13 @@ pub struct PodSchedulingGroup {
 #[serde(rename_all = "camelCase", default)]
 pub struct PodStatus {
     #[serde(
-        skip_serializing_if = "String::is_empty",
+        skip_serializing_if = "CompactString::is_empty",
         deserialize_with = "null_as_default"
     )]
-    pub phase: String,
+    pub phase: CompactString,
     /// RFC 3339; among victims of equal priority the one started earlier is more important.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_time: Option<String>,
+    pub start_time: Option<CompactString>,
     /// The node a preemption nominated for this Pending pod: kube-scheduler tries it first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,

@@ -172,7 +172,7 @@ mod tests {
             metadata: ObjectMeta {
                 name: name.into(),
                 namespace: "ns".into(),
-                creation_timestamp: created.map(str::to_string),
+                creation_timestamp: created.map(crate::model::CompactString::from),
                 ..ObjectMeta::default()
             },
             spec: PodSpec {

@@ -105,9 +105,9 @@ fn add_daemon_tolerations(tolerations: &mut Vec<Toleration>) {
             .any(|t| t.key == key && t.effect == effect)
         {
             tolerations.push(Toleration {
-                key: key.to_string(),
-                operator: "Exists".to_string(),
-                effect: effect.to_string(),
+                key: key.into(),
+                operator: "Exists".into(),
+                effect: effect.into(),
                 ..Default::default()
             });
         }

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::selector::label_selector_matches;
 use super::{Code, Decision, NodeVerdict, Scheduler};
-use crate::model::{Pod, PodDisruptionBudget};
+use crate::model::{CompactString, Pod, PodDisruptionBudget};
 
 /// Upstream's status message for nodes where removing pods cannot make the pod fit.
 pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
@@ -76,7 +76,7 @@ struct Ranked {
     priority: i32,
     /// `None` (not started) counts as now, the latest possible start, as upstream's
     /// `GetPodStartTime` does.
-    start_time: Option<String>,
+    start_time: Option<CompactString>,
     violates_budget: bool,
 }
 
@@ -88,7 +88,7 @@ fn more_important(a: &Ranked, b: &Ranked) -> Ordering {
 }
 
 /// Orders start times, unknown ones last (RFC 3339 UTC strings order as the times do).
-fn start_key(start: &Option<String>) -> (bool, &str) {
+fn start_key(start: &Option<CompactString>) -> (bool, &str) {
     (start.is_none(), start.as_deref().unwrap_or(""))
 }
 
@@ -189,8 +189,9 @@ const PICK_RULES: [Rule; 5] = [
         },
         show: |c| {
             earliest_top_start(c)
-                .clone()
-                .unwrap_or_else(|| "not started".into())
+                .as_deref()
+                .unwrap_or("not started")
+                .to_string()
         },
     },
 ];
@@ -203,7 +204,7 @@ fn priority_sum(c: &Found) -> i64 {
 }
 
 /// Upstream's `GetEarliestPodStartTime`: the earliest start among the highest-priority victims.
-fn earliest_top_start(c: &Found) -> &Option<String> {
+fn earliest_top_start(c: &Found) -> &Option<CompactString> {
     let top = c.victims[0].priority;
     c.victims
         .iter()

@@ -414,8 +414,8 @@ fn pod_suffix(kind: OpKind) -> &'static str {
 pub fn pod_for(op: &FluidOp, affinity: Option<Affinity>) -> Pod {
     let suffix = pod_suffix(op.kind);
     let container = |image: &str, resources| Container {
-        name: suffix.to_string(),
-        image: image.to_string(),
+        name: suffix.into(),
+        image: image.into(),
         resources,
         ..Container::default()
     };

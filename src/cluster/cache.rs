@@ -6,7 +6,8 @@
 //! wrote, is refused with the reason and never read. The objects are MessagePack with field
 //! names (the model's serde shapes skip empty fields, which only a self-describing format
 //! reads back), in chunks that the header lists, so that every core reads and decodes its own
-//! chunks and the file is never held whole. It is written with a safe write (a temp file
+//! chunks and the file is never held whole. The header also counts each chunk's pods, so that
+//! they are decoded straight into their place in the state's one list of pods. It is written with a safe write (a temp file
 //! renamed over it): a crash leaves the old cache or none, never half of one.
 
 use crate::model::kueue::KueueObject;
@@ -22,7 +23,11 @@ use crate::model::gang::{
     GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
 use crate::model::hypernode::HYPERNODE_API_VERSION;
-use crate::model::{Object, ObjectMeta, TypeMeta};
+use crate::model::resources::{self, Resources};
+use crate::model::{Object, ObjectMeta, Pod, TypeMeta};
+use std::mem::MaybeUninit;
+
+use super::Run;
 
 /// What a cache file is called: the state's path with this appended.
 pub const SUFFIX: &str = ".dfcache";
@@ -30,7 +35,7 @@ pub const SUFFIX: &str = ".dfcache";
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below changes; the tool's version is checked as well, since the
 /// model's fields change between releases.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
@@ -140,7 +145,8 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
             cache: cache.display().to_string(),
             message: e.to_string(),
         })?;
-        encoded.push(bytes);
+        let pods = chunk.iter().filter(|o| matches!(o, Object::Pod(_))).count();
+        encoded.push((bytes, pods as u32));
     }
     let mut bytes = Vec::new();
     bytes.extend_from_slice(MAGIC);
@@ -151,11 +157,13 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
     bytes.extend_from_slice(&fingerprint.size.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.modified_nanos.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.ends_sha256);
+    bytes.push(u8::from(pods_distinct(objects)));
     bytes.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
-    for chunk in &encoded {
+    for (chunk, pods) in &encoded {
         bytes.extend_from_slice(&(chunk.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&pods.to_le_bytes());
     }
-    for chunk in &encoded {
+    for (chunk, _) in &encoded {
         bytes.extend_from_slice(chunk);
     }
     write_atomic(&cache, &bytes, None).map_err(|e| CacheError::Io {
@@ -164,13 +172,24 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
     })
 }
 
+/// Whether no two pods share a namespace and name: then the state reading the cache need not
+/// look for pods that replace others.
+fn pods_distinct(objects: &[&Object]) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    objects.iter().all(|object| match object {
+        Object::Pod(pod) => seen.insert((&pod.metadata.namespace, &pod.metadata.name)),
+        _ => true,
+    })
+}
+
 /// Read the objects of `source` from its cache, if the cache is there, fresh and of this
-/// build: in runs, in order (a run per chunk). Joining them into one list would hold every
-/// object twice at the peak; the state takes them run by run and frees each as it goes.
+/// build: a run per chunk of the objects other than pods, in order, then every pod in one run
+/// (joining them into one list would hold every object twice at the peak; the state takes
+/// the runs one by one and frees each as it goes, and takes the pods' list as it is).
 ///
 /// Only the header is read here; each decoding thread reads the chunks it takes into a buffer
 /// it reuses, so reading the file is shared out with the decoding and never held whole.
-pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
+pub fn read(source: &Path) -> Result<Vec<Run>, CacheError> {
     let cache = cache_path(source);
     let shown = cache.display().to_string();
     let file = match std::fs::File::open(&cache) {
@@ -211,25 +230,35 @@ pub fn read(source: &Path) -> Result<Vec<Vec<Object>>, CacheError> {
             what,
         });
     }
+    let distinct = header.array::<1>()? == [1];
     let count = header.u32()? as usize;
-    let mut lengths = Vec::with_capacity(count.min(1 << 16));
+    let mut listed = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
-        lengths.push(header.u64()?);
+        listed.push((header.u64()?, header.u32()?));
     }
-    let mut chunks = Vec::with_capacity(lengths.len());
+    let mut chunks = Vec::with_capacity(listed.len());
     let mut offset = size - header.rest;
-    for len in lengths {
+    for (len, pods) in listed {
         if len > header.rest {
             return Err(header.corrupt("cut short"));
         }
+        // Each pod takes more than `MIN_POD_BYTES`: a count beyond that is a broken header,
+        // refused before room is made for the pods.
+        if u64::from(pods) * MIN_POD_BYTES > len {
+            return Err(header.corrupt("more pods than a chunk can hold"));
+        }
         header.rest -= len;
-        chunks.push(Chunk { offset, len });
+        chunks.push(Chunk {
+            offset,
+            len,
+            pods: pods as usize,
+        });
         offset += len;
     }
     if header.rest != 0 {
         return Err(header.corrupt("trailing bytes"));
     }
-    decode_chunks(&shown, &file, &chunks)
+    decode_chunks(&shown, &file, &chunks, distinct)
 }
 
 fn io_error(file: &str, e: &std::io::Error) -> CacheError {
@@ -239,23 +268,42 @@ fn io_error(file: &str, e: &std::io::Error) -> CacheError {
     }
 }
 
-/// Where one chunk of objects lies in the cache file.
+/// The fewest bytes a cached pod takes: `[apiVersion, kind, body]` with the shortest strings.
+const MIN_POD_BYTES: u64 = 8;
+
+/// Where one chunk of objects lies in the cache file, and how many of them are pods.
 struct Chunk {
     offset: u64,
     len: u64,
+    pods: usize,
 }
 
-/// Read and decode the chunks on every core, keeping their order. Each thread reads its chunk
-/// into a buffer taken from a shared pool: a few chunk-sized buffers, reused, instead of the
-/// whole file in memory (and fresh pages to fault in for every chunk).
+/// Read and decode the chunks on every core, keeping their order, each chunk's pods straight
+/// into its share of one list. Each thread reads its chunk into a buffer taken from a shared
+/// pool: a few chunk-sized buffers, reused, instead of the whole file in memory (and fresh
+/// pages to fault in for every chunk).
 fn decode_chunks(
     cache: &str,
     file: &std::fs::File,
     chunks: &[Chunk],
-) -> Result<Vec<Vec<Object>>, CacheError> {
+    distinct: bool,
+) -> Result<Vec<Run>, CacheError> {
     use std::os::unix::fs::FileExt;
+    let total: usize = chunks.iter().map(|chunk| chunk.pods).sum();
+    let mut pods: Vec<Pod> = Vec::new();
+    pods.try_reserve_exact(total)
+        .map_err(|_| corrupt(cache, "too many pods"))?;
+    let mut room = &mut pods.spare_capacity_mut()[..total];
+    let mut work = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let (share, rest) = std::mem::take(&mut room).split_at_mut(chunk.pods);
+        room = rest;
+        work.push((chunk, std::sync::Mutex::new(Some(share))));
+    }
     let buffers: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::default();
-    crate::parallel::try_map(chunks, |chunk| {
+    let decoded = crate::parallel::try_map(&work, |(chunk, share)| {
+        let share = share.lock().ok().and_then(|mut share| share.take());
+        let mut slots = PodSlots::new(share.unwrap_or_default());
         let taken = buffers.lock().map(|mut pool| pool.pop()).ok().flatten();
         let mut buffer = taken.unwrap_or_default();
         let len = usize::try_from(chunk.len).map_err(|_| corrupt(cache, "chunk too long"))?;
@@ -263,13 +311,85 @@ fn decode_chunks(
         file.read_exact_at(&mut buffer, chunk.offset)
             .map_err(|e| io_error(cache, &e))?;
         let mut de = rmp_serde::Deserializer::from_read_ref(&buffer);
-        let objects = serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor)
+        let objects = serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor(&mut slots))
             .map_err(|e| corrupt(cache, &e.to_string()))?;
+        if !slots.full() {
+            return Err(corrupt(cache, "fewer pods than its header says"));
+        }
         if let Ok(mut pool) = buffers.lock() {
             pool.push(buffer);
         }
-        Ok(objects)
-    })
+        Ok((objects, slots))
+    })?;
+    let mut runs = Vec::with_capacity(decoded.len() + 1);
+    let mut requests = Vec::with_capacity(total);
+    for (objects, slots) in decoded {
+        requests.extend(slots.keep());
+        runs.push(Run::Objects(objects));
+    }
+    // SAFETY: every chunk filled all of its share of the room (`slots.full()`), the shares
+    // tile `..total`, and `keep` left the pods there without dropping them.
+    unsafe { pods.set_len(total) };
+    runs.push(Run::Pods {
+        pods,
+        requests,
+        distinct,
+    });
+    Ok(runs)
+}
+
+/// A chunk's share of the room in the state's list of pods, filled in order as its pods are
+/// decoded, with each pod's requests: computed here, while the pod is still in the cache, they
+/// cost a fraction of a later pass over 150,000 pods. Dropped before [`Self::keep`] (a chunk
+/// or a later one failed), it drops the pods it holds, so a refused cache leaves nothing
+/// behind.
+struct PodSlots<'r> {
+    room: &'r mut [MaybeUninit<Pod>],
+    filled: usize,
+    requests: Vec<(Resources, Resources)>,
+}
+
+impl<'r> PodSlots<'r> {
+    fn new(room: &'r mut [MaybeUninit<Pod>]) -> Self {
+        let requests = Vec::with_capacity(room.len());
+        PodSlots {
+            room,
+            filled: 0,
+            requests,
+        }
+    }
+
+    fn push(&mut self, pod: Pod) -> Result<(), &'static str> {
+        let slot = self
+            .room
+            .get_mut(self.filled)
+            .ok_or("more pods than its header says")?;
+        self.requests
+            .push(resources::pod_requests_and_non_zero(&pod.spec));
+        slot.write(pod);
+        self.filled += 1;
+        Ok(())
+    }
+
+    fn full(&self) -> bool {
+        self.filled == self.room.len()
+    }
+
+    /// Leave the pods in place for the list that owns the room; their requests, in order.
+    fn keep(mut self) -> Vec<(Resources, Resources)> {
+        let requests = std::mem::take(&mut self.requests);
+        std::mem::forget(self);
+        requests
+    }
+}
+
+impl Drop for PodSlots<'_> {
+    fn drop(&mut self) {
+        for slot in &mut self.room[..self.filled] {
+            // SAFETY: the first `filled` slots were written by `push` and not yet dropped.
+            unsafe { slot.assume_init_drop() };
+        }
+    }
 }
 
 fn corrupt(cache: &str, message: &str) -> CacheError {
@@ -398,9 +518,10 @@ impl Serialize for CachedItem<'_> {
     }
 }
 
-struct ObjectsVisitor;
+/// A chunk's objects: its pods go to their slots, the others are returned in order.
+struct ObjectsVisitor<'s, 'r>(&'s mut PodSlots<'r>);
 
-impl<'de> Visitor<'de> for ObjectsVisitor {
+impl<'de> Visitor<'de> for ObjectsVisitor<'_, '_> {
     type Value = Vec<Object>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -408,9 +529,13 @@ impl<'de> Visitor<'de> for ObjectsVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Object>, A::Error> {
-        let mut objects = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        use serde::de::Error;
+        let mut objects = Vec::new();
         while let Some(object) = seq.next_element_seed(ItemSeed)? {
-            objects.push(object);
+            match object {
+                Object::Pod(pod) => self.0.push(pod).map_err(A::Error::custom)?,
+                other => objects.push(other),
+            }
         }
         Ok(objects)
     }
@@ -503,15 +628,24 @@ mod tests {
             .unwrap();
         sources.push(realistic);
         // Kinds no shipped state holds: a Fluid runtime, a Deployment (counted, not kept) and
-        // an unknown kind.
+        // an unknown kind; and a pod listed twice, the later one replacing the first.
         let others = dir.path().join("others.yaml");
         std::fs::write(
             &others,
-            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n2}\n",
         )
         .unwrap();
         sources.push(others);
-        assert_eq!(sources.len(), 11);
+        // A pod bound to a node the state lacks, which the state drops, before one it keeps:
+        // the requests read with the pods stay aligned with them.
+        let dangling = dir.path().join("dangling.yaml");
+        std::fs::write(
+            &dangling,
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: data}\nspec: {nodeName: gone, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b, namespace: data}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '2'}}}]}\n",
+        )
+        .unwrap();
+        sources.push(dangling);
+        assert_eq!(sources.len(), 12);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {
@@ -523,16 +657,41 @@ mod tests {
             assert_eq!(seen(&written), seen(&from_file), "{shipped:?}");
             let cached = read(&source).unwrap();
             let decoded = recorded::parse_state("s", &std::fs::read(&source).unwrap()).unwrap();
-            let cached_count: usize = cached.iter().map(Vec::len).sum();
+            let in_run = |run: &Run| match run {
+                Run::Objects(objects) => objects.len(),
+                Run::Pods { pods, .. } => pods.len(),
+            };
+            let cached_count: usize = cached.iter().map(in_run).sum();
             assert_eq!(cached_count, decoded.len(), "{shipped:?}");
             let from_cache = recorded::load_files_with(&path, WITH_CACHE).unwrap();
             assert_eq!(seen(&from_cache), seen(&from_file), "{shipped:?}");
+            // The requests the cache computed as it read each pod are the state's own.
+            let requests = |state: &ClusterState| {
+                (0..state.pods.len())
+                    .map(|i| state.pod_resources(i).clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(requests(&from_cache), requests(&from_file), "{shipped:?}");
+            // The cache says whether its pods are distinct, which spares the state a search
+            // for replaced ones.
+            let distinct = cached.iter().find_map(|run| match run {
+                Run::Pods { distinct, .. } => Some(*distinct),
+                Run::Objects(_) => None,
+            });
+            let replaced = source.ends_with("others.yaml");
+            assert_eq!(distinct, Some(!replaced), "{shipped:?}");
             if source.ends_with("others.yaml") {
                 let runtime = &from_cache.fluid_runtimes[0];
                 assert_eq!(runtime.fuse_node_selector.len(), 1);
                 assert!(runtime.cache_affinity.is_some());
                 let warnings = from_cache.warnings.join("\n");
                 assert!(warnings.contains("Deployment") && warnings.contains("Widget"));
+                let pods: Vec<_> = from_cache.pods.iter().map(|p| &p.spec.node_name).collect();
+                assert_eq!(pods, ["n2"]);
+            }
+            if source.ends_with("dangling.yaml") {
+                assert_eq!(from_cache.pods.len(), 1);
+                assert_eq!(from_cache.pod_resources(0).0.milli_cpu, 2000);
             }
         }
     }
@@ -600,6 +759,14 @@ mod tests {
         };
         let c = cache.display().to_string();
         let version = env!("CARGO_PKG_VERSION");
+        // The pod count of the first chunk: after the magic, format, version, fingerprint,
+        // the pods' distinctness, the chunk count and the chunk's length.
+        let set_pods = |bytes: &mut Vec<u8>, change: fn(u32) -> u32| {
+            let at = MAGIC.len() + 4 + 4 + version.len() + 8 + 16 + 32 + 1 + 4 + 8;
+            let pods = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+            assert!(pods > 0);
+            bytes[at..at + 4].copy_from_slice(&change(pods).to_le_bytes());
+        };
         type Change<'c> = Box<dyn Fn() + 'c>;
         let cases: Vec<(&str, Change<'_>, String)> = vec![
             (
@@ -657,6 +824,21 @@ mod tests {
                 "cut short",
                 Box::new(|| rewrite_cache(&|bytes| bytes.truncate(bytes.len() - 10))),
                 format!("{c}: not a readable state cache (cut short)"),
+            ),
+            (
+                "more pods listed than the chunk holds",
+                Box::new(|| rewrite_cache(&|bytes| set_pods(bytes, |pods| pods + 1))),
+                format!("{c}: not a readable state cache (fewer pods than its header says)"),
+            ),
+            (
+                "fewer pods listed than the chunk holds",
+                Box::new(|| rewrite_cache(&|bytes| set_pods(bytes, |pods| pods - 1))),
+                format!("{c}: not a readable state cache (more pods than its header says)"),
+            ),
+            (
+                "more pods listed than fit in the chunk",
+                Box::new(|| rewrite_cache(&|bytes| set_pods(bytes, |_| u32::MAX))),
+                format!("{c}: not a readable state cache (more pods than a chunk can hold)"),
             ),
             (
                 "not a cache",

@@ -23,6 +23,22 @@ use crate::model::{
     PodDisruptionBudget, PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
 };
 
+/// Decoded objects as a loader hands them over, in the order read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Run {
+    Objects(Vec<Object>),
+    /// Pods alone: the cache decodes them straight into one list (only the order within a
+    /// kind matters to the state), and computes each one's requests while it is at hand
+    /// (aligned with `pods`, as [`resources::pod_requests_and_non_zero`] gives them).
+    /// `distinct`: no two of them share a namespace and name (the cache checked when it was
+    /// written), so none replaces another.
+    Pods {
+        pods: Vec<Pod>,
+        requests: Vec<(Resources, Resources)>,
+        distinct: bool,
+    },
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct ClusterState {
     pub nodes: Vec<Node>,
@@ -72,54 +88,106 @@ impl ClusterState {
     /// Build the state and its indexes. Of objects with the same kind, namespace and name (several
     /// `--state` files may overlap), the last one read wins.
     pub fn from_objects(objects: impl IntoIterator<Item = Object>) -> ClusterState {
-        Self::collect(ClusterState::default(), objects)
+        let mut state = ClusterState::default();
+        let mut unknown_kinds = BTreeMap::new();
+        for object in objects {
+            state.push(object, &mut unknown_kinds);
+        }
+        state.finish(unknown_kinds, None)
     }
 
     /// [`Self::from_objects`] over runs of decoded objects, as a loader produces them: the
     /// node and pod lists are sized first, so the 150,000 pods of a large state are not
     /// copied again each time their list doubles. Each run is freed once its objects moved.
-    pub fn from_runs(runs: Vec<Vec<Object>>) -> ClusterState {
+    /// A run of pods that holds every pod (the cache decodes them in place) becomes the list
+    /// as it is.
+    pub fn from_runs(runs: Vec<Run>) -> ClusterState {
         let mut state = ClusterState::default();
-        let count = |is: fn(&Object) -> bool| runs.iter().flatten().filter(|o| is(o)).count();
+        let count = |is: fn(&Object) -> bool| {
+            let in_run = |run: &Run| match run {
+                Run::Objects(objects) => objects.iter().filter(|o| is(o)).count(),
+                Run::Pods { .. } => 0,
+            };
+            runs.iter().map(in_run).sum::<usize>()
+        };
+        let listed_pods = |run: &Run| match run {
+            Run::Objects(_) => 0,
+            Run::Pods { pods, .. } => pods.len(),
+        };
+        let pods =
+            count(|o| matches!(o, Object::Pod(_))) + runs.iter().map(listed_pods).sum::<usize>();
         state
             .nodes
             .reserve_exact(count(|o| matches!(o, Object::Node(_))));
-        state
-            .pods
-            .reserve_exact(count(|o| matches!(o, Object::Pod(_))));
-        Self::collect(state, runs.into_iter().flatten())
-    }
-
-    fn collect(mut state: ClusterState, objects: impl IntoIterator<Item = Object>) -> ClusterState {
-        let mut unknown_kinds: BTreeMap<String, usize> = BTreeMap::new();
-        for object in objects {
-            match object {
-                Object::Node(o) => state.nodes.push(o),
-                Object::Pod(o) => state.pods.push(o),
-                Object::Namespace(o) => state.namespaces.push(o),
-                Object::FluidOp(o) => state.fluid_ops.push(*o),
-                Object::FluidRuntime(o) => state.fluid_runtimes.push(o),
-                Object::GodelPodGroup(o) => state.godel_pod_groups.push(o),
-                Object::VolcanoJob(o) => state.volcano_jobs.push(o),
-                Object::VolcanoPodGroup(o) => state.volcano_pod_groups.push(o),
-                Object::PodGroup(o) => state.pod_groups.push(o),
-                Object::SchedulingWorkload(o) => state.scheduling_workloads.push(o),
-                Object::PriorityClass(o) => state.priority_classes.push(o),
-                Object::HyperNode(o) => state.hyper_nodes.push(o),
-                Object::ConfigMap(o) => state.config_maps.push(o),
-                Object::PodDisruptionBudget(o) => state.pod_disruption_budgets.push(o),
-                Object::ResourceQuota(o) => state.resource_quotas.push(o),
-                Object::LimitRange(o) => state.limit_ranges.push(o),
-                Object::Kueue(o) => state.kueue.push(o),
-                other @ (Object::Workload(_) | Object::Unknown { .. }) => {
-                    *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
+        let whole = |run: &Run| matches!(run, Run::Pods { pods: list, .. } if list.len() == pods);
+        if !runs.iter().any(whole) {
+            state.pods.reserve_exact(pods);
+        }
+        let mut unknown_kinds = BTreeMap::new();
+        // The requests of every pod, when one run of distinct pods holds them all.
+        let mut known_requests = None;
+        for run in runs {
+            match run {
+                Run::Objects(objects) => {
+                    for object in objects {
+                        state.push(object, &mut unknown_kinds);
+                    }
                 }
+                Run::Pods {
+                    pods: list,
+                    requests,
+                    distinct,
+                } if list.len() == pods => {
+                    state.pods = list;
+                    known_requests = (distinct && requests.len() == pods).then_some(requests);
+                }
+                Run::Pods { pods: list, .. } => state.pods.extend(list),
             }
         }
+        state.finish(unknown_kinds, known_requests)
+    }
+
+    /// Add one object to its list; kinds placement ignores are only counted, by kind.
+    fn push(&mut self, object: Object, unknown_kinds: &mut BTreeMap<String, usize>) {
+        match object {
+            Object::Node(o) => self.nodes.push(o),
+            Object::Pod(o) => self.pods.push(o),
+            Object::Namespace(o) => self.namespaces.push(o),
+            Object::FluidOp(o) => self.fluid_ops.push(*o),
+            Object::FluidRuntime(o) => self.fluid_runtimes.push(o),
+            Object::GodelPodGroup(o) => self.godel_pod_groups.push(o),
+            Object::VolcanoJob(o) => self.volcano_jobs.push(o),
+            Object::VolcanoPodGroup(o) => self.volcano_pod_groups.push(o),
+            Object::PodGroup(o) => self.pod_groups.push(o),
+            Object::SchedulingWorkload(o) => self.scheduling_workloads.push(o),
+            Object::PriorityClass(o) => self.priority_classes.push(o),
+            Object::HyperNode(o) => self.hyper_nodes.push(o),
+            Object::ConfigMap(o) => self.config_maps.push(o),
+            Object::PodDisruptionBudget(o) => self.pod_disruption_budgets.push(o),
+            Object::ResourceQuota(o) => self.resource_quotas.push(o),
+            Object::LimitRange(o) => self.limit_ranges.push(o),
+            Object::Kueue(o) => self.kueue.push(o),
+            other @ (Object::Workload(_) | Object::Unknown { .. }) => {
+                *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
+            }
+        }
+    }
+
+    /// Drop replaced objects, say what was ignored and build the indexes, once every object
+    /// is in its list. `known_requests`: every pod's requests, given when no pod replaces
+    /// another (looking is a pass over every pod, and would misalign them).
+    fn finish(
+        mut self,
+        unknown_kinds: BTreeMap<String, usize>,
+        known_requests: Option<Vec<(Resources, Resources)>>,
+    ) -> ClusterState {
+        let state = &mut self;
         keep_last(&mut state.nodes, |o| ("", "", &o.metadata.name));
-        keep_last(&mut state.pods, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
+        if known_requests.is_none() {
+            keep_last(&mut state.pods, |o| {
+                ("", &o.metadata.namespace, &o.metadata.name)
+            });
+        }
         keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
         keep_last(&mut state.fluid_ops, |o| {
             (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
@@ -168,12 +236,18 @@ impl ClusterState {
                 "ignored {count} {kind} object(s): placement does not depend on them"
             ));
         }
-        state.rebuild_indexes();
-        state
+        state.index(known_requests);
+        self
     }
 
     /// Recompute every index after the lists changed (what-if edits, assumed pods).
     pub fn rebuild_indexes(&mut self) {
+        self.index(None);
+    }
+
+    /// Build every index; the pods' requests are computed unless `known_requests` gives
+    /// them, aligned with the pods.
+    fn index(&mut self, known_requests: Option<Vec<(Resources, Resources)>>) {
         self.node_by_name = self
             .nodes
             .iter()
@@ -190,6 +264,7 @@ impl ClusterState {
         // and records the node of the others.
         let mut dangling = Vec::new();
         let mut pod_node = Vec::with_capacity(self.pods.len());
+        let mut kept = Vec::with_capacity(self.pods.len());
         let node_by_name = &self.node_by_name;
         self.pods.retain(|pod| {
             let bound = &pod.spec.node_name;
@@ -202,14 +277,23 @@ impl ClusterState {
                     "pod {}/{} is bound to node {bound:?}, which is not in the state; ignoring the pod",
                     pod.metadata.namespace, pod.metadata.name
                 ));
+                kept.push(false);
                 return false;
             };
             pod_node.push(node.filter(|_| !pod.is_terminated()));
+            kept.push(true);
             true
         });
         self.warnings.extend(dangling);
         self.pod_node = pod_node;
-        self.pod_resources = pod_resources(&self.pods);
+        self.pod_resources = match known_requests {
+            Some(mut known) if known.len() == kept.len() => {
+                let mut keep = kept.into_iter();
+                known.retain(|_| keep.next().unwrap_or(true));
+                known
+            }
+            _ => pod_resources(&self.pods),
+        };
         self.pods_by_node = vec![Vec::new(); self.nodes.len()];
         for (i, node) in self.pod_node.iter().enumerate() {
             if let Some(node) = node {

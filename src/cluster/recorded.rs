@@ -19,7 +19,7 @@ use std::sync::mpsc;
 use rustc_hash::FxHashMap;
 
 use super::json_scan::{Scan, scan_value, string_end};
-use super::{ClusterState, cache};
+use super::{ClusterState, Run, cache};
 use crate::manifest::tree::position_at;
 use crate::manifest::{self, LoadError, Pos};
 use crate::model::{Object, TypeMeta};
@@ -61,7 +61,7 @@ pub fn load_files(paths: &[String]) -> Result<ClusterState, LoadError> {
 pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<ClusterState, LoadError> {
     // Objects in runs, in file order: joining them into one list would hold every object
     // twice at the peak.
-    let mut runs: Vec<Vec<Object>> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     let mut cache_warnings = Vec::new();
     for path in paths {
         let file = manifest::display_name(path);
@@ -84,14 +84,13 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
             let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
             read_batches(file, opened, options, Sizes::DEFAULT)
         }?;
-        let first_run = runs.len();
-        runs.extend(decoded.into_iter().map(|batch| batch.objects));
         if cached {
-            let objects: Vec<&Object> = runs[first_run..].iter().flatten().collect();
+            let objects: Vec<&Object> = decoded.iter().flat_map(|batch| &batch.objects).collect();
             if let Err(e) = cache::write(Path::new(path), &objects) {
                 cache_warnings.push(format!("the state cache was not written: {e}"));
             }
         }
+        runs.extend(decoded.into_iter().map(|batch| Run::Objects(batch.objects)));
     }
     let mut state = ClusterState::from_runs(runs);
     state.warnings.extend(cache_warnings);

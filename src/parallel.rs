@@ -59,9 +59,35 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
     try_map(items, |item| Ok::<R, Infallible>(f(item))).unwrap_or_else(|never| match never {})
 }
 
+/// `other()` on another thread while `here()` runs on this one (both on this one when no
+/// thread can be had): for two independent steps of one pipeline.
+pub(crate) fn join<A: Send, B>(
+    other: impl FnOnce() -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (A, B) {
+    // Taken by the worker, or by this thread when the worker could not start.
+    let other = Mutex::new(Some(other));
+    let run_other = || {
+        let taken = other.lock().unwrap_or_else(PoisonError::into_inner).take();
+        taken.map(|f| f())
+    };
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
+        let spawned = worker.spawn_scoped(scope, run_other);
+        let b = here();
+        let a = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => run_other(),
+        };
+        (a.expect("the other step runs exactly once"), b)
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{map, try_map};
+    use super::{join, map, try_map};
 
     #[test]
     fn outcomes_keep_the_items_order_and_the_first_failure_wins() {
@@ -72,5 +98,15 @@ mod tests {
         assert_eq!(failing, Err(299));
         assert_eq!(try_map(&[] as &[u32], |&i| Ok::<u32, ()>(i)), Ok(vec![]));
         assert_eq!(map(&items, |&i| i + 1)[999], 1000);
+    }
+
+    #[test]
+    fn join_returns_both_outcomes() {
+        let items: Vec<u64> = (1..=100).collect();
+        let (sum, product) = join(
+            || items.iter().sum::<u64>(),
+            || items[..10].iter().product::<u64>(),
+        );
+        assert_eq!((sum, product), (5050, 3_628_800));
     }
 }

@@ -13,6 +13,7 @@ pub mod selector;
 mod terms;
 mod trace;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -104,6 +105,16 @@ struct NodeInfo {
     used_ports: Vec<(String, String, i32)>,
 }
 
+impl NodeInfo {
+    /// Take what `pod` asks of this node; it is the `placed`-th placed pod.
+    fn count(&mut self, pod: &Pod, requests: &(Resources, Resources), placed: usize) {
+        self.requested.add(&requests.0);
+        self.non_zero_requested.add(&requests.1);
+        self.used_ports.extend(host_ports(pod));
+        self.pods.push(placed);
+    }
+}
+
 /// A pod from the state is borrowed; one assumed during a plan is owned. Boxed, so that the
 /// 150,000 entries of a large state stay small.
 #[derive(Debug, Clone)]
@@ -173,10 +184,10 @@ pub struct Scheduler<'a> {
     term_group_index: HashMap<Term, [Option<usize>; 4]>,
     /// Indexes into `placed` by namespace: a term looks only at the namespaces it can select.
     placed_by_namespace: HashMap<String, Vec<usize>>,
-    /// Normalised image name -> (size, number of nodes that have it).
-    images: HashMap<String, (i64, usize)>,
-    /// Per node: normalised image name -> size.
-    node_images: Vec<HashMap<String, i64>>,
+    /// Normalised image name -> the nodes that hold it, in node order, with its size there.
+    /// One entry per image rather than a map per node: 5,000 nodes each list dozens of images,
+    /// mostly the same ones.
+    images: HashMap<Cow<'a, str>, Vec<(usize, i64)>>,
     namespace_labels: HashMap<String, Labels>,
     /// The pod `explain-placement` asks about, when this scheduler plans for it.
     trace: trace::Tracer,
@@ -195,6 +206,26 @@ fn max_pods(node: &Node, allocatable: &Resources) -> i64 {
 
 impl<'a> Scheduler<'a> {
     pub fn new(state: &'a ClusterState, profile: Profile) -> Scheduler<'a> {
+        // Three steps that need nothing of each other, shared out on the cores: the nodes'
+        // images, what the bound pods take of each node, and the bound pods themselves with
+        // their affinity terms. Bound pods are placed in the order of `bound`.
+        let bound: Vec<(usize, usize)> = state.bound_pods().collect();
+        let (images, (nodes, mut scheduler)) = crate::parallel::join(
+            || image_holders(state),
+            || {
+                crate::parallel::join(
+                    || Self::nodes_with_bound_pods(state, &bound),
+                    || Self::with_bound_pods(state, profile, &bound),
+                )
+            },
+        );
+        scheduler.images = images;
+        scheduler.nodes = nodes;
+        scheduler
+    }
+
+    /// Every node with what the `bound` pods take of it.
+    fn nodes_with_bound_pods(state: &ClusterState, bound: &[(usize, usize)]) -> Vec<NodeInfo> {
         let mut nodes: Vec<NodeInfo> = state
             .nodes
             .iter()
@@ -210,32 +241,28 @@ impl<'a> Scheduler<'a> {
                 }
             })
             .collect();
-        let mut node_images = vec![HashMap::default(); state.nodes.len()];
-        let mut images: HashMap<String, (i64, usize)> = HashMap::default();
-        for (i, node) in state.nodes.iter().enumerate() {
-            for image in &node.status.images {
-                for name in &image.names {
-                    let name = normalized_image_name(name);
-                    if node_images[i]
-                        .insert(name.clone(), image.size_bytes)
-                        .is_none()
-                    {
-                        let entry = images.entry(name).or_insert((image.size_bytes, 0));
-                        entry.1 += 1;
-                    }
-                }
-            }
+        for (placed, &(pod, node)) in bound.iter().enumerate() {
+            nodes[node].count(&state.pods[pod], state.pod_resources(pod), placed);
         }
+        nodes
+    }
+
+    /// The scheduler with the `bound` pods placed, in order, with their affinity terms; its
+    /// nodes and image index still empty.
+    fn with_bound_pods(
+        state: &'a ClusterState,
+        profile: Profile,
+        bound: &[(usize, usize)],
+    ) -> Scheduler<'a> {
         let mut scheduler = Scheduler {
             state,
             profile,
             nodes: Vec::new(),
-            placed: Vec::with_capacity(state.pods.len()),
+            placed: Vec::with_capacity(bound.len()),
             term_groups: Vec::new(),
             term_group_index: HashMap::default(),
             placed_by_namespace: HashMap::default(),
-            images,
-            node_images,
+            images: HashMap::default(),
             namespace_labels: HashMap::default(),
             trace: trace::Tracer::default(),
         };
@@ -249,12 +276,24 @@ impl<'a> Scheduler<'a> {
             scheduler.namespace_labels.insert(namespace, labels);
         }
         let mut placed_of_pod = vec![None; state.pods.len()];
-        for (pod_index, node_index) in state.bound_pods() {
-            placed_of_pod[pod_index] = Some(scheduler.place(
-                PodHandle::State(&state.pods[pod_index]),
-                node_index,
+        // Replicas come one after another with the same terms: the groups of the previous
+        // pod's terms, when this pod's terms are the same, spare resolving and hashing them.
+        let mut previous: Option<(&Pod, Box<[usize]>)> = None;
+        for &(pod_index, node) in bound {
+            let pod = &state.pods[pod_index];
+            let term_groups = match previous {
+                Some((before, groups)) if same_terms(before, pod) => {
+                    scheduler.count_groups(&groups, node);
+                    groups
+                }
+                _ => scheduler.count_terms(pod, node),
+            };
+            previous = Some((pod, term_groups.clone()));
+            placed_of_pod[pod_index] = Some(scheduler.push_placed(
+                PodHandle::State(pod),
+                node,
                 Requests::State(state.pod_resources(pod_index)),
-                &mut nodes,
+                term_groups,
             ));
         }
         for (namespace, pods) in state.pod_indexes_by_namespace() {
@@ -265,10 +304,10 @@ impl<'a> Scheduler<'a> {
                     .insert(namespace.to_string(), placed);
             }
         }
-        scheduler.nodes = nodes;
         scheduler
     }
 
+    /// Count `pod` on `node`: what it takes of the node, and the pod itself with its terms.
     fn place(
         &mut self,
         pod: PodHandle<'a>,
@@ -276,25 +315,48 @@ impl<'a> Scheduler<'a> {
         requests: Requests<'a>,
         nodes: &mut [NodeInfo],
     ) -> usize {
-        let info = &mut nodes[node];
-        info.requested.add(&requests.0);
-        info.non_zero_requested.add(&requests.1);
-        info.used_ports.extend(host_ports(&pod));
-        let index = self.placed.len();
-        info.pods.push(index);
+        nodes[node].count(&pod, &requests, self.placed.len());
+        self.record(pod, node, requests)
+    }
+
+    /// Add `pod`, on `node`, to the placed pods, counting its affinity terms; its index there.
+    fn record(&mut self, pod: PodHandle<'a>, node: usize, requests: Requests<'a>) -> usize {
+        let term_groups = self.count_terms(&pod, node);
+        self.push_placed(pod, node, requests, term_groups)
+    }
+
+    /// Count `pod`'s affinity terms on `node`; the groups they count in.
+    fn count_terms(&mut self, pod: &Pod, node: usize) -> Box<[usize]> {
         let has_terms = pod
             .spec
             .affinity
             .as_ref()
             .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some());
-        let term_groups: Box<[usize]> = if has_terms {
-            PodTerms::of(&pod)
-                .into_kinds()
-                .map(|(kind, term)| self.count_term(kind, term, node))
-                .collect()
-        } else {
-            Box::default()
-        };
+        if !has_terms {
+            return Box::default();
+        }
+        PodTerms::of(pod)
+            .into_kinds()
+            .map(|(kind, term)| self.count_term(kind, term, node))
+            .collect()
+    }
+
+    /// Count once more, on `node`, terms already in `groups`.
+    fn count_groups(&mut self, groups: &[usize], node: usize) {
+        for &group in groups {
+            *self.term_groups[group].nodes.entry(node).or_default() += 1;
+        }
+    }
+
+    /// Add a pod whose terms were counted in `term_groups`; its index among the placed pods.
+    fn push_placed(
+        &mut self,
+        pod: PodHandle<'a>,
+        node: usize,
+        requests: Requests<'a>,
+        term_groups: Box<[usize]>,
+    ) -> usize {
+        let index = self.placed.len();
         self.placed.push(PlacedPod {
             pod,
             node,
@@ -325,7 +387,7 @@ impl<'a> Scheduler<'a> {
                 group
             }
         };
-        *self.term_groups[group].nodes.entry(node).or_default() += 1;
+        self.count_groups(&[group], node);
         group
     }
 
@@ -590,14 +652,45 @@ fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
         .collect()
 }
 
+/// Whether two pods' affinity terms are the same: the same terms, read in the same namespace
+/// with the same labels (which `matchLabelKeys` take values from).
+fn same_terms(a: &Pod, b: &Pod) -> bool {
+    a.spec.affinity == b.spec.affinity
+        && a.metadata.namespace == b.metadata.namespace
+        && a.metadata.labels == b.metadata.labels
+}
+
 /// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.
-pub fn normalized_image_name(name: &str) -> String {
+pub fn normalized_image_name(name: &str) -> Cow<'_, str> {
     let last_segment = name.rsplit('/').next().unwrap_or(name);
     if name.contains('@') || last_segment.contains(':') {
-        name.to_string()
+        Cow::Borrowed(name)
     } else {
-        format!("{name}:latest")
+        Cow::Owned(format!("{name}:latest"))
     }
+}
+
+/// Every image the nodes hold, with the nodes that hold it and its size on each. A node that
+/// lists a name twice counts once, with the size listed last (the node's image states are a
+/// map by name upstream).
+fn image_holders(state: &ClusterState) -> HashMap<Cow<'_, str>, Vec<(usize, i64)>> {
+    // Sized for every name listed: most are distinct in a cluster of image digests.
+    let listed = state.nodes.iter().flat_map(|node| &node.status.images);
+    let names = listed.map(|image| image.names.len()).sum();
+    let mut images: HashMap<Cow<'_, str>, Vec<(usize, i64)>> =
+        HashMap::with_capacity_and_hasher(names, Default::default());
+    for (i, node) in state.nodes.iter().enumerate() {
+        for image in &node.status.images {
+            for name in &image.names {
+                let holders = images.entry(normalized_image_name(name)).or_default();
+                match holders.last_mut() {
+                    Some((node, size)) if *node == i => *size = image.size_bytes,
+                    _ => holders.push((i, image.size_bytes)),
+                }
+            }
+        }
+    }
+    images
 }
 
 /// Upstream's `FitError` message: counts per reason, string-sorted.

@@ -21,7 +21,7 @@ impl PreScore for ImageLocality {
                 .init_containers
                 .iter()
                 .chain(&spec.containers)
-                .map(|c| normalized_image_name(&c.image))
+                .map(|c| normalized_image_name(&c.image).into_owned())
                 .collect(),
         }
     }
@@ -38,9 +38,10 @@ impl Score for ImageLocality {
             .images
             .iter()
             .filter_map(|name| {
-                let size = sched.node_images[node].get(name)?;
-                let spread = sched.images.get(name).map_or(1, |(_, n)| *n) as f64;
-                Some((*size as f64 * spread / total_nodes) as i64)
+                let holders = sched.images.get(name.as_str())?;
+                let at = holders.binary_search_by_key(&node, |(n, _)| *n).ok()?;
+                let spread = holders.len() as f64;
+                Some((holders[at].1 as f64 * spread / total_nodes) as i64)
             })
             .sum();
         let max = MAX_CONTAINER_THRESHOLD * self.images.len() as i64;

@@ -27,7 +27,7 @@ use crate::model::resources::{self, Resources};
 use crate::model::{Object, ObjectMeta, Pod, TypeMeta};
 use std::mem::MaybeUninit;
 
-use super::Run;
+use super::{Run, msgpack};
 
 /// What a cache file is called: the state's path with this appended.
 pub const SUFFIX: &str = ".dfcache";
@@ -310,8 +310,8 @@ fn decode_chunks(
         buffer.resize(len, 0);
         file.read_exact_at(&mut buffer, chunk.offset)
             .map_err(|e| io_error(cache, &e))?;
-        let mut de = rmp_serde::Deserializer::from_read_ref(&buffer);
-        let objects = serde::Deserializer::deserialize_seq(&mut de, ObjectsVisitor(&mut slots))
+        let mut reader = msgpack::Reader::new(&buffer);
+        let objects = serde::Deserializer::deserialize_seq(&mut reader, ObjectsVisitor(&mut slots))
             .map_err(|e| corrupt(cache, &e.to_string()))?;
         if !slots.full() {
             return Err(corrupt(cache, "fewer pods than its header says"));

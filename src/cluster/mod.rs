@@ -6,6 +6,7 @@ pub mod cache;
 mod forbidden;
 mod json_scan;
 pub mod live;
+mod msgpack;
 pub mod recorded;
 pub mod secrets;
 pub mod snapshot;

@@ -13,7 +13,7 @@
 //! (PATH with the extension `json`).
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -112,8 +112,15 @@ fn yaml_spec() -> SynthSpec {
 fn generate(spec: &SynthSpec, path: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(path).expect("create state"));
     write_cluster_json(spec, Detail::Realistic, &mut out).expect("write state");
-    out.flush().expect("flush state");
-    std::fs::metadata(path).expect("state written").len()
+    written(out, path)
+}
+
+/// The size of the file `out` wrote, once it is on disk: the kernel writing a fresh 3 GB file
+/// back in the background took the cores from the first commands measured after it.
+fn written(out: BufWriter<File>, path: &Path) -> u64 {
+    let file = out.into_inner().expect("flush");
+    file.sync_all().expect("sync");
+    std::fs::metadata(path).expect("written").len()
 }
 
 /// The same state as `kubectl get -o yaml` prints it.
@@ -121,8 +128,7 @@ fn json_to_yaml(json: &Path, yaml: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(yaml).expect("create yaml"));
     let json = BufReader::new(File::open(json).expect("open json"));
     synth::write_state_yaml(json, &mut out).expect("convert the state to YAML");
-    out.flush().expect("flush");
-    std::fs::metadata(yaml).expect("yaml written").len()
+    written(out, yaml)
 }
 
 /// A Godel PodGroup of 1,000 pods (required bigPod, preferred miniPod then tor), as manifests.

@@ -7,8 +7,9 @@
 //! names (the model's serde shapes skip empty fields, which only a self-describing format
 //! reads back), in chunks that the header lists, so that every core reads and decodes its own
 //! chunks and the file is never held whole. The header also counts each chunk's pods, so that
-//! they are decoded straight into their place in the state's one list of pods. It is written with a safe write (a temp file
-//! renamed over it): a crash leaves the old cache or none, never half of one.
+//! they are decoded straight into their place in the state's one list of pods. It is written
+//! with a safe write (a temp file renamed over it): a crash leaves the old cache or none, never
+//! half of one.
 
 use crate::model::kueue::KueueObject;
 use std::path::{Path, PathBuf};
@@ -321,14 +322,19 @@ fn decode_chunks(
         }
         Ok((objects, slots))
     })?;
+    // Every chunk is decoded when none failed; checked all the same, since the pods' list is
+    // only whole when every share of it is filled.
+    if decoded.len() != chunks.len() {
+        return Err(corrupt(cache, "a chunk was not read"));
+    }
     let mut runs = Vec::with_capacity(decoded.len() + 1);
     let mut requests = Vec::with_capacity(total);
     for (objects, slots) in decoded {
         requests.extend(slots.keep());
         runs.push(Run::Objects(objects));
     }
-    // SAFETY: every chunk filled all of its share of the room (`slots.full()`), the shares
-    // tile `..total`, and `keep` left the pods there without dropping them.
+    // SAFETY: every chunk was decoded (checked above) and filled all of its share of the room
+    // (`slots.full()`), the shares tile `..total`, and `keep` left the pods there undropped.
     unsafe { pods.set_len(total) };
     runs.push(Run::Pods {
         pods,

@@ -225,13 +225,9 @@ struct Entries<'r, 'de> {
     left: usize,
 }
 
-impl<'de> SeqAccess<'de> for Entries<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, Error> {
+impl<'de> Entries<'_, 'de> {
+    /// The next element, or a map's next key; `None` past the last.
+    fn next<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         if self.left == 0 {
             return Ok(None);
         }
@@ -239,9 +235,24 @@ impl<'de> SeqAccess<'de> for Entries<'_, 'de> {
         seed.deserialize(&mut *self.reader).map(Some)
     }
 
-    fn size_hint(&self) -> Option<usize> {
-        // Not trusted for more room than the bytes left could hold.
+    /// How many entries are left, not trusted for more room than the bytes left could hold.
+    fn left(&self) -> Option<usize> {
         Some(self.left.min(self.reader.bytes.len() - self.reader.at))
+    }
+}
+
+impl<'de> SeqAccess<'de> for Entries<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        self.next(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.left()
     }
 }
 
@@ -252,11 +263,7 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.reader).map(Some)
+        self.next(seed)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
@@ -264,7 +271,7 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.left.min(self.reader.bytes.len() - self.reader.at))
+        self.left()
     }
 }
 

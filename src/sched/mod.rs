@@ -652,12 +652,18 @@ fn host_ports(pod: &Pod) -> Vec<(String, String, i32)> {
         .collect()
 }
 
-/// Whether two pods' affinity terms are the same: the same terms, read in the same namespace
-/// with the same labels (which `matchLabelKeys` take values from).
+/// Whether two pods' affinity terms are the same: none for either, or the same terms read in
+/// the same namespace with the same labels (which `matchLabelKeys` take values from).
 fn same_terms(a: &Pod, b: &Pod) -> bool {
-    a.spec.affinity == b.spec.affinity
-        && a.metadata.namespace == b.metadata.namespace
-        && a.metadata.labels == b.metadata.labels
+    match (&a.spec.affinity, &b.spec.affinity) {
+        (None, None) => true,
+        (Some(a_terms), Some(b_terms)) => {
+            a_terms == b_terms
+                && a.metadata.namespace == b.metadata.namespace
+                && a.metadata.labels == b.metadata.labels
+        }
+        _ => false,
+    }
 }
 
 /// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.

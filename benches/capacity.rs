@@ -7,12 +7,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::manifest::{ManifestSet, parse_text};
-use kubectl_dataflow::plan::PlanOptions;
-use kubectl_dataflow::plan::capacity::how_many_nodes;
-use kubectl_dataflow::sched::Profile;
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+use df_engine::Profile;
+use df_manifest::{ManifestSet, parse_text};
+use df_plan::PlanOptions;
+use df_plan::capacity::how_many_nodes;
+use df_state::{ClusterState, recorded};
+use df_synth::{SynthSpec, cluster_json};
 
 const PODS: usize = 1_000;
 const TEMPLATE: &str = "node-00000";

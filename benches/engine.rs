@@ -10,14 +10,14 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use kubectl_dataflow::cluster::recorded;
-use kubectl_dataflow::manifest::{ManifestSet, parse_text};
-use kubectl_dataflow::model::Pod;
-use kubectl_dataflow::plan::Solver;
-use kubectl_dataflow::plan::explain::{self, Scope};
-use kubectl_dataflow::sched::object_selector::ObjectSelector;
-use kubectl_dataflow::sched::{Profile, Scheduler};
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+use df_engine::object_selector::ObjectSelector;
+use df_engine::{Profile, Scheduler};
+use df_manifest::{ManifestSet, parse_text};
+use df_model::Pod;
+use df_plan::Solver;
+use df_plan::explain::{self, Scope};
+use df_state::recorded;
+use df_synth::{SynthSpec, cluster_json};
 
 const CHILD_FLAG: &str = "--measure-state";
 

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::manifest::parse_text;
-use kubectl_dataflow::plan::{OpStatus, plan};
-use kubectl_dataflow::sched::Profile;
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
+use df_engine::Profile;
+use df_manifest::parse_text;
+use df_plan::{OpStatus, plan};
+use df_state::{ClusterState, recorded};
+use df_synth::{SynthSpec, cluster_json};
 
 #[path = "common/flow.rs"]
 mod flow;

@@ -7,11 +7,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::model::Pod;
-use kubectl_dataflow::sched::Profile;
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
-use kubectl_dataflow::systems::flow::{self, Method};
+use df_engine::Profile;
+use df_model::Pod;
+use df_state::{ClusterState, recorded};
+use df_synth::{SynthSpec, cluster_json};
+use df_systems::flow::{self, Method};
 
 const PENDING: usize = 10_000;
 const CPUS: [&str; 4] = ["100m", "250m", "500m", "1"];

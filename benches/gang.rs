@@ -4,15 +4,15 @@
 
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::ClusterState;
-use kubectl_dataflow::cluster::recorded::parse_state;
-use kubectl_dataflow::model::gang::{
+use df_engine::{Profile, Scheduler};
+use df_model::gang::{
     GODEL_POD_GROUP_LABEL, GodelAffinity, GodelPodGroupSpec, PodGroupAffinity, TopologyTerm,
 };
-use kubectl_dataflow::model::{GodelPodGroup, Labels, ObjectMeta};
-use kubectl_dataflow::sched::{Profile, Scheduler};
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
-use kubectl_dataflow::systems::gang::{Member, PodSource, godel};
+use df_model::{GodelPodGroup, Labels, ObjectMeta};
+use df_state::ClusterState;
+use df_state::recorded::parse_state;
+use df_synth::{SynthSpec, cluster_json};
+use df_systems::gang::{Member, PodSource, godel};
 
 #[path = "common/gang_pods.rs"]
 mod gang_pods;

@@ -5,8 +5,7 @@
 
 use std::time::Instant;
 
-use kubectl_dataflow::lint::{self, LintOptions};
-use kubectl_dataflow::manifest;
+use df_lint::LintOptions;
 
 #[path = "common/lint_files.rs"]
 mod lint_files;
@@ -23,8 +22,8 @@ fn main() {
     let mut best = f64::MAX;
     for round in 0..3 {
         let started = Instant::now();
-        let set = manifest::load(&inputs, false).expect("inputs exist");
-        let report = lint::lint(&set, None, &LintOptions::default()).expect("default options");
+        let set = df_manifest::load(&inputs, false).expect("inputs exist");
+        let report = df_lint::lint(&set, None, &LintOptions::default()).expect("default options");
         let seconds = started.elapsed().as_secs_f64();
         best = best.min(seconds);
         assert_eq!(set.manifests.len(), FILES * PER_FILE);

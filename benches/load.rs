@@ -18,8 +18,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::{cache, recorded};
-use kubectl_dataflow::synth::{self, Detail, SynthSpec, write_cluster_json};
+use df_state::{cache, recorded};
+use df_synth::{Detail, SynthSpec, write_cluster_json};
 
 #[path = "common/explain_pod.rs"]
 mod explain_pod;
@@ -127,7 +127,7 @@ fn written(out: BufWriter<File>, path: &Path) -> u64 {
 fn json_to_yaml(json: &Path, yaml: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(yaml).expect("create yaml"));
     let json = BufReader::new(File::open(json).expect("open json"));
-    synth::write_state_yaml(json, &mut out).expect("convert the state to YAML");
+    df_synth::write_state_yaml(json, &mut out).expect("convert the state to YAML");
     written(out, yaml)
 }
 

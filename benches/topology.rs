@@ -18,22 +18,20 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use kubectl_dataflow::cluster::ClusterState;
-use kubectl_dataflow::cluster::recorded::parse_state;
-use kubectl_dataflow::model::gang::{NetworkTopologySpec, TopologyTerm, WORKLOAD_API_V1ALPHA2};
-use kubectl_dataflow::model::hypernode::{
-    ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector,
-};
-use kubectl_dataflow::model::kueue::{
+use df_engine::{Profile, Scheduler};
+use df_model::gang::{NetworkTopologySpec, TopologyTerm, WORKLOAD_API_V1ALPHA2};
+use df_model::hypernode::{ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector};
+use df_model::kueue::{
     ClusterQueue, ClusterQueueSpec, FlavorQuotas, KueueObjects, LocalQueue, LocalQueueSpec,
     REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, Topology, TopologyLevel,
     TopologySpec,
 };
-use kubectl_dataflow::model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod};
-use kubectl_dataflow::sched::{Profile, Scheduler};
-use kubectl_dataflow::synth::{SynthSpec, cluster_json};
-use kubectl_dataflow::systems::gang::model::PlacementRule;
-use kubectl_dataflow::systems::gang::{
+use df_model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod};
+use df_state::ClusterState;
+use df_state::recorded::parse_state;
+use df_synth::{SynthSpec, cluster_json};
+use df_systems::gang::model::PlacementRule;
+use df_systems::gang::{
     self, Adapter, Gang, Member, PodSource, SchedulerRoutes, kueue, volcano, workload,
 };
 

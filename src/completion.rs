@@ -15,10 +15,8 @@ use std::path::PathBuf;
 
 use clap::builder::ValueHint;
 use clap::{Arg, ArgAction, Command};
-use kube::config::Kubeconfig;
 
-use crate::manifest;
-use crate::model::Object;
+use df_model::Object;
 
 /// The value name of positional arguments that name an object of the `-f` inputs; completion
 /// offers those objects wherever a command declares such an argument.
@@ -320,7 +318,7 @@ fn objects(line: &Line) -> Vec<Candidate> {
     // One load per input, so a path still being typed does not hide the others' objects.
     let sets: Vec<_> = files
         .into_iter()
-        .filter_map(|file| manifest::load(&[file], recursive).ok())
+        .filter_map(|file| df_manifest::load(&[file], recursive).ok())
         .collect();
     let mut found = BTreeMap::new();
     for manifest in sets.iter().flat_map(|set| &set.manifests) {
@@ -349,7 +347,7 @@ fn objects(line: &Line) -> Vec<Candidate> {
 
 /// The kubeconfig files kubectl would read: `--kubeconfig`, else each path of `KUBECONFIG`,
 /// else `~/.kube/config`. Files that cannot be read are skipped.
-fn kubeconfigs(line: &Line, environment: &Environment) -> Vec<Kubeconfig> {
+fn kubeconfig_contexts(line: &Line, environment: &Environment) -> Vec<df_live::KubeconfigContext> {
     let paths: Vec<PathBuf> = match (line.value("kubeconfig"), &environment.kubeconfig) {
         (Some(path), _) => vec![PathBuf::from(path)],
         (None, Some(list)) if !list.is_empty() => std::env::split_paths(list)
@@ -361,26 +359,21 @@ fn kubeconfigs(line: &Line, environment: &Environment) -> Vec<Kubeconfig> {
             .map(|home| home.join(".kube").join("config"))
             .collect(),
     };
-    paths
-        .iter()
-        .filter_map(|path| Kubeconfig::read_from(path).ok())
-        .collect()
+    df_live::kubeconfig_contexts(&paths)
 }
 
 fn contexts(line: &Line, environment: &Environment) -> Vec<String> {
-    kubeconfigs(line, environment)
+    kubeconfig_contexts(line, environment)
         .into_iter()
-        .flat_map(|config| config.contexts)
         .map(|context| context.name)
         .collect()
 }
 
 /// The namespaces the contexts name: the only ones known without asking the cluster.
 fn namespaces(line: &Line, environment: &Environment) -> Vec<String> {
-    kubeconfigs(line, environment)
+    kubeconfig_contexts(line, environment)
         .into_iter()
-        .flat_map(|config| config.contexts)
-        .filter_map(|context| context.context?.namespace)
+        .filter_map(|context| context.namespace)
         .collect()
 }
 

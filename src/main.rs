@@ -4,10 +4,13 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cli;
+mod completion;
+
 fn main() -> std::process::ExitCode {
     without_huge_pages();
     keep_freed_memory();
-    kubectl_dataflow::cli::main()
+    crate::cli::main()
 }
 
 /// Transparent huge pages off for this process: mimalloc asks for them on its segments, and

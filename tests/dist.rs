@@ -5,9 +5,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use clap::{CommandFactory, Parser};
-use kubectl_dataflow::cli::Cli;
-
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -211,15 +208,9 @@ fn kubectl_completes_through_the_plugin_script() {
     assert_eq!(text(&out.stdout), "wide\tTables with extra columns\n:4\n");
 }
 
+/// The version cargo builds the binary with (the workspace's).
 fn cargo_version() -> String {
-    let manifest = fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
-    let package = manifest.split("\n[").next().unwrap();
-    package
-        .lines()
-        .find_map(|line| line.strip_prefix("version = "))
-        .expect("package version")
-        .trim_matches('"')
-        .to_string()
+    env!("CARGO_PKG_VERSION").to_string()
 }
 
 #[test]
@@ -338,54 +329,4 @@ fn version_names_the_build_and_the_kubernetes_semantics() {
         yaml,
         serde_json::json!({"version": version, "gitCommit": commit, "kubernetesSemantics": "v1.34"})
     );
-}
-
-/// Every command's help has examples, and every example is a command line the parser accepts.
-#[test]
-fn every_help_example_parses() {
-    let commands = [
-        "lint",
-        "plan",
-        "explain-placement",
-        "snapshot",
-        "patch",
-        "launch",
-        "completion",
-        "version",
-    ];
-    // The raw texts: help output wraps long lines at the terminal's width.
-    let cli = Cli::command();
-    for command in commands {
-        let help = cli
-            .find_subcommand(command)
-            .and_then(|sub| sub.get_after_help())
-            .map(|text| text.to_string())
-            .unwrap_or_default();
-        let (_, examples) = help
-            .split_once("Examples:\n")
-            .unwrap_or_else(|| panic!("{command} --help has no examples:\n{help}"));
-        // Continuation lines (ending in `\`) belong to the line before.
-        let joined = examples.replace("\\\n", " ");
-        let lines: Vec<&str> = joined
-            .lines()
-            .map(str::trim)
-            .filter(|line| line.starts_with("kubectl dataflow "))
-            .collect();
-        assert!(
-            lines.iter().any(|line| line.contains(command)),
-            "{command}: {examples}"
-        );
-        for line in lines {
-            // Shell redirections and pipes are not the tool's arguments.
-            let line = line.split([';', '>', '|']).next().unwrap();
-            let words = line
-                .split_whitespace()
-                .skip(2)
-                .map(|w| w.trim_matches('"').trim_matches('\''));
-            let parsed = Cli::try_parse_from(std::iter::once("kubectl-dataflow").chain(words));
-            if let Err(error) = parsed {
-                panic!("{command}: `{line}`: {error}");
-            }
-        }
-    }
 }

@@ -9,14 +9,14 @@
 
 use std::path::{Path, PathBuf};
 
-use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::lint::strict;
-use kubectl_dataflow::manifest::{self, ManifestSet};
-use kubectl_dataflow::plan::explain::{self, Scope};
-use kubectl_dataflow::plan::pending::FROM_STATE;
-use kubectl_dataflow::plan::{OpStatus, Plan, PlanOptions, Solver, plan_all};
-use kubectl_dataflow::sched::Profile;
-use kubectl_dataflow::sched::object_selector::ObjectSelector;
+use df_engine::Profile;
+use df_engine::object_selector::ObjectSelector;
+use df_lint::strict;
+use df_manifest::ManifestSet;
+use df_plan::explain::{self, Scope};
+use df_plan::pending::FROM_STATE;
+use df_plan::{OpStatus, Plan, PlanOptions, Solver, plan_all};
+use df_state::{ClusterState, recorded};
 
 fn testdata_files(dir: &Path, files: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -64,7 +64,7 @@ fn examples() -> (Named<ClusterState>, Named<ManifestSet>) {
             continue;
         }
         let Ok(Ok(mut set)) =
-            manifest::load(std::slice::from_ref(&name), false).map(ManifestSet::into_plannable)
+            df_manifest::load(std::slice::from_ref(&name), false).map(ManifestSet::into_plannable)
         else {
             continue;
         };

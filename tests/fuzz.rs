@@ -8,10 +8,10 @@
 
 use std::sync::Arc;
 
-use kubectl_dataflow::apply::manifest::{Edit, rewrite};
-use kubectl_dataflow::cluster::recorded;
-use kubectl_dataflow::manifest::{self, ManifestSet};
-use kubectl_dataflow::model::Affinity;
+use df_apply::manifest::{Edit, rewrite};
+use df_manifest::ManifestSet;
+use df_model::Affinity;
+use df_state::recorded;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -113,7 +113,7 @@ fn jsonish() -> impl Strategy<Value = String> {
 /// Both loaders on one input: they may refuse it, but only with positioned one-line errors.
 fn load_everything(bytes: &[u8]) {
     let file: Arc<str> = Arc::from("fuzz.yaml");
-    let (_, problems) = manifest::parse_text(&file, &String::from_utf8_lossy(bytes));
+    let (_, problems) = df_manifest::parse_text(&file, &String::from_utf8_lossy(bytes));
     for problem in problems {
         assert_well_formed(&problem.to_string());
     }
@@ -219,7 +219,7 @@ fn zone_affinity(zone: &str) -> Affinity {
 fn load(text: &str) -> ManifestSet {
     let mut set = ManifestSet::default();
     let name: Arc<str> = Arc::from("fuzz.yaml");
-    manifest::add_source(&mut set, name, Some("fuzz.yaml".into()), text.to_string());
+    df_manifest::add_source(&mut set, name, Some("fuzz.yaml".into()), text.to_string());
     set
 }
 
@@ -259,7 +259,7 @@ proptest! {
         prop_assert_eq!(after.manifests.len(), set.manifests.len());
         for (i, (old, new)) in set.manifests.iter().zip(&after.manifests).enumerate() {
             if i == target {
-                let written = new.root.lookup(&manifest::parse_path("spec.affinity")).unwrap().to_json();
+                let written = new.root.lookup(&df_manifest::parse_path("spec.affinity")).unwrap().to_json();
                 prop_assert_eq!(written, serde_json::to_value(&affinity).unwrap());
             } else {
                 prop_assert_eq!(old.root.to_json(), new.root.to_json());
@@ -315,11 +315,11 @@ proptest! {
             }
         }
         let mut json = Vec::new();
-        let read = manifest::block_json::entry_to_json(&text, &mut json);
+        let read = df_manifest::block_json::entry_to_json(&text, &mut json);
         // The shapes kubectl prints, unedited, are all read.
         prop_assert!(read.is_some() || !unedited, "declined {}", text);
         if let Some(identity) = read {
-            let full = manifest::tree::parse_documents(&format!("items:\n{text}"));
+            let full = df_manifest::tree::parse_documents(&format!("items:\n{text}"));
             prop_assert!(full.is_ok(), "read {}, the full parser says {:?}", String::from_utf8_lossy(&json), full);
             let full = full.unwrap();
             let items = full[0].get("items").unwrap().items();
@@ -327,7 +327,7 @@ proptest! {
             let read: serde_json::Value = serde_json::from_slice(&json).unwrap();
             prop_assert_eq!(read, items[0].to_json());
             if let Some(pos) = identity.name {
-                let tree_pos = items[0].closest_pos(&manifest::tree::parse_path("metadata.name"));
+                let tree_pos = items[0].closest_pos(&df_manifest::tree::parse_path("metadata.name"));
                 prop_assert_eq!((pos.line + 1, pos.column), (tree_pos.line, tree_pos.column));
             }
         }

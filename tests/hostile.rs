@@ -551,21 +551,16 @@ fn exit_and_peak_rss(args: &[&str]) -> (Option<i32>, u64) {
 #[test]
 fn a_yaml_state_loads_in_memory_bounded_by_its_size() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = kubectl_dataflow::synth::SynthSpec {
+    let spec = df_synth::SynthSpec {
         seed: 19,
         nodes: 60,
         pods: 1200,
         namespaces: 4,
     };
     let mut json = Vec::new();
-    kubectl_dataflow::synth::write_cluster_json(
-        &spec,
-        kubectl_dataflow::synth::Detail::Realistic,
-        &mut json,
-    )
-    .unwrap();
+    df_synth::write_cluster_json(&spec, df_synth::Detail::Realistic, &mut json).unwrap();
     let mut yaml = Vec::new();
-    kubectl_dataflow::synth::write_state_yaml(json.as_slice(), &mut yaml).unwrap();
+    df_synth::write_state_yaml(json.as_slice(), &mut yaml).unwrap();
     let big = dir.path().join("state.yaml");
     std::fs::write(&big, &yaml).unwrap();
     let pod = "testdata/pods/affinity.yaml";

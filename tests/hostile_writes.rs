@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use kubectl_dataflow::apply::manifest::unified_diff;
+use df_apply::manifest::unified_diff;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const STATE: &str = "testdata/clusters/three-zone.yaml";
@@ -326,16 +326,16 @@ fn a_file_edited_after_it_was_read_is_not_overwritten() {
     let file = dir.path().join("pod.yaml");
     std::fs::write(&file, FLOW).unwrap();
     let path = file.to_string_lossy().into_owned();
-    let set = kubectl_dataflow::manifest::load(&[path], false).unwrap();
-    let affinity = kubectl_dataflow::model::Affinity::default();
-    let edits = [kubectl_dataflow::apply::manifest::Edit {
+    let set = df_manifest::load(&[path], false).unwrap();
+    let affinity = df_model::Affinity::default();
+    let edits = [df_apply::manifest::Edit {
         manifest: &set.manifests[0],
         affinity: &affinity,
     }];
-    let changes = kubectl_dataflow::apply::manifest::rewrite(&set, &edits).unwrap();
+    let changes = df_apply::manifest::rewrite(&set, &edits).unwrap();
     let edited = FLOW.replace("x:1", "x:2");
     std::fs::write(&file, &edited).unwrap();
-    let err = kubectl_dataflow::apply::manifest::write(&changes).unwrap_err();
+    let err = df_apply::manifest::write(&changes).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -629,9 +629,9 @@ proptest::proptest! {
     /// affinity set, keeps every line ending style, and touches no byte before the field.
     #[test]
     fn the_splice_sets_exactly_the_affinity(style in style()) {
-        use kubectl_dataflow::apply::manifest::set_path;
-        use kubectl_dataflow::apply::splice::{LineIndex, set_field};
-        use kubectl_dataflow::manifest::tree::parse_documents;
+        use df_apply::manifest::set_path;
+        use df_apply::splice::{LineIndex, set_field};
+        use df_manifest::tree::parse_documents;
         let text = render(&style);
         let root = parse_documents(&text).unwrap().remove(0);
         let value = serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":

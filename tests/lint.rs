@@ -4,10 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use kubectl_dataflow::cluster::{ClusterState, recorded};
-use kubectl_dataflow::lint::{self, LintOptions, LintReport, RULES};
-use kubectl_dataflow::manifest::{self, ManifestSet};
-use kubectl_dataflow::report;
+use df_lint::{LintOptions, LintReport, RULES};
+use df_manifest::ManifestSet;
+use df_state::{ClusterState, recorded};
 
 const DIR: &str = "testdata/lint";
 
@@ -16,9 +15,9 @@ fn state() -> ClusterState {
 }
 
 fn run(files: &[String], options: &LintOptions) -> (ManifestSet, LintReport) {
-    let set = manifest::load(files, false).expect("fixtures exist");
+    let set = df_manifest::load(files, false).expect("fixtures exist");
     let state = state();
-    let report = lint::lint(&set, Some(&state), options).expect("valid options");
+    let report = df_lint::lint(&set, Some(&state), options).expect("valid options");
     (set, report)
 }
 
@@ -709,8 +708,8 @@ fn topology_rules_without_a_state_use_the_inputs() {
         ("df509-fail.yaml", &[]),
     ];
     for (name, expected) in cases {
-        let set = manifest::load(&[format!("{DIR}/{name}")], false).unwrap();
-        let report = lint::lint(&set, None, &LintOptions::default()).unwrap();
+        let set = df_manifest::load(&[format!("{DIR}/{name}")], false).unwrap();
+        let report = df_lint::lint(&set, None, &LintOptions::default()).unwrap();
         let got: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(&got, expected, "{name}");
     }
@@ -722,15 +721,15 @@ fn without_a_state_the_state_rules_stay_silent() {
         format!("{DIR}/df204-fail.yaml"),
         format!("{DIR}/df409-fail.yaml"),
     ];
-    let set = manifest::load(&files, false).unwrap();
-    let report = lint::lint(&set, None, &LintOptions::default()).unwrap();
+    let set = df_manifest::load(&files, false).unwrap();
+    let report = df_lint::lint(&set, None, &LintOptions::default()).unwrap();
     assert_eq!(report.diagnostics, vec![]);
 }
 
 fn lint_text(text: &str, options: &LintOptions) -> Vec<(usize, usize, &'static str)> {
     let mut set = ManifestSet::default();
-    manifest::add_source(&mut set, "t.yaml".into(), None, text.to_string());
-    lint::lint(&set, None, options)
+    df_manifest::add_source(&mut set, "t.yaml".into(), None, text.to_string());
+    df_lint::lint(&set, None, options)
         .unwrap()
         .diagnostics
         .iter()
@@ -814,7 +813,7 @@ fn disable_and_enable_codes_and_prefixes() {
     }
     assert_eq!(
         options(&["DF999"], &[]).enabled_codes().unwrap_err(),
-        lint::UnknownCode("DF999".into())
+        df_lint::UnknownCode("DF999".into())
     );
 }
 
@@ -822,7 +821,7 @@ fn disable_and_enable_codes_and_prefixes() {
 fn text_output_has_source_line_caret_and_hint() {
     let (set, report) = run(&[format!("{DIR}/df102-fail.yaml")], &LintOptions::default());
     assert_eq!(
-        report::lint::text(&report, &set.sources, false),
+        df_report::lint::text(&report, &set.sources, false),
         "testdata/lint/df102-fail.yaml:20:15: error[DF102]: invalid policy \"require\": must be \"\", \"Require\" or \"Prefer\"\n   |\n20 |       policy: require\n   |               ^^^^^^^\n   = hint: policies are case-sensitive: write \"Require\"\n\n1 error, 0 warnings in 1 file\n"
     );
 }
@@ -842,7 +841,7 @@ fn long_lines_are_quoted_around_the_column() {
     )
     .unwrap();
     let (set, report) = run(std::slice::from_ref(&file), &LintOptions::default());
-    let text = report::lint::text(&report, &set.sources, false);
+    let text = df_report::lint::text(&report, &set.sources, false);
     assert_eq!(
         text.replace(&file, "long.yaml"),
         format!(
@@ -860,7 +859,7 @@ fn json_output_is_the_contract() {
         format!("{DIR}/df202-pass.yaml"),
     ];
     let (_, report) = run(&files, &LintOptions::default());
-    let value: serde_json::Value = serde_json::from_str(&report::lint::json(&report)).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&df_report::lint::json(&report)).unwrap();
     assert_eq!(
         value,
         serde_json::json!({
@@ -879,7 +878,7 @@ fn json_output_is_the_contract() {
 fn github_output_escapes_workflow_commands() {
     let (_, report) = run(&[format!("{DIR}/df110-fail.yaml")], &LintOptions::default());
     assert_eq!(
-        report::lint::github(&report),
+        df_report::lint::github(&report),
         "::warning file=testdata/lint/df110-fail.yaml,line=22,col=15,title=DF110::label key \"example.com/rack\" is never recorded by DataLoad/load: it is skipped and nothing is inherited for it%0Ahint: add it to the annotation affinity.dataflow.fluid.io/labels of DataLoad/load\n"
     );
 }
@@ -893,7 +892,7 @@ fn sarif_has_the_required_structure() {
         .collect();
     let (_, report) = run(&files, &opt_in("DF113"));
     assert!(report.diagnostics.len() > 40);
-    let sarif: serde_json::Value = serde_json::from_str(&report::lint::sarif(&report)).unwrap();
+    let sarif: serde_json::Value = serde_json::from_str(&df_report::lint::sarif(&report)).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
     assert!(sarif["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
     let runs = sarif["runs"].as_array().unwrap();
@@ -937,7 +936,7 @@ fn sarif_has_the_required_structure() {
 
 #[test]
 fn realistic_manifests_have_no_false_errors() {
-    let files = manifest::expand_inputs(&[format!("{DIR}/realistic")], true)
+    let files = df_manifest::expand_inputs(&[format!("{DIR}/realistic")], true)
         .unwrap()
         .files;
     assert!(files.len() >= 4, "{files:?}");
@@ -1007,7 +1006,7 @@ fn bad_input_becomes_diagnostics() {
         ("bomb.yaml", bomb.into_bytes()),
         ("deep.yaml", "[".repeat(100_000).into_bytes()),
         ("empty.yaml", Vec::new()),
-        ("huge.yaml", vec![b'#'; manifest::MAX_MANIFEST_BYTES + 1]),
+        ("huge.yaml", vec![b'#'; df_manifest::MAX_MANIFEST_BYTES + 1]),
         ("latin1.yaml", b"kind: Pod\nname: caf\xe9\n".to_vec()),
         (
             "wrongapi.yaml",

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use kubectl_dataflow::cluster::live::{self, ConnectOptions, Progress, Resource, Scope};
-use kubectl_dataflow::cluster::{ClusterState, Run, cache, recorded};
-use kubectl_dataflow::model::Object;
+use df_live::{ConnectOptions, Progress, Resource, Scope};
+use df_model::Object;
+use df_state::{ClusterState, Run, cache, recorded};
 use serde_json::json;
 use support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
@@ -423,7 +423,7 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         request_timeout: Some(Duration::from_secs(10)),
     };
     let mut notes = Quiet(Vec::new());
-    let live = live::load(&options, &Scope::All, &mut notes).unwrap();
+    let live = df_live::load(&options, &Scope::All, &mut notes).unwrap();
     assert_eq!(notes.0.len(), 19, "{:?}", notes.0);
     assert_eq!(live.pod_groups.len(), 1);
     assert_eq!(live.hyper_nodes.len(), 1);

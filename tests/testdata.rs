@@ -3,10 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use kubectl_dataflow::cluster::recorded;
-use kubectl_dataflow::lint;
-use kubectl_dataflow::manifest;
-use kubectl_dataflow::model::OpKind;
+use df_model::OpKind;
+use df_state::recorded;
 
 fn path(relative: &str) -> String {
     format!("{}/testdata/{relative}", env!("CARGO_MANIFEST_DIR"))
@@ -237,10 +235,10 @@ const CORPUS: &[(&str, &[&str])] = &[
 #[test]
 fn upstream_example_corpus_parses_and_passes_the_strict_check() {
     for (file, unchecked) in CORPUS {
-        let set = manifest::load(&[path(file)], false).unwrap();
+        let set = df_manifest::load(&[path(file)], false).unwrap();
         assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
         assert!(!set.manifests.is_empty(), "{file}");
-        let strict = lint::strict::check_set(&set);
+        let strict = df_lint::strict::check_set(&set);
         assert_eq!(strict.problems, vec![], "{file}");
         assert_eq!(strict.unchecked_lines(), *unchecked, "{file}");
     }
@@ -249,9 +247,9 @@ fn upstream_example_corpus_parses_and_passes_the_strict_check() {
 #[test]
 fn manifests_load_without_problems() {
     for (file, expected) in MANIFESTS {
-        let set = manifest::load(&[path(file)], false).unwrap();
+        let set = df_manifest::load(&[path(file)], false).unwrap();
         assert!(set.problems.is_empty(), "{file}: {:?}", set.problems);
-        let strict = lint::strict::check_set(&set);
+        let strict = df_lint::strict::check_set(&set);
         assert_eq!(
             strict,
             Default::default(),
@@ -270,7 +268,7 @@ fn manifests_load_without_problems() {
 fn bad_inputs_give_one_positioned_line_each() {
     let base = path("");
     for (file, problems, loaded) in BAD {
-        let set = manifest::load(&[path(file)], false).unwrap();
+        let set = df_manifest::load(&[path(file)], false).unwrap();
         let lines: Vec<String> = set
             .problems
             .iter()
@@ -479,8 +477,8 @@ fn openb_state_loads_with_exact_counts() {
 /// (filters only: which node wins is the engine's business, tested there).
 #[test]
 fn pod_examples_are_feasible_where_their_comments_say() {
-    use kubectl_dataflow::model::Object;
-    use kubectl_dataflow::sched::{Profile, Scheduler};
+    use df_engine::{Profile, Scheduler};
+    use df_model::Object;
 
     let state = recorded::load_files(&[path("clusters/three-zone.yaml")]).unwrap();
     let scheduler = Scheduler::new(&state, Profile::default());
@@ -530,7 +528,7 @@ fn pod_examples_are_feasible_where_their_comments_say() {
         ),
     ];
     for (file, name, expected) in cases {
-        let set = manifest::load(&[path(file)], false).unwrap();
+        let set = df_manifest::load(&[path(file)], false).unwrap();
         let pod = set
             .manifests
             .iter()

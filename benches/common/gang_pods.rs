@@ -1,7 +1,7 @@
 //! The members of the benchmarks' 1,000-pod gangs: `bench-0..` in `ns-00`, each with one
 //! container asking for 500m CPU and 1Gi, so the gang and topology figures compare.
 
-use kubectl_dataflow::model::{
+use df_model::{
     Container, Labels, ObjectMeta, Pod, PodSpec, Quantity, ResourceList, ResourceRequirements,
 };
 

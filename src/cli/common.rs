@@ -4,18 +4,18 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
-use crate::cluster::secrets::redact;
-use crate::cluster::{ClusterState, live, recorded};
+use df_live as live;
+use df_live::secrets::redact;
+use df_state::{ClusterState, recorded};
 
 /// A cluster state kept until the process exits (see [`Global::cluster_state`]).
 pub type KeptState = std::mem::ManuallyDrop<ClusterState>;
-use crate::lint::strict;
-use crate::manifest::{self, LoadError, ManifestSet};
-use crate::report;
-use crate::report::columns::Columns;
-use crate::report::jsonpath::Template;
-use crate::sched::object_selector::ObjectSelector;
-use crate::text::plural;
+use df_engine::object_selector::ObjectSelector;
+use df_lint::strict;
+use df_manifest::{LoadError, ManifestSet};
+use df_model::text::plural;
+use df_report::columns::Columns;
+use df_report::jsonpath::Template;
 
 /// kubectl's global flags, accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -245,7 +245,7 @@ impl TableArgs {
             ReportFormat::Table | ReportFormat::Wide | ReportFormat::CustomColumns(_)
         );
         if self.no_headers && !tables {
-            report::stderr_line(
+            df_report::stderr_line(
                 "warning: --no-headers only applies to -o table, wide and custom-columns",
             );
         }
@@ -278,12 +278,10 @@ pub enum Outcome {
 pub enum CommandError {
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Load(Vec<LoadError>),
-    #[error("{0} is not implemented yet")]
-    NotImplemented(&'static str),
     #[error(transparent)]
-    Plan(#[from] crate::plan::PlanError),
+    Plan(#[from] df_plan::PlanError),
     #[error(transparent)]
-    Schema(#[from] crate::lint::strict::SchemaErrors),
+    Schema(#[from] df_lint::strict::SchemaErrors),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -308,22 +306,22 @@ pub fn print_error(error: &CommandError) {
     };
     let text = text + super::hints::flag_hint(error).unwrap_or_default();
     for line in redact(&text).lines() {
-        report::stderr_line(&format!("error: {line}"));
+        df_report::stderr_line(&format!("error: {line}"));
     }
 }
 
 /// A command's output on stdout; a reader that stopped reading (`| head -1`) is fine.
 pub fn print_stdout(output: impl AsRef<[u8]>) -> Result<(), CommandError> {
-    report::write_stdout(output.as_ref())
+    df_report::write_stdout(output.as_ref())
         .map_err(|e| CommandError::Other(anyhow::anyhow!("cannot write to stdout: {e}")))
 }
 
 impl InputArgs {
     /// Load every `-f` input, saying on stderr which directory entries were not read.
     pub fn load(&self) -> Result<ManifestSet, CommandError> {
-        let set = manifest::load(&self.filenames, self.recursive)?;
+        let set = df_manifest::load(&self.filenames, self.recursive)?;
         for skipped in &set.skipped {
-            report::stderr_line(&format!("note: {skipped}"));
+            df_report::stderr_line(&format!("note: {skipped}"));
         }
         Ok(set)
     }
@@ -339,7 +337,7 @@ impl InputArgs {
         let mut set = self.load()?.into_plannable().map_err(CommandError::Load)?;
         set.default_namespace(namespace);
         for warning in strict::check_set(&set).enforce(schema.lenient)? {
-            report::stderr_line(&format!("warning: {warning}"));
+            df_report::stderr_line(&format!("warning: {warning}"));
         }
         Ok(set)
     }
@@ -390,7 +388,7 @@ impl GlobalArgs {
             None => {
                 let start = std::time::Instant::now();
                 let options = self.connect_options()?;
-                let mut progress = live::StderrProgress::default();
+                let mut progress = super::progress::StderrProgress::default();
                 let state = live::load(&options, &scope, &mut progress)
                     .map_err(|e| CommandError::Other(anyhow::Error::from(e)))?;
                 self.report_state(&state, "the live cluster", start.elapsed());
@@ -427,15 +425,15 @@ impl GlobalArgs {
 
     fn report_state(&self, state: &ClusterState, source: &str, took: std::time::Duration) {
         for warning in &state.warnings {
-            report::stderr_line(&format!("warning: {warning}"));
+            df_report::stderr_line(&format!("warning: {warning}"));
         }
         if state.nodes.is_empty() {
-            report::stderr_line(&format!(
+            df_report::stderr_line(&format!(
                 "warning: {source} has no nodes: every pod is unschedulable against it"
             ));
         }
         if self.verbosity >= 1 {
-            report::stderr_line(&format!(
+            df_report::stderr_line(&format!(
                 "read {}, {}, {} and {} from {source} in {} ms",
                 plural(state.nodes.len(), "node"),
                 plural(state.pods.len(), "pod"),

@@ -7,12 +7,11 @@ use super::common::{
     ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::plan::Solver;
-use crate::plan::drift;
-use crate::plan::explain::{self, Scope};
-use crate::report;
-use crate::sched::Profile;
-use crate::systems::fluid::webhook::{self, AssumeCached};
+use df_engine::Profile;
+use df_plan::Solver;
+use df_plan::drift;
+use df_plan::explain::{self, Scope};
+use df_systems::fluid::webhook::{self, AssumeCached};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -103,7 +102,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let selector = args.select.parse()?;
     let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
     if args.top.is_some() && !tables {
-        report::stderr_line(
+        df_report::stderr_line(
             "warning: --top only shortens the table; -o json, yaml and name list every node",
         );
     }
@@ -115,7 +114,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let mut state = global.cluster_state()?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
-        .map_err(crate::plan::PlanError::from)?;
+        .map_err(df_plan::PlanError::from)?;
     let default_namespace = global.namespace();
     let scope = Scope {
         manifests: &manifests,
@@ -134,13 +133,13 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
-        ReportFormat::Json => report::to_json(&explanation),
-        ReportFormat::Yaml => report::to_yaml(&explanation),
-        ReportFormat::Table => report::explain::render(&explanation, top, false, headers),
-        ReportFormat::Wide => report::explain::render(&explanation, top, true, headers),
-        ReportFormat::Name => report::explain::selected_name(&explanation),
+        ReportFormat::Json => df_report::to_json(&explanation),
+        ReportFormat::Yaml => df_report::to_yaml(&explanation),
+        ReportFormat::Table => df_report::explain::render(&explanation, top, false, headers),
+        ReportFormat::Wide => df_report::explain::render(&explanation, top, true, headers),
+        ReportFormat::Name => df_report::explain::selected_name(&explanation),
         templated => templated
-            .templated(&explanation, report::explain::rows, headers)
+            .templated(&explanation, df_report::explain::rows, headers)
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;

@@ -5,13 +5,13 @@
 use std::io::IsTerminal;
 
 use super::CommandError;
-use crate::apply::change::ChangeError;
-use crate::apply::live::ApplyError;
-use crate::apply::manifest::PatchError;
-use crate::cluster::live::LiveError;
-use crate::cluster::recorded::STATE_TOO_LARGE;
-use crate::manifest::LoadError;
-use crate::plan::PlanError;
+use df_apply::change::ChangeError;
+use df_apply::manifest::PatchError;
+use df_live::LiveError;
+use df_live::apply::ApplyError;
+use df_manifest::LoadError;
+use df_plan::PlanError;
+use df_state::recorded::STATE_TOO_LARGE;
 
 /// The text the command line appends to `error`'s message, if any.
 pub fn flag_hint(error: &CommandError) -> Option<&'static str> {

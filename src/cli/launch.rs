@@ -11,17 +11,17 @@ use super::common::DryRun;
 use super::common::{SchemaArgs, print_stdout};
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::apply::desired;
-use crate::apply::live::{Api, LiveObject};
-use crate::apply::manifest::{affinity_path, set_path, unified_diff};
-use crate::cluster::live::parse_timeout;
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::{self, Manifest};
-use crate::model::fluid::HOSTNAME_LABEL;
-use crate::model::{FluidOp, NodeAffinity, Object};
-use crate::plan::{self, OpStatus, PlanOptions};
-use crate::report::stderr_line;
-use crate::sched::Profile;
+use df_apply::desired;
+use df_apply::manifest::{affinity_path, set_path, unified_diff};
+use df_engine::Profile;
+use df_live::apply::{Api, LiveObject};
+use df_live::parse_timeout;
+use df_manifest::Manifest;
+use df_model::fluid::HOSTNAME_LABEL;
+use df_model::{FluidOp, NodeAffinity, Object};
+use df_plan::{OpStatus, PlanOptions};
+use df_report::stderr_line;
 
 /// How often `--wait` reads the operation.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
@@ -89,7 +89,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
             .into());
         }
         (Some(target), _) => {
-            let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
+            let wanted = df_manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
             ops.iter()
                 .find(|(_, op)| wanted.is_kind(op.kind.as_str()) && op.metadata.name == wanted.name)
                 .copied()
@@ -104,7 +104,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         )
     })?;
     let state = global.cluster_state()?;
-    let plan = plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
+    let plan = df_plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
     let namespace = &op.metadata.namespace;
     let name = &op.metadata.name;
     let planned = find_operation(&plan.operations, op.kind.as_str(), namespace, name)
@@ -136,7 +136,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     if args.dry_run == DryRun::Client {
         return Ok(Outcome::Findings);
     }
-    let target = manifest::ObjectRef::of(op.kind.as_str(), name);
+    let target = df_manifest::ObjectRef::of(op.kind.as_str(), name);
     let object = LiveObject::new(&target, namespace).map_err(anyhow::Error::from)?;
     let api = Api::connect(&global.connect_options()?).map_err(anyhow::Error::from)?;
     if args.dry_run == DryRun::Server {

@@ -6,8 +6,7 @@ use clap::{Args, ValueEnum};
 
 use super::common::{SelectorArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::lint::{self, LintOptions, Severity, rules};
-use crate::report;
+use df_lint::{LintOptions, Severity, rules};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -66,9 +65,9 @@ pub struct LintArgs {
 
 pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError> {
     if let Some(code) = &args.explain {
-        let rule =
-            rules::find(code).ok_or_else(|| anyhow::Error::new(lint::UnknownCode(code.clone())))?;
-        print_stdout(report::lint::explain(rule))?;
+        let rule = rules::find(code)
+            .ok_or_else(|| anyhow::Error::new(df_lint::UnknownCode(code.clone())))?;
+        print_stdout(df_report::lint::explain(rule))?;
         return Ok(Outcome::Clean);
     }
     if args.input.filenames.is_empty() {
@@ -91,20 +90,20 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
             .map(|rule| rule.code)
             .collect();
         if !skipped.is_empty() {
-            report::stderr_line(&format!(
+            df_report::stderr_line(&format!(
                 "warning: no --state given: skipped the checks against a cluster ({}); pass --state FILE to run them",
                 skipped.join(", ")
             ));
         }
     }
-    let mut result = lint::lint(&set, state.as_deref(), &options).map_err(anyhow::Error::new)?;
+    let mut result = df_lint::lint(&set, state.as_deref(), &options).map_err(anyhow::Error::new)?;
     result.retain_selected(&set, &selector);
     let color = global.color() && std::io::stdout().is_terminal();
     let rendered = match args.output {
-        LintFormat::Text => report::lint::text(&result, &set.sources, color),
-        LintFormat::Json => report::lint::json(&result),
-        LintFormat::Sarif => report::lint::sarif(&result),
-        LintFormat::Github => report::lint::github(&result),
+        LintFormat::Text => df_report::lint::text(&result, &set.sources, color),
+        LintFormat::Json => df_report::lint::json(&result),
+        LintFormat::Sarif => df_report::lint::sarif(&result),
+        LintFormat::Github => df_report::lint::github(&result),
     };
     print_stdout(&rendered)?;
     let failing =

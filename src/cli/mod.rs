@@ -10,6 +10,7 @@ mod launch;
 mod lint;
 mod patch;
 mod plan;
+mod progress;
 mod snapshot;
 mod version;
 
@@ -109,6 +110,63 @@ fn exit(result: Result<Outcome, CommandError>) -> ExitCode {
         Err(error) => {
             common::print_error(&error);
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::Cli;
+
+    /// Every command's help has examples, and every example is a command line the parser accepts.
+    #[test]
+    fn every_help_example_parses() {
+        let commands = [
+            "lint",
+            "plan",
+            "explain-placement",
+            "snapshot",
+            "patch",
+            "launch",
+            "completion",
+            "version",
+        ];
+        // The raw texts: help output wraps long lines at the terminal's width.
+        let cli = Cli::command();
+        for command in commands {
+            let help = cli
+                .find_subcommand(command)
+                .and_then(|sub| sub.get_after_help())
+                .map(|text| text.to_string())
+                .unwrap_or_default();
+            let (_, examples) = help
+                .split_once("Examples:\n")
+                .unwrap_or_else(|| panic!("{command} --help has no examples:\n{help}"));
+            // Continuation lines (ending in `\`) belong to the line before.
+            let joined = examples.replace("\\\n", " ");
+            let lines: Vec<&str> = joined
+                .lines()
+                .map(str::trim)
+                .filter(|line| line.starts_with("kubectl dataflow "))
+                .collect();
+            assert!(
+                lines.iter().any(|line| line.contains(command)),
+                "{command}: {examples}"
+            );
+            for line in lines {
+                // Shell redirections and pipes are not the tool's arguments.
+                let line = line.split([';', '>', '|']).next().unwrap();
+                let words = line
+                    .split_whitespace()
+                    .skip(2)
+                    .map(|w| w.trim_matches('"').trim_matches('\''));
+                let parsed = Cli::try_parse_from(std::iter::once("kubectl-dataflow").chain(words));
+                if let Err(error) = parsed {
+                    panic!("{command}: `{line}`: {error}");
+                }
+            }
         }
     }
 }

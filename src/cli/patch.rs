@@ -6,16 +6,16 @@ use clap::Args;
 use super::common::DryRun;
 use super::common::{SchemaArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::apply::change::{self, LiveChange};
-use crate::apply::desired::{self, DesiredError};
-use crate::apply::live::{Api, LiveObject};
-use crate::apply::manifest::{self as files, Edit, affinity_path};
 use crate::completion::OBJECT_VALUE_NAME;
-use crate::manifest::{self, Manifest, ManifestSet};
-use crate::model::{Affinity, Object};
-use crate::plan::{self, OperationPlan, Plan, PlanOptions};
-use crate::report::stderr_line;
-use crate::sched::Profile;
+use df_apply::change::{self, LiveChange};
+use df_apply::desired::{self, DesiredError};
+use df_apply::manifest::{self as files, Edit, affinity_path};
+use df_engine::Profile;
+use df_live::apply::{Api, LiveObject};
+use df_manifest::{Manifest, ManifestSet};
+use df_model::{Affinity, Object};
+use df_plan::{OperationPlan, Plan, PlanOptions};
+use df_report::stderr_line;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -83,11 +83,11 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
-    let plan = plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
+    let plan = df_plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
     let wanted = args
         .target
         .as_deref()
-        .map(manifest::ObjectRef::parse)
+        .map(df_manifest::ObjectRef::parse)
         .transpose()
         .map_err(anyhow::Error::new)?;
     let mut targets: Vec<(&Manifest, Affinity)> = Vec::new();
@@ -194,7 +194,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
         )
         .into());
     };
-    let wanted = manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
+    let wanted = df_manifest::ObjectRef::parse(target).map_err(anyhow::Error::new)?;
     let name = wanted.name.as_str();
     let options = global.connect_options()?;
     let api = Api::connect(&options).map_err(anyhow::Error::from)?;
@@ -275,7 +275,7 @@ fn live_plan(global: &GlobalArgs, pending: bool) -> Result<Plan, CommandError> {
         pending,
         ..PlanOptions::default()
     };
-    Ok(plan::plan_all(
+    Ok(df_plan::plan_all(
         &ManifestSet::default(),
         &state,
         Profile::default(),

@@ -6,13 +6,12 @@ use super::common::{
     ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use crate::plan::what_if::MAX_ADDED_NODES;
-use crate::plan::{self, PlanOptions, Solver, WhatIf, capacity, diff, what_if};
-use crate::report;
-use crate::sched::Profile;
-use crate::systems::fluid::webhook::{self, AssumeCached};
-use crate::systems::gang::System;
-use crate::systems::gang::model::{parse_route, scheduler_config_routes};
+use df_engine::Profile;
+use df_plan::what_if::MAX_ADDED_NODES;
+use df_plan::{PlanOptions, Solver, WhatIf, capacity, diff, what_if};
+use df_systems::fluid::webhook::{self, AssumeCached};
+use df_systems::gang::System;
+use df_systems::gang::model::{parse_route, scheduler_config_routes};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -160,7 +159,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let mut state = global.cluster_state()?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
-        .map_err(plan::PlanError::from)?;
+        .map_err(df_plan::PlanError::from)?;
     let mut routes = match &args.scheduler_config {
         Some(path) => scheduler_config_routes(path)?,
         None => Vec::new(),
@@ -176,33 +175,33 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         selector,
     };
     if let Some(template) = &args.how_many_nodes {
-        what_if::apply(&mut state, &args.what_if).map_err(plan::PlanError::from)?;
+        what_if::apply(&mut state, &args.what_if).map_err(df_plan::PlanError::from)?;
         return how_many_nodes(args, &set, &mut state, template, &profile, &opts);
     }
     if !args.against.is_empty() {
         let mut after = global.load_recorded(&args.against)?;
         webhook::assume_cached(&mut after, &args.assume_cached, namespace)
-            .map_err(plan::PlanError::from)?;
-        let before = plan::plan_all(&set, &state, profile.clone(), &opts)?;
-        let after = plan::plan_all(&set, &after, profile, &opts)?;
+            .map_err(df_plan::PlanError::from)?;
+        let before = df_plan::plan_all(&set, &state, profile.clone(), &opts)?;
+        let after = df_plan::plan_all(&set, &after, profile, &opts)?;
         return print_diff(args, &diff::diff(&before, &after));
     }
     let plan = what_if::plan(&set, &state, &args.what_if, profile, &opts)?;
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
         ReportFormat::Table | ReportFormat::Wide => {
-            let options = report::plan::TableOptions {
+            let options = df_report::plan::TableOptions {
                 wide: args.output == ReportFormat::Wide,
                 headers,
                 all_pods: args.show_all,
             };
-            report::plan::table(&plan, options)
+            df_report::plan::table(&plan, options)
         }
-        ReportFormat::Json => report::to_json(&plan),
-        ReportFormat::Yaml => report::to_yaml(&plan),
-        ReportFormat::Name => report::plan::names(&plan),
+        ReportFormat::Json => df_report::to_json(&plan),
+        ReportFormat::Yaml => df_report::to_yaml(&plan),
+        ReportFormat::Name => df_report::plan::names(&plan),
         templated => templated
-            .templated(&plan, report::plan::rows, headers)
+            .templated(&plan, df_report::plan::rows, headers)
             .expect("the other formats are matched above"),
     };
     print_stdout(&text)?;
@@ -212,7 +211,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         } else {
             ""
         };
-        report::stderr_line(&format!("{reason}{all}"));
+        df_report::stderr_line(&format!("{reason}{all}"));
         return Ok(Outcome::Findings);
     }
     Ok(if plan.has_findings() {
@@ -227,8 +226,8 @@ const QUIET_SEARCH: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn how_many_nodes(
     args: &PlanArgs,
-    set: &crate::manifest::ManifestSet,
-    state: &mut crate::cluster::ClusterState,
+    set: &df_manifest::ManifestSet,
+    state: &mut df_state::ClusterState,
     template: &str,
     profile: &Profile,
     opts: &PlanOptions,
@@ -236,7 +235,7 @@ fn how_many_nodes(
     let started = std::time::Instant::now();
     let mut progress = |trial: &capacity::Trial| {
         if started.elapsed() >= QUIET_SEARCH {
-            report::stderr_line(&format!(
+            df_report::stderr_line(&format!(
                 "how many nodes: {} new: {} ({} unplaced, {:.1?} so far)",
                 trial.nodes,
                 if trial.fits { "fits" } else { "does not fit" },
@@ -248,9 +247,9 @@ fn how_many_nodes(
     let max = args.max_nodes as usize;
     let count = capacity::how_many_nodes(set, state, template, max, profile, opts, &mut progress)?;
     let text = match args.output {
-        ReportFormat::Json => report::to_json(&count),
-        ReportFormat::Yaml => report::to_yaml(&count),
-        _ => report::capacity::node_count_table(&count, args.table.headers(&args.output)),
+        ReportFormat::Json => df_report::to_json(&count),
+        ReportFormat::Yaml => df_report::to_yaml(&count),
+        _ => df_report::capacity::node_count_table(&count, args.table.headers(&args.output)),
     };
     print_stdout(&text)?;
     Ok(if count.nodes.is_some() {
@@ -262,13 +261,13 @@ fn how_many_nodes(
 
 fn print_diff(args: &PlanArgs, diff: &diff::PlanDiff) -> Result<Outcome, CommandError> {
     let text = match args.output {
-        ReportFormat::Json => report::to_json(diff),
-        ReportFormat::Yaml => report::to_yaml(diff),
+        ReportFormat::Json => df_report::to_json(diff),
+        ReportFormat::Yaml => df_report::to_yaml(diff),
         _ => {
             let title = format!("Plan against {}", args.against.join(", "));
             let table =
-                report::capacity::diff_section(&title, diff, args.table.headers(&args.output));
-            report::terminal_safe(&table).into_owned()
+                df_report::capacity::diff_section(&title, diff, args.table.headers(&args.output));
+            df_report::terminal_safe(&table).into_owned()
         }
     };
     print_stdout(&text)?;

@@ -6,9 +6,9 @@ use clap::{Args, ValueEnum};
 
 use super::common::print_stdout;
 use super::{CommandError, GlobalArgs, Outcome};
-use crate::apply::file::write_atomic;
-use crate::cluster::recorded;
-use crate::cluster::snapshot::{self, Format, RedactKey, Redaction};
+use df_manifest::file::write_atomic;
+use df_state::recorded;
+use df_state::snapshot::{self, Format, RedactKey, Redaction};
 
 const EXAMPLES: &str = "\
 Examples:

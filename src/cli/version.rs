@@ -6,7 +6,6 @@ use serde::Serialize;
 use super::common::print_stdout;
 use super::common::{ReportFormat, ReportFormatParser};
 use super::{CommandError, Outcome};
-use crate::report;
 
 /// The Kubernetes release whose scheduler semantics the engine reproduces.
 pub const KUBERNETES_SEMANTICS: &str = "v1.34";
@@ -51,8 +50,8 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
         kubernetes_semantics: KUBERNETES_SEMANTICS,
     };
     let text = match &args.output {
-        ReportFormat::Json => report::to_json(&info),
-        ReportFormat::Yaml => report::to_yaml(&info),
+        ReportFormat::Json => df_report::to_json(&info),
+        ReportFormat::Yaml => df_report::to_yaml(&info),
         ReportFormat::Table | ReportFormat::Wide => format!(
             "kubectl-dataflow {} (commit {}), Kubernetes {} scheduler semantics\n",
             info.version, info.git_commit, info.kubernetes_semantics

@@ -1,0 +1,313 @@
+//! One scheduling cycle, run as upstream's framework runs a profile: every plugin's PreFilter
+//! once, its Filter on each candidate node (stopping at the first failure, as upstream), then
+//! PreScore, Score and NormalizeScore over the feasible nodes. The per-node explanation comes
+//! out of the same calls.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::framework::{Code, Context, Filter, PreFilter, PreScore, Score, Status};
+use super::plugins::{
+    self, PluginKind, balanced_allocation::BalancedAllocation, image_locality::ImageLocality,
+    inter_pod_affinity, node_affinity, node_name::NodeName, node_ports::WantedPorts,
+    node_resources_fit::NodeResourcesFit, node_unschedulable::NodeUnschedulable,
+    pod_topology_spread, taint_toleration,
+};
+use super::{Decision, NodeVerdict, Scheduler};
+use df_model::Pod;
+
+/// One filter's verdict on one node, for `explain-placement --node`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FilterOutcome {
+    pub plugin: &'static str,
+    pub passed: bool,
+    /// The status code upstream's plugin returns.
+    #[serde(skip)]
+    pub code: Code,
+    pub reasons: Vec<String>,
+    /// The inputs that decided it, in words.
+    pub detail: String,
+}
+
+/// One score on one node, with its inputs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreOutcome {
+    pub plugin: String,
+    pub raw: i64,
+    pub normalized: i64,
+    pub weight: i64,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeDetail {
+    pub node: String,
+    pub feasible: bool,
+    pub filters: Vec<FilterOutcome>,
+    /// Empty for an infeasible node: upstream scores only the nodes that pass every filter.
+    pub scores: Vec<ScoreOutcome>,
+    pub total: Option<i64>,
+}
+
+/// Every filter plugin's PreFilter state for this cycle.
+pub(super) struct Cycle<'s, 'a> {
+    cx: Context<'s, 'a>,
+    node_affinity: node_affinity::NodeNameSet,
+    node_ports: WantedPorts,
+    spread: pod_topology_spread::HardSpread,
+    inter_pod_affinity: inter_pod_affinity::RequiredTerms,
+}
+
+/// One score plugin's normalised scores over the feasible nodes (in their order), and the
+/// explained node's raw score and inputs.
+struct PluginScores {
+    name: &'static str,
+    weight: i64,
+    normalized: Vec<i64>,
+    explained: Option<(i64, String)>,
+}
+
+impl<'s, 'a> Cycle<'s, 'a> {
+    /// PreFilter: each plugin's state, computed once for every node this cycle filters.
+    pub(super) fn new(sched: &'s Scheduler<'a>, pod: &'s Pod) -> Self {
+        let cx = Context::new(sched, pod);
+        Cycle {
+            node_affinity: PreFilter::pre_filter(&cx),
+            node_ports: PreFilter::pre_filter(&cx),
+            spread: PreFilter::pre_filter(&cx),
+            inter_pod_affinity: PreFilter::pre_filter(&cx),
+            cx,
+        }
+    }
+
+    /// Filter: `kind`'s verdict on `node`, and with `describe`, the inputs in words.
+    fn filter(&self, kind: PluginKind, node: usize, describe: bool) -> (Status, String) {
+        fn call(
+            plugin: &dyn Filter,
+            cx: &Context,
+            node: usize,
+            describe: bool,
+        ) -> (Status, String) {
+            let detail = if describe {
+                plugin.describe_filter(cx, node)
+            } else {
+                String::new()
+            };
+            (plugin.filter(cx, node), detail)
+        }
+        let plugin: &dyn Filter = match kind {
+            PluginKind::NodeUnschedulable => &NodeUnschedulable,
+            PluginKind::NodeName => &NodeName,
+            PluginKind::TaintToleration => &taint_toleration::TaintToleration,
+            PluginKind::NodeAffinity => &self.node_affinity,
+            PluginKind::NodePorts => &self.node_ports,
+            PluginKind::NodeResourcesFit => &NodeResourcesFit,
+            PluginKind::PodTopologySpread => &self.spread,
+            PluginKind::InterPodAffinity => &self.inter_pod_affinity,
+            PluginKind::BalancedAllocation | PluginKind::ImageLocality => {
+                return (Status::success(), String::new());
+            }
+        };
+        call(plugin, &self.cx, node, describe)
+    }
+
+    /// PreScore, Score and NormalizeScore of one plugin over the feasible nodes.
+    fn score<P: PreScore + Score>(
+        &self,
+        name: &'static str,
+        weight: i64,
+        feasible: &[usize],
+        explained: Option<usize>,
+    ) -> PluginScores {
+        let state = P::pre_score(&self.cx, feasible);
+        let mut scores: Vec<(usize, i64)> = feasible
+            .iter()
+            .map(|&i| (i, state.score(&self.cx, i)))
+            .collect();
+        let explained = explained.and_then(|node| {
+            let raw = scores.iter().find(|(i, _)| *i == node)?.1;
+            Some((raw, state.describe_score(&self.cx, node)))
+        });
+        state.normalize(&mut scores);
+        PluginScores {
+            name,
+            weight,
+            normalized: scores.into_iter().map(|(_, s)| s).collect(),
+            explained,
+        }
+    }
+
+    fn score_plugins(&self, feasible: &[usize], explained: Option<usize>) -> Vec<PluginScores> {
+        let mut out = Vec::new();
+        for (name, &weight) in &self.cx.sched.profile.score_weights {
+            let Some(registration) = plugins::registration(name).filter(|r| r.score) else {
+                continue;
+            };
+            let name = registration.name;
+            out.push(match registration.kind {
+                PluginKind::TaintToleration => self
+                    .score::<taint_toleration::PreferNoScheduleTolerations>(
+                        name, weight, feasible, explained,
+                    ),
+                PluginKind::NodeAffinity => self.score::<node_affinity::PreferredNodeAffinity>(
+                    name, weight, feasible, explained,
+                ),
+                PluginKind::NodeResourcesFit => {
+                    self.score::<NodeResourcesFit>(name, weight, feasible, explained)
+                }
+                PluginKind::BalancedAllocation => {
+                    self.score::<BalancedAllocation>(name, weight, feasible, explained)
+                }
+                PluginKind::ImageLocality => {
+                    self.score::<ImageLocality>(name, weight, feasible, explained)
+                }
+                PluginKind::InterPodAffinity => self
+                    .score::<inter_pod_affinity::PreferredTerms>(name, weight, feasible, explained),
+                PluginKind::PodTopologySpread => {
+                    self.score::<pod_topology_spread::SoftSpread>(name, weight, feasible, explained)
+                }
+                PluginKind::NodeUnschedulable | PluginKind::NodeName | PluginKind::NodePorts => {
+                    continue;
+                }
+            });
+        }
+        out
+    }
+
+    /// Decide among `candidates`; with `explained`, also every filter's verdict (without
+    /// stopping at the first failure) and every score of that node, from the same calls.
+    pub(super) fn run(
+        &self,
+        candidates: &[usize],
+        explained: Option<usize>,
+    ) -> (Decision, Option<NodeDetail>) {
+        let mut detail_filters = Vec::new();
+        let mut verdicts: Vec<NodeVerdict> = candidates
+            .iter()
+            .map(|&index| {
+                let explain = explained == Some(index);
+                let name = &self.cx.node(index).metadata.name;
+                let mut failed: Option<(&'static str, Status)> = None;
+                if let Some(status) = self.node_affinity.status(name) {
+                    // Left out at PreFilter: upstream runs no filter on it.
+                    if explain {
+                        detail_filters.push(FilterOutcome {
+                            plugin: PluginKind::NodeAffinity.name(),
+                            passed: false,
+                            code: status.code,
+                            reasons: status.reasons.clone(),
+                            detail: format!("PreFilter: {}", self.node_affinity.describe()),
+                        });
+                    }
+                    failed = Some((PluginKind::NodeAffinity.name(), status));
+                } else {
+                    for registration in plugins::filters() {
+                        let (status, detail) = self.filter(registration.kind, index, explain);
+                        if explain {
+                            detail_filters.push(FilterOutcome {
+                                plugin: registration.name,
+                                passed: status.is_success(),
+                                code: status.code,
+                                reasons: status.reasons.clone(),
+                                detail,
+                            });
+                        }
+                        if !status.is_success() && failed.is_none() {
+                            failed = Some((registration.name, status));
+                            if !explain {
+                                break;
+                            }
+                        }
+                    }
+                }
+                NodeVerdict {
+                    name: name.clone(),
+                    index,
+                    feasible: failed.is_none(),
+                    code: failed.as_ref().map(|(_, s)| s.code),
+                    failed_plugin: failed.as_ref().map(|(p, _)| *p),
+                    reasons: failed.map(|(_, s)| s.reasons).unwrap_or_default(),
+                    scores: BTreeMap::new(),
+                    score: None,
+                }
+            })
+            .collect();
+        let feasible: Vec<usize> = verdicts
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| v.index)
+            .collect();
+        let scored = if feasible.is_empty() {
+            Vec::new()
+        } else {
+            self.score_plugins(&feasible, explained)
+        };
+        let mut best: Option<i64> = None;
+        for (position, verdict) in verdicts.iter_mut().filter(|v| v.feasible).enumerate() {
+            let mut total = 0;
+            for plugin in &scored {
+                let score = plugin.normalized[position];
+                verdict.scores.insert(plugin.name, score);
+                total += score * plugin.weight;
+            }
+            verdict.score = Some(total);
+            best = Some(best.map_or(total, |b| b.max(total)));
+        }
+        let mut tied: Vec<String> = verdicts
+            .iter()
+            .filter(|v| v.score.is_some() && v.score == best)
+            .map(|v| v.name.clone())
+            .collect();
+        tied.sort();
+        let selected = tied.first().cloned();
+        // A PreFilter rejection is said once, not counted per node (upstream FitError).
+        let summary = selected.is_none().then(|| {
+            if self.node_affinity == node_affinity::NodeNameSet::Conflict {
+                format!(
+                    "0/{} nodes are available: {}.",
+                    candidates.len(),
+                    node_affinity::REASON_CONFLICT
+                )
+            } else {
+                super::unschedulable_summary(candidates.len(), &verdicts)
+            }
+        });
+        let detail = explained.and_then(|index| {
+            let verdict = verdicts.iter().find(|v| v.index == index)?;
+            let scores = if verdict.feasible {
+                scored
+                    .iter()
+                    .map(|p| {
+                        let position = feasible.iter().position(|&i| i == index).unwrap_or(0);
+                        let (raw, detail) = p.explained.clone().unwrap_or_default();
+                        ScoreOutcome {
+                            plugin: p.name.to_string(),
+                            raw,
+                            normalized: p.normalized[position],
+                            weight: p.weight,
+                            detail,
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Some(NodeDetail {
+                node: verdict.name.clone(),
+                feasible: verdict.feasible,
+                filters: std::mem::take(&mut detail_filters),
+                scores,
+                total: verdict.score,
+            })
+        });
+        let decision = Decision {
+            nodes: verdicts,
+            selected,
+            tied: if tied.len() > 1 { tied } else { Vec::new() },
+            summary,
+            problems: self.cx.problems.clone(),
+        };
+        (decision, detail)
+    }
+}

@@ -1,0 +1,134 @@
+//! The in-tree plugins the engine models, one file per upstream plugin, and the static
+//! registry that maps a plugin's configuration name to its kind and extension points.
+//! Profiles (`--scheduler-config`) and score weights are checked against it.
+
+pub mod balanced_allocation;
+pub mod image_locality;
+pub mod inter_pod_affinity;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_ports;
+pub mod node_resources_fit;
+pub mod node_unschedulable;
+pub mod pod_topology_spread;
+pub mod taint_toleration;
+
+/// A modelled plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PluginKind {
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+    PodTopologySpread,
+    InterPodAffinity,
+    BalancedAllocation,
+    ImageLocality,
+}
+
+/// One registry entry: the name configurations use and the extension points it implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Registration {
+    pub name: &'static str,
+    pub kind: PluginKind,
+    /// Implements PreFilter/Filter: the engine always runs it (a profile cannot disable it).
+    pub filter: bool,
+    /// Implements PreScore/Score(/NormalizeScore).
+    pub score: bool,
+}
+
+const fn plugin(name: &'static str, kind: PluginKind, filter: bool, score: bool) -> Registration {
+    Registration {
+        name,
+        kind,
+        filter,
+        score,
+    }
+}
+
+/// Every modelled plugin; the filters in the order the default profile runs them.
+pub const REGISTRY: [Registration; 10] = [
+    plugin(
+        "NodeUnschedulable",
+        PluginKind::NodeUnschedulable,
+        true,
+        false,
+    ),
+    plugin("NodeName", PluginKind::NodeName, true, false),
+    plugin("TaintToleration", PluginKind::TaintToleration, true, true),
+    plugin("NodeAffinity", PluginKind::NodeAffinity, true, true),
+    plugin("NodePorts", PluginKind::NodePorts, true, false),
+    plugin("NodeResourcesFit", PluginKind::NodeResourcesFit, true, true),
+    plugin(
+        "PodTopologySpread",
+        PluginKind::PodTopologySpread,
+        true,
+        true,
+    ),
+    plugin("InterPodAffinity", PluginKind::InterPodAffinity, true, true),
+    plugin(
+        "NodeResourcesBalancedAllocation",
+        PluginKind::BalancedAllocation,
+        false,
+        true,
+    ),
+    plugin("ImageLocality", PluginKind::ImageLocality, false, true),
+];
+
+/// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA,
+/// queueing, binding, preemption's PostFilter): a configuration may name them; they change
+/// nothing here.
+pub const UNMODELLED: [&str; 13] = [
+    "PrioritySort",
+    "DefaultBinder",
+    "DefaultPreemption",
+    "VolumeBinding",
+    "VolumeRestrictions",
+    "VolumeZone",
+    "NodeVolumeLimits",
+    "EBSLimits",
+    "GCEPDLimits",
+    "AzureDiskLimits",
+    "CinderLimits",
+    "DynamicResources",
+    "SchedulingGates",
+];
+
+pub fn registration(name: &str) -> Option<&'static Registration> {
+    REGISTRY.iter().find(|r| r.name == name)
+}
+
+impl PluginKind {
+    pub fn name(self) -> &'static str {
+        REGISTRY
+            .iter()
+            .find(|r| r.kind == self)
+            .map_or("", |r| r.name)
+    }
+}
+
+/// The filter plugins in the order upstream runs them.
+pub fn filters() -> impl Iterator<Item = &'static Registration> {
+    REGISTRY.iter().filter(|r| r.filter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_one_registration_and_names_round_trip() {
+        for r in &REGISTRY {
+            assert_eq!(registration(r.name), Some(r));
+            assert_eq!(r.kind.name(), r.name);
+            assert!(!UNMODELLED.contains(&r.name), "{}", r.name);
+        }
+        let order: Vec<&str> = filters().map(|r| r.name).collect();
+        assert_eq!(order, crate::FILTER_ORDER);
+        for (name, _) in crate::profile::DEFAULT_SCORE_WEIGHTS {
+            assert!(registration(name).is_some_and(|r| r.score), "{name}");
+        }
+    }
+}

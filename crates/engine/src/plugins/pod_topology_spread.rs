@@ -1,0 +1,395 @@
+//! PodTopologySpread: DoNotSchedule constraints bound the skew of matching pods across
+//! topology domains (PreFilter counts, Filter checks); ScheduleAnyway constraints prefer the
+//! emptier domains (PreScore counts the domains of feasible nodes, Score, NormalizeScore).
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::taint_toleration::untolerated_taint;
+use crate::framework::{Code, Context, Filter, MAX_NODE_SCORE, PreFilter, PreScore, Score, Status};
+use crate::selector::label_selector_matches;
+use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Node};
+
+pub const REASON: &str = "node(s) didn't match pod topology spread constraints";
+pub const REASON_LABEL: &str =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
+struct Constraint {
+    max_skew: i64,
+    key: String,
+    selector: Option<LabelSelector>,
+    min_domains: i64,
+    honor_node_affinity: bool,
+    honor_taints: bool,
+    self_match: bool,
+}
+
+impl Constraint {
+    /// The pod's constraints of one kind (`ScheduleAnyway` or not), with `matchLabelKeys`
+    /// folded into the selector.
+    fn of_pod(cx: &Context, soft: bool) -> Vec<Constraint> {
+        let pod = cx.pod;
+        pod.spec
+            .topology_spread_constraints
+            .iter()
+            .filter(|c| (c.when_unsatisfiable == "ScheduleAnyway") == soft)
+            .map(|constraint| {
+                let selector = constraint.label_selector.clone().map(|mut s| {
+                    for key in &constraint.match_label_keys {
+                        if let Some(value) = pod.metadata.labels.get(key) {
+                            s.match_expressions.push(LabelSelectorRequirement {
+                                key: key.clone(),
+                                operator: "In".into(),
+                                values: vec![value.to_string()],
+                            });
+                        }
+                    }
+                    s
+                });
+                let self_match = selector.as_ref().is_some_and(|s| {
+                    label_selector_matches(s, &pod.metadata.labels).unwrap_or(false)
+                });
+                Constraint {
+                    max_skew: i64::from(constraint.max_skew.max(1)),
+                    key: constraint.topology_key.clone(),
+                    selector,
+                    min_domains: i64::from(constraint.min_domains.unwrap_or(1).max(1)),
+                    honor_node_affinity: constraint.node_affinity_policy.as_deref()
+                        != Some("Ignore"),
+                    honor_taints: constraint.node_taints_policy.as_deref() == Some("Honor"),
+                    self_match,
+                }
+            })
+            .collect()
+    }
+
+    /// Upstream `matchNodeInclusionPolicies`: whether the node's pods count for this constraint.
+    fn includes(&self, cx: &Context, node: &Node) -> bool {
+        (!self.honor_node_affinity || cx.node_affinity_matches(node))
+            && (!self.honor_taints || untolerated_taint(node, &cx.pod.spec.tolerations).is_none())
+    }
+
+    /// Pods in the incoming pod's namespace the selector selects, per node (a missing selector
+    /// selects nothing).
+    fn matching_pods_per_node(&self, cx: &Context) -> HashMap<usize, i64> {
+        let mut counts: HashMap<usize, i64> = HashMap::default();
+        let Some(selector) = &self.selector else {
+            return counts;
+        };
+        for placed in cx
+            .sched
+            .pods_in_namespaces(vec![&cx.pod.metadata.namespace])
+        {
+            if label_selector_matches(selector, &placed.pod.metadata.labels).unwrap_or(false) {
+                *counts.entry(placed.node).or_default() += 1;
+            }
+        }
+        counts
+    }
+}
+
+fn has_all_keys(constraints: &[Constraint], labels: &Labels) -> bool {
+    constraints.iter().all(|c| labels.contains_key(&c.key))
+}
+
+/// PreFilter state: per DoNotSchedule constraint, matching pods per domain and the minimum.
+pub(crate) struct HardSpread {
+    constraints: Vec<Constraint>,
+    counts: Vec<HashMap<String, i64>>,
+    minimum: Vec<i64>,
+}
+
+impl PreFilter for HardSpread {
+    fn pre_filter(cx: &Context) -> Self {
+        let constraints = Constraint::of_pod(cx, false);
+        if constraints.is_empty() {
+            return HardSpread {
+                constraints,
+                counts: Vec::new(),
+                minimum: Vec::new(),
+            };
+        }
+        let per_node: Vec<HashMap<usize, i64>> = constraints
+            .iter()
+            .map(|c| c.matching_pods_per_node(cx))
+            .collect();
+        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::default(); constraints.len()];
+        for (index, node) in cx.sched.state.nodes.iter().enumerate() {
+            let labels = &node.metadata.labels;
+            if !has_all_keys(&constraints, labels) {
+                continue;
+            }
+            for (i, constraint) in constraints.iter().enumerate() {
+                if !constraint.includes(cx, node) {
+                    continue;
+                }
+                let matching = per_node[i].get(&index).copied().unwrap_or(0);
+                *counts[i]
+                    .entry(labels[&constraint.key].to_string())
+                    .or_default() += matching;
+            }
+        }
+        let minimum = constraints
+            .iter()
+            .zip(&counts)
+            .map(|(c, domains)| {
+                if (domains.len() as i64) < c.min_domains {
+                    0
+                } else {
+                    domains.values().copied().min().unwrap_or(0)
+                }
+            })
+            .collect();
+        HardSpread {
+            constraints,
+            counts,
+            minimum,
+        }
+    }
+}
+
+impl Filter for HardSpread {
+    fn filter(&self, cx: &Context, node: usize) -> Status {
+        let labels = &cx.node(node).metadata.labels;
+        for (i, constraint) in self.constraints.iter().enumerate() {
+            let Some(value) = labels.get(&constraint.key) else {
+                return Status::new(Code::UnschedulableAndUnresolvable, REASON_LABEL);
+            };
+            let matching = self.counts[i].get(value.as_str()).copied().unwrap_or(0);
+            let skew = matching + i64::from(constraint.self_match) - self.minimum[i];
+            if skew > constraint.max_skew {
+                return Status::new(Code::Unschedulable, REASON);
+            }
+        }
+        Status::success()
+    }
+
+    fn describe_filter(&self, _: &Context, _: usize) -> String {
+        format!("{} DoNotSchedule constraint(s)", self.constraints.len())
+    }
+}
+
+/// PreScore state (upstream `initPreScoreState`): the ScheduleAnyway constraints, the
+/// feasible nodes that have every key (the others score 0), matching pods per domain of
+/// those nodes, and each constraint's weight, log(domain count + 2).
+pub(crate) struct SoftSpread {
+    constraints: Vec<Constraint>,
+    scored: HashSet<usize>,
+    counts: Vec<HashMap<String, i64>>,
+    per_node: Vec<HashMap<usize, i64>>,
+    weights: Vec<f64>,
+}
+
+impl PreScore for SoftSpread {
+    fn pre_score(cx: &Context, feasible: &[usize]) -> Self {
+        let constraints = Constraint::of_pod(cx, true);
+        let mut spread = SoftSpread {
+            scored: HashSet::default(),
+            counts: vec![HashMap::default(); constraints.len()],
+            per_node: Vec::new(),
+            weights: Vec::new(),
+            constraints,
+        };
+        if spread.constraints.is_empty() {
+            return spread;
+        }
+        let constraints = &spread.constraints;
+        let sched = cx.sched;
+        spread.scored = feasible
+            .iter()
+            .copied()
+            .filter(|&i| has_all_keys(constraints, sched.node_labels(i)))
+            .collect();
+        // Domains come from the feasible nodes only.
+        for &i in feasible.iter().filter(|i| spread.scored.contains(i)) {
+            for (c, constraint) in constraints.iter().enumerate() {
+                spread.counts[c]
+                    .entry(sched.node_labels(i)[&constraint.key].to_string())
+                    .or_insert(0);
+            }
+        }
+        spread.weights = constraints
+            .iter()
+            .enumerate()
+            .map(|(c, constraint)| {
+                let size = if constraint.key == HOSTNAME {
+                    spread.scored.len()
+                } else {
+                    spread.counts[c].len()
+                };
+                ((size + 2) as f64).ln()
+            })
+            .collect();
+        spread.per_node = constraints
+            .iter()
+            .map(|c| c.matching_pods_per_node(cx))
+            .collect();
+        // Every node's pods count in those domains, under the inclusion policies.
+        for (index, node) in sched.state.nodes.iter().enumerate() {
+            let labels = &node.metadata.labels;
+            if !has_all_keys(constraints, labels) {
+                continue;
+            }
+            for (c, constraint) in constraints.iter().enumerate() {
+                if constraint.key == HOSTNAME || !constraint.includes(cx, node) {
+                    continue;
+                }
+                if let Some(count) = spread.counts[c].get_mut(labels[&constraint.key].as_str()) {
+                    *count += spread.per_node[c].get(&index).copied().unwrap_or(0);
+                }
+            }
+        }
+        spread
+    }
+}
+
+impl Score for SoftSpread {
+    fn score(&self, cx: &Context, node: usize) -> i64 {
+        if !self.scored.contains(&node) {
+            return 0;
+        }
+        let labels = cx.sched.node_labels(node);
+        let score: f64 = self
+            .constraints
+            .iter()
+            .enumerate()
+            .map(|(c, constraint)| {
+                let count = if constraint.key == HOSTNAME {
+                    self.per_node[c].get(&node).copied().unwrap_or(0)
+                } else {
+                    self.counts[c][labels[&constraint.key].as_str()]
+                };
+                count as f64 * self.weights[c] + (constraint.max_skew - 1) as f64
+            })
+            .sum();
+        score.round() as i64
+    }
+
+    /// Fewer matching pods is better: `100 * (max + min - score) / max` over the scored
+    /// nodes; nodes without every key stay 0.
+    fn normalize(&self, scores: &mut [(usize, i64)]) {
+        if self.constraints.is_empty() {
+            return;
+        }
+        let scored = || {
+            scores
+                .iter()
+                .filter(|(i, _)| self.scored.contains(i))
+                .map(|(_, s)| *s)
+        };
+        let min = scored().min().unwrap_or(0);
+        let max = scored().max().unwrap_or(0);
+        for (node, score) in scores.iter_mut() {
+            *score = if !self.scored.contains(node) {
+                0
+            } else if max == 0 {
+                MAX_NODE_SCORE
+            } else {
+                MAX_NODE_SCORE * (max + min - *score) / max
+            };
+        }
+    }
+
+    fn describe_score(&self, _: &Context, _: usize) -> String {
+        "fewer matching pods in the node's domains score higher".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::*;
+
+    #[test]
+    fn topology_spread_filter() {
+        let cluster = nodes(&["zone: a", "zone: a", "zone: b", "zone: c", "rack: r1"])
+            + &running("w1", "n1", "app: web", "")
+            + &running("w2", "n2", "app: web", "")
+            + &running("w3", "n3", "app: web", "");
+        let constraint = |skew: i32, extra: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: {skew}\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {{matchLabels: {{app: web}}}}\n{extra}"
+            )
+        };
+        let skew = "node(s) didn't match pod topology spread constraints";
+        let label = "node(s) didn't match pod topology spread constraints (missing required label)";
+        let cases: Vec<(&str, String, [&str; 5])> = vec![
+            // zone a has 2, b 1, c 0: only c keeps the skew at 1.
+            (
+                "maxSkew 1",
+                constraint(1, ""),
+                [skew, skew, skew, "", label],
+            ),
+            ("maxSkew 2", constraint(2, ""), [skew, skew, "", "", label]),
+            // Fewer domains than minDomains: the minimum counts as 0.
+            (
+                "minDomains above the domain count",
+                constraint(2, "    minDomains: 4\n"),
+                [skew, skew, "", "", label],
+            ),
+        ];
+        for (name, spec, want) in cases {
+            let decision = decide(&cluster, &spec);
+            let got = reasons(&decision);
+            assert_eq!(got, want, "{name}");
+        }
+        // Nodes the pod's nodeSelector excludes are no domain (nodeAffinityPolicy Honor): zone a
+        // is then the only domain, its count is the minimum, and the skew stays within 1.
+        let honor = decide(
+            &cluster,
+            &constraint(1, "").replace("spec:\n", "spec:\n  nodeSelector: {zone: a}\n"),
+        );
+        let miss = "node(s) didn't match Pod's node affinity/selector";
+        let got = reasons(&honor);
+        assert_eq!(got, ["", "", miss, miss, miss]);
+    }
+
+    #[test]
+    fn topology_spread_score() {
+        let cluster = nodes(&["zone: a", "zone: b", "zone: c", "rack: r1"])
+            + &running("w1", "n1", "app: web", "")
+            + &running("w2", "n1", "app: web", "");
+        let decision = decide(
+            &cluster,
+            "  labels: {app: web}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector: {matchLabels: {app: web}}\n",
+        );
+        // Raw: a = 2 * ln(3 + 2) = 3.2 -> 3, b = c = 0; the keyless node scores 0.
+        assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
+        assert_eq!(decision.selected.as_deref(), Some("n2"));
+        assert_eq!(decision.tied, ["n2", "n3"]);
+    }
+
+    /// Upstream scoring_test.go (initPreScoreState / PreScore): only domains holding a feasible
+    /// node are counted and sized; with `nodeAffinityPolicy: Ignore` pods on nodes the pod's
+    /// required affinity excludes still count in those domains, with `Honor` they do not.
+    #[test]
+    fn topology_spread_score_counts_feasible_domains_under_the_inclusion_policy() {
+        // n1, n2, n5 are feasible (type x); n3 (zone a) and n4 (zone c) are excluded by affinity.
+        let cluster = nodes(&[
+            "zone: a, type: x",
+            "zone: b, type: x",
+            "zone: a, type: y",
+            "zone: c, type: y",
+            "zone: b, type: x",
+        ]) + &running("w1", "n3", "app: web", "")
+            + &running("w2", "n3", "app: web", "")
+            + &running("w3", "n3", "app: web", "")
+            + &running("w4", "n4", "app: web", "")
+            + &running("w5", "n5", "app: web", "");
+        let spec = |policy: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: type, operator: In, values: [x]}}]\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    nodeAffinityPolicy: {policy}\n    labelSelector: {{matchLabels: {{app: web}}}}\n"
+            )
+        };
+        // Ignore: zone a = 3 (n3's pods), zone b = 1; zone c has no feasible node, so two domains,
+        // weight ln(2 + 2): raw a = round(4.16) = 4, b = round(1.39) = 1 -> 100 * (4 + 1 - s) / 4.
+        assert_eq!(
+            scores(&decide(&cluster, &spec("Ignore")), "PodTopologySpread"),
+            [25, 100, 100]
+        );
+        // Honor: only n5's pod counts: a = 0, b = round(1.39) = 1.
+        assert_eq!(
+            scores(&decide(&cluster, &spec("Honor")), "PodTopologySpread"),
+            [100, 0, 0]
+        );
+    }
+}

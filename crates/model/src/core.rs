@@ -1,0 +1,631 @@
+//! Slim core/v1 types: only the fields placement depends on.
+//!
+//! Field names follow the Kubernetes JSON exactly, so these types read `kubectl get -o json`
+//! output and serialize back to valid core/v1 fragments (the plan contract embeds them).
+//! Unknown fields are skipped, which is what keeps loading a 150,000-pod dump cheap.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use compact_str::CompactString;
+
+use super::quantity::Quantity;
+pub use super::sorted_map::SortedMap;
+
+pub type Labels = SortedMap<CompactString, CompactString>;
+pub type Annotations = SortedMap<CompactString, CompactString>;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub labels: Labels,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub annotations: Annotations,
+    /// RFC 3339. `plan --pending` orders pods of equal priority by it: a dump records no
+    /// scheduling-queue timestamp, and the creation time is what that timestamp starts as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<CompactString>,
+}
+
+/// `field: null` in YAML means "absent"; serde's `default` alone would reject it.
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// A list field, `null` as empty, without spare room. A vector makes room for four elements at
+/// its first push and most of an object's lists hold one or two: a pod's one container took 576
+/// bytes for 144, and such slack was a sixth of a large state's memory.
+pub fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let mut list: Vec<T> = null_as_default(deserializer)?;
+    list.shrink_to_fit();
+    Ok(list)
+}
+
+/// Text (`500m`, `2Gi`) in the formats people read; in binary ones (the state cache) the
+/// thousandths as an integer, which reads back without parsing.
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            s.serialize_i64(self.milli_value())
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if !d.is_human_readable() {
+            return i64::deserialize(d).map(Quantity::from_milli);
+        }
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a resource quantity such as \"500m\" or \"2Gi\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
+                Quantity::parse(v).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::from_value(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::from_value(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
+                Quantity::parse(&v.to_string()).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+pub type ResourceList = SortedMap<CompactString, Quantity>;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceRequirements {
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub requests: ResourceList,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub limits: ResourceList,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerPort {
+    pub container_port: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<i32>,
+    #[serde(rename = "hostIP", skip_serializing_if = "String::is_empty")]
+    pub host_ip: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Container {
+    pub name: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub image: CompactString,
+    pub resources: ResourceRequirements,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub ports: Vec<ContainerPort>,
+    /// `Always` on an init container makes it a sidecar, which changes the request formula.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorRequirement {
+    pub key: String,
+    /// Kept as text so an invalid operator is explained rather than rejected at load time.
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorTerm {
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelector {
+    #[serde(deserialize_with = "exact_list")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PreferredSchedulingTerm {
+    pub weight: i32,
+    pub preference: NodeSelectorTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeAffinity {
+    #[serde(
+        rename = "requiredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub required: Option<NodeSelector>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "exact_list"
+    )]
+    pub preferred: Vec<PreferredSchedulingTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub match_labels: Labels,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodAffinityTerm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub namespaces: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<LabelSelector>,
+    pub topology_key: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub match_label_keys: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub mismatch_label_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WeightedPodAffinityTerm {
+    pub weight: i32,
+    pub pod_affinity_term: PodAffinityTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodAffinity {
+    #[serde(
+        rename = "requiredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "exact_list"
+    )]
+    pub required: Vec<PodAffinityTerm>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "exact_list"
+    )]
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+impl PodAffinity {
+    pub fn is_empty(&self) -> bool {
+        self.required.is_empty() && self.preferred.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Affinity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_affinity: Option<PodAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Toleration {
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub key: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub operator: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub value: CompactString,
+    #[serde(skip_serializing_if = "CompactString::is_empty")]
+    pub effect: CompactString,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Taint {
+    pub key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TopologySpreadConstraint {
+    pub max_skew: i32,
+    pub topology_key: String,
+    pub when_unsatisfiable: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_domains: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity_policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_taints_policy: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub match_label_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingGate {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSpec {
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub node_name: String,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub node_selector: Labels,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Box<Affinity>>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(deserialize_with = "exact_list")]
+    pub containers: Vec<Container>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub init_containers: Vec<Container>,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub overhead: ResourceList,
+    /// Pod-level requests and limits (`spec.resources`, PodLevelResources, on by default
+    /// since v1.34).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Box<ResourceRequirements>>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub scheduler_name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub scheduling_gates: Vec<SchedulingGate>,
+    /// Set by the Priority admission plugin from `priorityClassName` (or the global default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub priority_class_name: String,
+    /// `Never` keeps a pod from preempting others; unset means `PreemptLowerPriority`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
+    /// Kubernetes v1.35 Workload API: the Workload and pod group this pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload_ref: Option<Box<WorkloadReference>>,
+    /// Kubernetes v1.36 Workload API: the runtime PodGroup this pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_group: Option<PodSchedulingGroup>,
+    /// The volumes that claim a PersistentVolumeClaim, which is how a pod mounts a Fluid
+    /// dataset (its webhook reads them); other volumes do not affect placement and are dropped.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "claim_volumes"
+    )]
+    pub volumes: Vec<ClaimVolume>,
+}
+
+/// A pod volume backed by a PersistentVolumeClaim.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClaimVolume {
+    pub name: String,
+    pub persistent_volume_claim: ClaimSource,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClaimSource {
+    pub claim_name: String,
+}
+
+/// `spec.volumes`, keeping only the PersistentVolumeClaim ones.
+fn claim_volumes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ClaimVolume>, D::Error> {
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase", default)]
+    struct AnyVolume {
+        name: String,
+        persistent_volume_claim: Option<ClaimSource>,
+    }
+    let volumes: Vec<AnyVolume> = null_as_default(deserializer)?;
+    let mut claims: Vec<ClaimVolume> = volumes
+        .into_iter()
+        .filter_map(|v| {
+            Some(ClaimVolume {
+                name: v.name,
+                persistent_volume_claim: v.persistent_volume_claim?,
+            })
+        })
+        .collect();
+    claims.shrink_to_fit();
+    Ok(claims)
+}
+
+/// `spec.workloadRef` (v1.35): pods with the same Workload, pod group and replica key form
+/// one gang.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadReference {
+    #[serde(deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(deserialize_with = "null_as_default")]
+    pub pod_group: String,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub pod_group_replica_key: String,
+}
+
+/// `spec.schedulingGroup` (v1.36).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSchedulingGroup {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_group_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodStatus {
+    #[serde(
+        skip_serializing_if = "CompactString::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub phase: CompactString,
+    /// RFC 3339; among victims of equal priority the one started earlier is more important.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<CompactString>,
+    /// The node a preemption nominated for this Pending pod: kube-scheduler tries it first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_node_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+    pub status: PodStatus,
+}
+
+impl Pod {
+    /// Succeeded and Failed pods hold no resources; the scheduler's cache drops them.
+    pub fn is_terminated(&self) -> bool {
+        matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodTemplateSpec {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSpec {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerImage {
+    #[serde(deserialize_with = "exact_list")]
+    pub names: Vec<String>,
+    pub size_bytes: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeStatus {
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub allocatable: ResourceList,
+    #[serde(
+        skip_serializing_if = "SortedMap::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub capacity: ResourceList,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub images: Vec<ContainerImage>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Node {
+    pub metadata: ObjectMeta,
+    pub spec: NodeSpec,
+    pub status: NodeStatus,
+}
+
+impl Node {
+    /// Allocatable, falling back to capacity as the kubelet reports it when allocatable is unset.
+    pub fn allocatable(&self) -> &ResourceList {
+        if self.status.allocatable.is_empty() {
+            &self.status.capacity
+        } else {
+            &self.status.allocatable
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Namespace {
+    pub metadata: ObjectMeta,
+}
+
+/// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.
+pub fn normalized_image_name(name: &str) -> Cow<'_, str> {
+    let last_segment = name.rsplit('/').next().unwrap_or(name);
+    if name.contains('@') || last_segment.contains(':') {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(format!("{name}:latest"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lists hold exactly their elements, however they grew while decoding: the slack of a
+    /// vector's first growth, kept for every pod of a large state, was a sixth of its memory.
+    #[test]
+    fn decoded_lists_have_no_spare_room() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"metadata": {"name": "p"}, "spec": {
+                "containers": [{"name": "main", "ports": [{"containerPort": 80}]}],
+                "tolerations": [{"key": "a", "operator": "Exists"}, {"key": "b", "operator": "Exists"}],
+                "volumes": [{"name": "cfg", "configMap": {"name": "c"}},
+                            {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}],
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                    {"nodeSelectorTerms": [{"matchExpressions":
+                        [{"key": "zone", "operator": "In", "values": ["a", "b", "c"]}]}]}}}}}"#,
+        )
+        .unwrap();
+        let spec = &pod.spec;
+        let terms = &spec
+            .affinity
+            .as_ref()
+            .unwrap()
+            .node_affinity
+            .as_ref()
+            .unwrap();
+        let term = &terms.required.as_ref().unwrap().node_selector_terms[0];
+        let lists = [
+            (
+                "containers",
+                spec.containers.len(),
+                spec.containers.capacity(),
+            ),
+            (
+                "ports",
+                spec.containers[0].ports.len(),
+                spec.containers[0].ports.capacity(),
+            ),
+            (
+                "tolerations",
+                spec.tolerations.len(),
+                spec.tolerations.capacity(),
+            ),
+            ("volumes", spec.volumes.len(), spec.volumes.capacity()),
+            (
+                "terms",
+                1,
+                terms
+                    .required
+                    .as_ref()
+                    .unwrap()
+                    .node_selector_terms
+                    .capacity(),
+            ),
+            (
+                "values",
+                term.match_expressions[0].values.len(),
+                term.match_expressions[0].values.capacity(),
+            ),
+        ];
+        let expected = [
+            ("containers", 1),
+            ("ports", 1),
+            ("tolerations", 2),
+            ("volumes", 1),
+            ("terms", 1),
+            ("values", 3),
+        ];
+        for ((name, len, capacity), (expected_name, expected_len)) in
+            lists.into_iter().zip(expected)
+        {
+            assert_eq!(
+                (name, len, capacity),
+                (expected_name, expected_len, expected_len)
+            );
+        }
+    }
+}

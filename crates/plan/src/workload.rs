@@ -1,0 +1,314 @@
+//! What each workload kind creates, in one place the planner calls: a DaemonSet one pod per
+//! node that should run it (the DaemonSet controller's tolerations and node-name affinity
+//! added), a Deployment, ReplicaSet or StatefulSet its replicas, a Job or CronJob the pods the
+//! Job controller starts (parallelism capped by the remaining completions, decided when the
+//! manifest is read).
+
+use df_engine::{Profile, Scheduler};
+use df_model::{
+    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, Pod,
+    PodStatus, Toleration, Workload,
+};
+use df_state::ClusterState;
+
+pub use df_model::{JOB_NAME_LABELS, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL};
+
+/// Tolerations the DaemonSet controller adds to every daemon pod (upstream
+/// `AddOrUpdateDaemonPodTolerations`; the network-unavailable one needs hostNetwork, which the
+/// model does not read).
+const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+];
+
+/// The pods `w` creates against `state`, in the order its controller names them.
+pub fn pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
+    if w.kind == "DaemonSet" {
+        return daemon_pods(w, state);
+    }
+    let count = usize::try_from(w.replicas).unwrap_or(0);
+    (0..count).map(|i| replica(w, i)).collect()
+}
+
+/// Replica `index` of a workload, named `<name>-<index>` (as a StatefulSet names its pods;
+/// the names a Deployment's ReplicaSet or a Job generate are random, these are stable), with
+/// the labels its controller adds.
+pub fn replica(w: &Workload, index: usize) -> Pod {
+    let name = format!("{}-{index}", w.metadata.name);
+    let mut pod = from_template(w, name.clone());
+    let labels = &mut pod.metadata.labels;
+    match w.kind.as_str() {
+        "StatefulSet" => {
+            labels.insert(STATEFULSET_POD_NAME_LABEL.into(), name.into());
+            labels.insert(POD_INDEX_LABEL.into(), index.to_string().into());
+        }
+        "Job" => {
+            for key in JOB_NAME_LABELS {
+                labels.insert(key.into(), w.metadata.name.as_str().into());
+            }
+            df_systems::gang::kueue::mark_job_pod(w, &mut pod);
+        }
+        _ => {}
+    }
+    pod
+}
+
+fn from_template(w: &Workload, name: String) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name,
+            namespace: w.metadata.namespace.clone(),
+            labels: w.template.metadata.labels.clone(),
+            annotations: w.template.metadata.annotations.clone(),
+            creation_timestamp: None,
+        },
+        spec: w.template.spec.clone(),
+        status: PodStatus::default(),
+    }
+}
+
+/// One pod per node the DaemonSet controller finds should run it (`NodeShouldRunDaemonPod`:
+/// node name, required node affinity and nodeSelector, NoSchedule/NoExecute taints, judged
+/// with the daemon tolerations added), each pinned to its node by a required
+/// `metadata.name` term that replaces the template's required terms, as upstream
+/// `ReplaceDaemonSetPodNodeNameNodeAffinity` does. Named `<name>-<node>`.
+fn daemon_pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
+    let mut template = from_template(w, w.metadata.name.clone());
+    add_daemon_tolerations(&mut template.spec.tolerations);
+    let judge = Scheduler::new(state, Profile::default());
+    state
+        .nodes
+        .iter()
+        .filter(|node| judge.daemon_should_run(&template, node))
+        .map(|node| {
+            let mut pod = template.clone();
+            pod.metadata.name = format!("{}-{}", w.metadata.name, node.metadata.name);
+            pin_to_node(&mut pod, &node.metadata.name);
+            pod
+        })
+        .collect()
+}
+
+/// Add each daemon toleration the pod does not already carry (same key and effect).
+fn add_daemon_tolerations(tolerations: &mut Vec<Toleration>) {
+    for (key, effect) in DAEMON_TOLERATIONS {
+        if !tolerations
+            .iter()
+            .any(|t| t.key == key && t.effect == effect)
+        {
+            tolerations.push(Toleration {
+                key: key.into(),
+                operator: "Exists".into(),
+                effect: effect.into(),
+                ..Default::default()
+            });
+        }
+    }
+}
+
+fn pin_to_node(pod: &mut Pod, node: &str) {
+    let term = NodeSelectorTerm {
+        match_expressions: Vec::new(),
+        match_fields: vec![NodeSelectorRequirement {
+            key: "metadata.name".to_string(),
+            operator: "In".to_string(),
+            values: vec![node.to_string()],
+        }],
+    };
+    let affinity = pod.spec.affinity.get_or_insert_default();
+    let node_affinity = affinity
+        .node_affinity
+        .get_or_insert_with(NodeAffinity::default);
+    node_affinity.required = Some(NodeSelector {
+        node_selector_terms: vec![term],
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use df_model::{JobCounts, Object};
+
+    fn objects(yaml: &str) -> Vec<Object> {
+        let (manifests, problems) = df_manifest::parse_text(&Arc::from("t.yaml"), yaml);
+        assert!(problems.is_empty(), "{problems:?}");
+        manifests.into_iter().map(|m| m.object).collect()
+    }
+
+    fn workload(yaml: &str) -> Workload {
+        match objects(yaml).pop() {
+            Some(Object::Workload(w)) => *w,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const NODES: &str = "\
+apiVersion: v1
+kind: Node
+metadata: {name: plain, labels: {disk: ssd}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cordoned, labels: {disk: ssd}}
+spec:
+  unschedulable: true
+  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: tainted, labels: {disk: ssd}}
+spec:
+  taints: [{key: dedicated, value: db, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: not-ready, labels: {disk: ssd}}
+spec:
+  taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: hdd, labels: {disk: hdd}}
+";
+
+    fn names(pods: &[Pod]) -> Vec<&str> {
+        pods.iter().map(|p| p.metadata.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_daemon_set_runs_where_its_controller_would_put_it() {
+        let state = ClusterState::from_objects(objects(NODES));
+        // (template spec lines, expected pods)
+        let cases = [
+            (
+                "",
+                vec!["ds-plain", "ds-cordoned", "ds-not-ready", "ds-hdd"],
+            ),
+            (
+                "      nodeSelector: {disk: ssd}\n",
+                vec!["ds-plain", "ds-cordoned", "ds-not-ready"],
+            ),
+            (
+                "      tolerations: [{key: dedicated, operator: Exists}]\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: disk, operator: NotIn, values: [ssd]}]}, {matchFields: [{key: metadata.name, operator: In, values: [tainted]}]}]}}}\n",
+                vec!["ds-tainted", "ds-hdd"],
+            ),
+        ];
+        for (spec, expected) in cases {
+            let w = workload(&format!(
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: ds, namespace: ops}}\nspec:\n  template:\n    spec:\n{spec}      containers: [{{name: c}}]\n"
+            ));
+            assert_eq!(names(&pods(&w, &state)), expected, "{spec}");
+        }
+    }
+
+    #[test]
+    fn a_daemon_pod_is_pinned_by_a_node_name_term_replacing_the_required_terms() {
+        let state = ClusterState::from_objects(objects(NODES));
+        let w = workload(
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec:\n  template:\n    spec:\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: disk, operator: In, values: [hdd]}]}]}, preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {matchExpressions: [{key: disk, operator: Exists}]}}]}}\n      containers: [{name: c}]\n",
+        );
+        let pods = pods(&w, &state);
+        assert_eq!(names(&pods), ["ds-hdd"]);
+        let affinity = pods[0].spec.affinity.as_ref().unwrap();
+        let node_affinity = affinity.node_affinity.as_ref().unwrap();
+        let terms = &node_affinity.required.as_ref().unwrap().node_selector_terms;
+        assert_eq!(terms.len(), 1);
+        assert!(terms[0].match_expressions.is_empty());
+        assert_eq!(terms[0].match_fields[0].key, "metadata.name");
+        assert_eq!(terms[0].match_fields[0].values, ["hdd"]);
+        assert_eq!(node_affinity.preferred.len(), 1, "preferences are kept");
+        let tolerations: Vec<(&str, &str)> = pods[0]
+            .spec
+            .tolerations
+            .iter()
+            .map(|t| (t.key.as_str(), t.effect.as_str()))
+            .collect();
+        assert_eq!(tolerations, DAEMON_TOLERATIONS);
+    }
+
+    #[test]
+    fn job_controllers_start_parallelism_capped_by_remaining_completions() {
+        // (parallelism, completions, succeeded, suspended, pods started)
+        let cases = [
+            (None, None, 0, false, 1),
+            (Some(3), None, 0, false, 3),
+            (Some(3), Some(2), 0, false, 2),
+            (Some(2), Some(5), 0, false, 2),
+            (Some(4), Some(5), 3, false, 2),
+            (Some(4), Some(5), 6, false, 0),
+            (Some(2), None, 1, false, 0),
+            (Some(0), Some(5), 0, false, 0),
+            (Some(3), Some(3), 0, true, 0),
+        ];
+        for (parallelism, completions, succeeded, suspend, active) in cases {
+            let counts = JobCounts {
+                parallelism,
+                completions,
+                succeeded,
+                suspend,
+            };
+            assert_eq!(counts.active(), active, "{counts:?}");
+        }
+        let state = ClusterState::default();
+        let job = workload(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  parallelism: 4\n  completions: 6\n  template: {spec: {containers: [{name: c}]}}\nstatus: {succeeded: 3}\n",
+        );
+        let started = pods(&job, &state);
+        assert_eq!(names(&started), ["train-0", "train-1", "train-2"]);
+        assert_eq!(
+            started[0].metadata.labels["batch.kubernetes.io/job-name"],
+            "train"
+        );
+        let cron = workload(
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  jobTemplate:\n    spec:\n      parallelism: 3\n      completions: 2\n      template: {spec: {containers: [{name: c}]}}\n",
+        );
+        assert_eq!(names(&pods(&cron, &state)), ["nightly-0", "nightly-1"]);
+        let suspended = workload(
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: paused}\nspec:\n  suspend: true\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c}]}}}}\n",
+        );
+        assert!(pods(&suspended, &state).is_empty());
+    }
+
+    #[test]
+    fn replicated_kinds_create_their_replicas() {
+        let state = ClusterState::default();
+        // (kind, replicas line, pod names)
+        let cases = [
+            ("Deployment", "", vec!["w-0"]),
+            ("Deployment", "  replicas: 0\n", vec![]),
+            ("ReplicaSet", "  replicas: 2\n", vec!["w-0", "w-1"]),
+            ("StatefulSet", "  replicas: 3\n", vec!["w-0", "w-1", "w-2"]),
+        ];
+        for (kind, replicas, expected) in cases {
+            let w = workload(&format!(
+                "apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n{replicas}  template: {{spec: {{containers: [{{name: c}}]}}}}\n"
+            ));
+            let created = pods(&w, &state);
+            assert_eq!(names(&created), expected, "{kind} {replicas}");
+        }
+        let set = workload(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: kafka}\nspec:\n  replicas: 2\n  template: {metadata: {labels: {app: kafka}}, spec: {containers: [{name: c}]}}\n",
+        );
+        let second = &pods(&set, &state)[1];
+        let labels: Vec<(&str, &str)> = second
+            .metadata
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("app", "kafka"),
+                ("apps.kubernetes.io/pod-index", "1"),
+                ("statefulset.kubernetes.io/pod-name", "kafka-1"),
+            ]
+        );
+    }
+}

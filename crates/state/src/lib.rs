@@ -1,0 +1,575 @@
+//! The cluster state placement is computed against: nodes, pods, namespaces and the Fluid and
+//! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
+//! recorded file or a live cluster is invisible from here on.
+
+pub mod cache;
+mod json_scan;
+mod msgpack;
+pub mod recorded;
+pub mod snapshot;
+mod yaml_state;
+
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use df_model::kueue::KueueObjects;
+use df_model::policy::{self, PodPriority};
+use df_model::resources::{self, Resources};
+use df_model::{
+    ConfigMap, FluidOp, GodelPodGroup, HyperNode, Labels, Namespace, Node, Object, OpKind, Pod,
+    PodDisruptionBudget, PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
+};
+
+/// Decoded objects as a loader hands them over, in the order read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Run {
+    Objects(Vec<Object>),
+    /// Pods alone: the cache decodes them straight into one list (only the order within a
+    /// kind matters to the state), and computes each one's requests while it is at hand
+    /// (aligned with `pods`, as [`resources::pod_requests_and_non_zero`] gives them).
+    /// `distinct`: no two of them share a namespace and name (the cache checked when it was
+    /// written), so none replaces another.
+    Pods {
+        pods: Vec<Pod>,
+        requests: Vec<(Resources, Resources)>,
+        distinct: bool,
+    },
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ClusterState {
+    pub nodes: Vec<Node>,
+    /// Every pod that holds or wants a node: bound pods on existing nodes and pending pods.
+    pub pods: Vec<Pod>,
+    pub namespaces: Vec<Namespace>,
+    pub fluid_ops: Vec<FluidOp>,
+    /// Fluid cache runtimes (AlluxioRuntime, JuiceFSRuntime...), for the webhook's tiers.
+    pub fluid_runtimes: Vec<df_model::fluid::FluidRuntime>,
+    pub godel_pod_groups: Vec<GodelPodGroup>,
+    pub volcano_jobs: Vec<VolcanoJob>,
+    pub volcano_pod_groups: Vec<VolcanoPodGroup>,
+    /// kube-batch, coscheduling and Kubernetes runtime PodGroups.
+    pub pod_groups: Vec<PodGroup>,
+    pub scheduling_workloads: Vec<SchedulingWorkload>,
+    /// Priorities of pods, for preemption.
+    pub priority_classes: Vec<PriorityClass>,
+    /// Set when a live read was not allowed to list PriorityClasses: a class a pod names may
+    /// exist all the same, so its absence says nothing about admission.
+    pub priority_classes_unread: bool,
+    /// Budgets preemption tries not to violate, with their recorded status.
+    pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
+    /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).
+    pub kueue: KueueObjects,
+    /// Volcano network topology domains.
+    pub hyper_nodes: Vec<HyperNode>,
+    /// Namespace policies the API server applies to a pod before it is scheduled.
+    pub resource_quotas: Vec<df_model::ResourceQuota>,
+    pub limit_ranges: Vec<df_model::LimitRange>,
+    /// ConfigMaps; Volcano's scheduler configuration is read from one.
+    pub config_maps: Vec<ConfigMap>,
+    /// Things in the input that were ignored, said once so users know.
+    pub warnings: Vec<String>,
+    /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
+    /// Computed once at load: reading them through each pod's containers is slow at 150,000
+    /// pods, and every scheduler built on this state needs them.
+    pod_resources: Vec<(Resources, Resources)>,
+    /// Per pod (aligned with `pods`): the node it occupies, if bound and not terminated.
+    pod_node: Vec<Option<usize>>,
+    node_by_name: FxHashMap<String, usize>,
+    pods_by_node: Vec<Vec<usize>>,
+    pods_by_namespace: BTreeMap<String, Vec<usize>>,
+    namespace_by_name: FxHashMap<String, usize>,
+}
+
+impl ClusterState {
+    /// Build the state and its indexes. Of objects with the same kind, namespace and name (several
+    /// `--state` files may overlap), the last one read wins.
+    pub fn from_objects(objects: impl IntoIterator<Item = Object>) -> ClusterState {
+        let mut state = ClusterState::default();
+        let mut unknown_kinds = BTreeMap::new();
+        for object in objects {
+            state.push(object, &mut unknown_kinds);
+        }
+        state.finish(unknown_kinds, None)
+    }
+
+    /// [`Self::from_objects`] over runs of decoded objects, as a loader produces them: the
+    /// node and pod lists are sized first, so the 150,000 pods of a large state are not
+    /// copied again each time their list doubles. Each run is freed once its objects moved.
+    /// A run of pods that holds every pod (the cache decodes them in place) becomes the list
+    /// as it is.
+    pub fn from_runs(runs: Vec<Run>) -> ClusterState {
+        let mut state = ClusterState::default();
+        let count = |is: fn(&Object) -> bool| {
+            let in_run = |run: &Run| match run {
+                Run::Objects(objects) => objects.iter().filter(|o| is(o)).count(),
+                Run::Pods { .. } => 0,
+            };
+            runs.iter().map(in_run).sum::<usize>()
+        };
+        let listed_pods = |run: &Run| match run {
+            Run::Objects(_) => 0,
+            Run::Pods { pods, .. } => pods.len(),
+        };
+        let pods =
+            count(|o| matches!(o, Object::Pod(_))) + runs.iter().map(listed_pods).sum::<usize>();
+        state
+            .nodes
+            .reserve_exact(count(|o| matches!(o, Object::Node(_))));
+        let whole = |run: &Run| matches!(run, Run::Pods { pods: list, .. } if list.len() == pods);
+        if !runs.iter().any(whole) {
+            state.pods.reserve_exact(pods);
+        }
+        let mut unknown_kinds = BTreeMap::new();
+        // The requests of every pod, when one run of distinct pods holds them all.
+        let mut known_requests = None;
+        for run in runs {
+            match run {
+                Run::Objects(objects) => {
+                    for object in objects {
+                        state.push(object, &mut unknown_kinds);
+                    }
+                }
+                Run::Pods {
+                    pods: list,
+                    requests,
+                    distinct,
+                } if list.len() == pods => {
+                    state.pods = list;
+                    known_requests = (distinct && requests.len() == pods).then_some(requests);
+                }
+                Run::Pods { pods: list, .. } => state.pods.extend(list),
+            }
+        }
+        state.finish(unknown_kinds, known_requests)
+    }
+
+    /// Add one object to its list; kinds placement ignores are only counted, by kind.
+    fn push(&mut self, object: Object, unknown_kinds: &mut BTreeMap<String, usize>) {
+        match object {
+            Object::Node(o) => self.nodes.push(o),
+            Object::Pod(o) => self.pods.push(o),
+            Object::Namespace(o) => self.namespaces.push(o),
+            Object::FluidOp(o) => self.fluid_ops.push(*o),
+            Object::FluidRuntime(o) => self.fluid_runtimes.push(o),
+            Object::GodelPodGroup(o) => self.godel_pod_groups.push(o),
+            Object::VolcanoJob(o) => self.volcano_jobs.push(o),
+            Object::VolcanoPodGroup(o) => self.volcano_pod_groups.push(o),
+            Object::PodGroup(o) => self.pod_groups.push(o),
+            Object::SchedulingWorkload(o) => self.scheduling_workloads.push(o),
+            Object::PriorityClass(o) => self.priority_classes.push(o),
+            Object::HyperNode(o) => self.hyper_nodes.push(o),
+            Object::ConfigMap(o) => self.config_maps.push(o),
+            Object::PodDisruptionBudget(o) => self.pod_disruption_budgets.push(o),
+            Object::ResourceQuota(o) => self.resource_quotas.push(o),
+            Object::LimitRange(o) => self.limit_ranges.push(o),
+            Object::Kueue(o) => self.kueue.push(o),
+            other @ (Object::Workload(_) | Object::Unknown { .. }) => {
+                *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
+            }
+        }
+    }
+
+    /// Drop replaced objects, say what was ignored and build the indexes, once every object
+    /// is in its list. `known_requests`: every pod's requests, given when no pod replaces
+    /// another (looking is a pass over every pod, and would misalign them).
+    fn finish(
+        mut self,
+        unknown_kinds: BTreeMap<String, usize>,
+        known_requests: Option<Vec<(Resources, Resources)>>,
+    ) -> ClusterState {
+        let state = &mut self;
+        keep_last(&mut state.nodes, |o| ("", "", &o.metadata.name));
+        if known_requests.is_none() {
+            keep_last(&mut state.pods, |o| {
+                ("", &o.metadata.namespace, &o.metadata.name)
+            });
+        }
+        keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.fluid_ops, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.fluid_runtimes, |o| {
+            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.godel_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.volcano_jobs, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.volcano_pod_groups, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.pod_groups, |o| {
+            (&o.api_version, &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.scheduling_workloads, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.hyper_nodes, |o| ("", "", &o.metadata.name));
+        keep_last(&mut state.config_maps, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.pod_disruption_budgets, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.resource_quotas, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        keep_last(&mut state.limit_ranges, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        let kueue = &mut state.kueue;
+        keep_last(&mut kueue.topologies, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.flavors, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.cluster_queues, |o| ("", "", &o.metadata.name));
+        keep_last(&mut kueue.local_queues, |o| {
+            ("", &o.metadata.namespace, &o.metadata.name)
+        });
+        for (kind, count) in unknown_kinds {
+            state.warnings.push(format!(
+                "ignored {count} {kind} object(s): placement does not depend on them"
+            ));
+        }
+        state.index(known_requests);
+        self
+    }
+
+    /// Recompute every index after the lists changed (what-if edits, assumed pods).
+    pub fn rebuild_indexes(&mut self) {
+        self.index(None);
+    }
+
+    /// Build every index; the pods' requests are computed unless `known_requests` gives
+    /// them, aligned with the pods.
+    fn index(&mut self, known_requests: Option<Vec<(Resources, Resources)>>) {
+        self.node_by_name = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.metadata.name.clone(), i))
+            .collect();
+        self.namespace_by_name = self
+            .namespaces
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.metadata.name.clone(), i))
+            .collect();
+        // One lookup of each pod's node, which both drops the pods bound to a missing node
+        // and records the node of the others.
+        let mut dangling = Vec::new();
+        let mut pod_node = Vec::with_capacity(self.pods.len());
+        let mut kept = Vec::with_capacity(self.pods.len());
+        let node_by_name = &self.node_by_name;
+        self.pods.retain(|pod| {
+            let bound = &pod.spec.node_name;
+            let node = if bound.is_empty() {
+                None
+            } else if let Some(&node) = node_by_name.get(bound) {
+                Some(node)
+            } else {
+                dangling.push(format!(
+                    "pod {}/{} is bound to node {bound:?}, which is not in the state; ignoring the pod",
+                    pod.metadata.namespace, pod.metadata.name
+                ));
+                kept.push(false);
+                return false;
+            };
+            pod_node.push(node.filter(|_| !pod.is_terminated()));
+            kept.push(true);
+            true
+        });
+        self.warnings.extend(dangling);
+        self.pod_node = pod_node;
+        self.pod_resources = match known_requests {
+            Some(mut known) if known.len() == kept.len() => {
+                let mut keep = kept.into_iter();
+                known.retain(|_| keep.next().unwrap_or(true));
+                known
+            }
+            _ => pod_resources(&self.pods),
+        };
+        self.pods_by_node = vec![Vec::new(); self.nodes.len()];
+        for (i, node) in self.pod_node.iter().enumerate() {
+            if let Some(node) = node {
+                self.pods_by_node[*node].push(i);
+            }
+        }
+        self.pods_by_namespace.clear();
+        // Pods come grouped by namespace (`kubectl get -A` lists them so): one map lookup per
+        // run of pods of one namespace, not per pod.
+        let mut start = 0;
+        while start < self.pods.len() {
+            let namespace = &self.pods[start].metadata.namespace;
+            let len = self.pods[start..]
+                .iter()
+                .take_while(|pod| pod.metadata.namespace == *namespace)
+                .count();
+            self.pods_by_namespace
+                .entry(namespace.clone())
+                .or_default()
+                .extend(start..start + len);
+            start += len;
+        }
+    }
+
+    /// Append a node that holds no pods, keeping every index current without rebuilding them:
+    /// the node-count search adds and drops nodes many times over a 150,000-pod state. Its name
+    /// must not be taken.
+    pub fn push_empty_node(&mut self, node: Node) {
+        debug_assert!(!self.node_by_name.contains_key(&node.metadata.name));
+        self.node_by_name
+            .insert(node.metadata.name.clone(), self.nodes.len());
+        self.nodes.push(node);
+        self.pods_by_node.push(Vec::new());
+    }
+
+    /// Drop the nodes from `len` on, which must hold no pods (as those `push_empty_node` adds).
+    pub fn truncate_empty_nodes(&mut self, len: usize) {
+        debug_assert!(
+            self.pods_by_node[len.min(self.nodes.len())..]
+                .iter()
+                .all(Vec::is_empty)
+        );
+        for node in self.nodes.drain(len.min(self.nodes.len())..) {
+            self.node_by_name.remove(&node.metadata.name);
+        }
+        self.pods_by_node.truncate(len);
+    }
+
+    /// Pods that occupy a node, as (pod index, node index), in the order of `pods`: walking
+    /// them in memory order is what keeps indexing 150,000 pods cheap.
+    pub fn bound_pods(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.pod_node
+            .iter()
+            .enumerate()
+            .filter_map(|(pod, node)| node.map(|node| (pod, node)))
+    }
+
+    /// Every namespace that holds pods, with the indexes of its pods.
+    pub fn pod_indexes_by_namespace(&self) -> impl Iterator<Item = (&str, &[usize])> {
+        self.pods_by_namespace
+            .iter()
+            .map(|(namespace, pods)| (namespace.as_str(), pods.as_slice()))
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.node_by_name.get(name).copied()
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.node_index(name).map(|i| &self.nodes[i])
+    }
+
+    /// Pods that occupy node `index` (bound and not terminated).
+    pub fn pods_on(&self, index: usize) -> impl Iterator<Item = &Pod> {
+        self.pods_by_node[index].iter().map(|&i| &self.pods[i])
+    }
+
+    /// Requests of pod `index` (into `pods`): as declared, and with the scorers' defaults.
+    pub fn pod_resources(&self, index: usize) -> &(Resources, Resources) {
+        &self.pod_resources[index]
+    }
+
+    pub fn pods_in_namespace(&self, namespace: &str) -> impl Iterator<Item = &Pod> {
+        self.pods_by_namespace
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.pods[i])
+    }
+
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<&Pod> {
+        self.pods_in_namespace(namespace)
+            .find(|p| p.metadata.name == name)
+    }
+
+    /// Labels of a namespace; `None` when the state does not record it (namespaceSelector
+    /// then matches it only through `kubernetes.io/metadata.name`, which the API server sets).
+    pub fn namespace_labels(&self, name: &str) -> Option<&Labels> {
+        self.namespace_by_name
+            .get(name)
+            .map(|&i| &self.namespaces[i].metadata.labels)
+    }
+
+    /// Names of every namespace known: recorded ones and those that hold pods.
+    pub fn namespace_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .namespaces
+            .iter()
+            .map(|n| n.metadata.name.clone())
+            .chain(self.pods_by_namespace.keys().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// A pod's priority and preemption policy, resolved against the state's PriorityClasses.
+    pub fn pod_priority(&self, pod: &Pod) -> PodPriority {
+        policy::pod_priority(&pod.spec, &self.priority_classes)
+    }
+
+    pub fn fluid_op(&self, kind: OpKind, namespace: &str, name: &str) -> Option<&FluidOp> {
+        self.fluid_ops.iter().find(|op| {
+            op.kind == kind && op.metadata.namespace == namespace && op.metadata.name == name
+        })
+    }
+}
+
+/// Pods per share of [`pod_resources`] work.
+const PODS_PER_SHARE: usize = 8192;
+
+/// Each pod's requests, as declared and as the scorers count them, computed on every core:
+/// walking every container of 150,000 pods was a tenth of the main thread's work when the
+/// state comes from the binary cache.
+fn pod_resources(pods: &[Pod]) -> Vec<(Resources, Resources)> {
+    let shares: Vec<&[Pod]> = pods.chunks(PODS_PER_SHARE).collect();
+    let computed = df_parallel::map(&shares, |share| {
+        share
+            .iter()
+            .map(|pod| resources::pod_requests_and_non_zero(&pod.spec))
+            .collect::<Vec<_>>()
+    });
+    let mut all = Vec::with_capacity(pods.len());
+    for share in computed {
+        all.extend(share);
+    }
+    all
+}
+
+/// Drop every object that a later one with the same identity replaces.
+fn keep_last<T>(items: &mut Vec<T>, identity: impl Fn(&T) -> (&str, &str, &str)) {
+    let mut seen: FxHashSet<(&str, &str, &str)> =
+        FxHashSet::with_capacity_and_hasher(items.len(), Default::default());
+    let mut keep = vec![true; items.len()];
+    for (i, item) in items.iter().enumerate().rev() {
+        keep[i] = seen.insert(identity(item));
+    }
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    let mut flags = keep.into_iter();
+    items.retain(|_| flags.next().unwrap_or(true));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use df_model::quantity::Quantity;
+    use df_model::{ObjectMeta, PodSpec};
+
+    fn node(name: &str) -> Object {
+        Object::Node(Node {
+            metadata: ObjectMeta {
+                name: name.into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    fn pod(name: &str, node: &str, phase: &str) -> Object {
+        Object::Pod(Pod {
+            metadata: ObjectMeta {
+                name: name.into(),
+                namespace: "ns".into(),
+                ..Default::default()
+            },
+            spec: PodSpec {
+                node_name: node.into(),
+                ..Default::default()
+            },
+            status: df_model::PodStatus {
+                phase: phase.into(),
+                ..Default::default()
+            },
+        })
+    }
+
+    /// Pods listed by namespace in runs, interleaved or not: each namespace's pods in the
+    /// order of `pods`, and each pod's requests beside it.
+    #[test]
+    fn indexes_pods_by_namespace_in_order_across_interleaved_runs() {
+        let in_namespace = |name: &str, namespace: &str, cpu: &str| {
+            let Object::Pod(mut pod) = pod(name, "n1", "Running") else {
+                unreachable!()
+            };
+            pod.metadata.namespace = namespace.into();
+            pod.spec.containers = vec![df_model::Container {
+                resources: df_model::ResourceRequirements {
+                    requests: [("cpu".to_string(), Quantity::parse(cpu).unwrap())]
+                        .into_iter()
+                        .collect(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            }];
+            Object::Pod(pod)
+        };
+        let state = ClusterState::from_objects([
+            node("n1"),
+            in_namespace("a1", "a", "100m"),
+            in_namespace("a2", "a", "200m"),
+            in_namespace("b1", "b", "300m"),
+            in_namespace("a3", "a", "400m"),
+            in_namespace("c1", "c", "500m"),
+            in_namespace("b2", "b", "600m"),
+        ]);
+        let by_namespace: Vec<(&str, Vec<&str>)> = state
+            .pod_indexes_by_namespace()
+            .map(|(namespace, pods)| {
+                let names = pods
+                    .iter()
+                    .map(|&i| state.pods[i].metadata.name.as_str())
+                    .collect();
+                (namespace, names)
+            })
+            .collect();
+        assert_eq!(
+            by_namespace,
+            [
+                ("a", vec!["a1", "a2", "a3"]),
+                ("b", vec!["b1", "b2"]),
+                ("c", vec!["c1"]),
+            ]
+        );
+        let cpu: Vec<i64> = (0..state.pods.len())
+            .map(|i| state.pod_resources(i).0.milli_cpu)
+            .collect();
+        assert_eq!(cpu, [100, 200, 300, 400, 500, 600]);
+        let bound: Vec<(usize, usize)> = state.bound_pods().collect();
+        assert_eq!(bound, [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)]);
+    }
+
+    #[test]
+    fn indexes_pods_by_node_and_warns_on_dangling_pods() {
+        let state = ClusterState::from_objects([
+            node("n1"),
+            node("n2"),
+            pod("a", "n1", "Running"),
+            pod("b", "gone", "Running"),
+            pod("c", "n1", "Succeeded"),
+            pod("d", "", "Pending"),
+            node("n1"),
+        ]);
+        assert_eq!(state.nodes.len(), 2);
+        let names: Vec<_> = state
+            .nodes
+            .iter()
+            .map(|n| n.metadata.name.as_str())
+            .collect();
+        assert_eq!(names, ["n2", "n1"], "the last n1 wins");
+        let on_n1: Vec<_> = state.pods_on(1).map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(on_n1, ["a"]);
+        assert_eq!(state.pods.len(), 3);
+        assert_eq!(
+            state.warnings,
+            ["pod ns/b is bound to node \"gone\", which is not in the state; ignoring the pod"]
+        );
+        assert_eq!(state.pods_in_namespace("ns").count(), 3);
+    }
+}

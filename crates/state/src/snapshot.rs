@@ -1,0 +1,914 @@
+//! `snapshot`: write a `ClusterState` back as the `v1 List` that `--state` reads.
+//!
+//! The items are the slim model objects, so a snapshot holds exactly what placement depends on:
+//! no managedFields, no env, no secrets. Redaction ([`Redaction`]) works on the typed objects, so
+//! every place a name, label key or value can appear (nodeName, selectors, tolerations and
+//! taints, runAfter, images) is rewritten with the same keyed hash and the redacted state places
+//! pods exactly like the original.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::ClusterState;
+use df_model::fluid::{self, FluidOp, FluidRuntime, OpSpec, OpStatus};
+use df_model::gang::{
+    GODEL_API_VERSION, GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION,
+    VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+    VOLCANO_TASK_ORDER_ANNOTATION,
+};
+use df_model::hypernode::HYPERNODE_API_VERSION;
+use df_model::normalized_image_name;
+use df_model::{
+    Affinity, LabelSelector, Labels, NodeAffinity, NodeSelector, NodeSelectorTerm, ObjectMeta,
+    PodAffinity, PodSpec,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot render the snapshot: {0}")]
+pub struct RenderError(String);
+
+/// Annotations placement reads; a redacted snapshot keeps only these (others may hold anything).
+const PLACEMENT_ANNOTATIONS: &[&str] = &[
+    fluid::AFFINITY_LABELS_ANNOTATION,
+    VOLCANO_AFFINITY_ANNOTATION,
+    VOLCANO_ANTI_AFFINITY_ANNOTATION,
+    VOLCANO_TASK_ORDER_ANNOTATION,
+    GROUP_NAME_ANNOTATION,
+];
+
+/// One list item: `apiVersion` and `kind`, then the object's own fields.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Item<'a, T: Serialize> {
+    api_version: &'a str,
+    kind: &'a str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// A Fluid operation's fields as the API serves them (the cache writes the same).
+#[derive(Serialize)]
+pub(super) struct FluidBody<'a> {
+    pub(super) metadata: &'a ObjectMeta,
+    pub(super) spec: &'a OpSpec,
+    pub(super) status: &'a OpStatus,
+}
+
+/// A Fluid runtime as written back (by snapshots and the binary cache): only what the webhook
+/// reads of it.
+#[derive(Serialize)]
+pub(super) struct RuntimeBody<'a> {
+    metadata: &'a ObjectMeta,
+    spec: RuntimeSpec<'a>,
+    status: RuntimeStatus<'a>,
+}
+
+#[derive(Serialize)]
+struct RuntimeSpec<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuse: Option<FuseSpec<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FuseSpec<'a> {
+    node_selector: &'a Labels,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimeStatus<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_affinity: Option<&'a NodeAffinity>,
+}
+
+impl<'a> RuntimeBody<'a> {
+    /// Destructuring the runtime makes a new field of it a compile error here until snapshots
+    /// and the cache keep it too.
+    pub(super) fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
+        let FluidRuntime {
+            kind: _,
+            metadata,
+            cache_affinity,
+            fuse_node_selector,
+        } = runtime;
+        RuntimeBody {
+            metadata,
+            spec: RuntimeSpec {
+                fuse: (!fuse_node_selector.is_empty()).then_some(FuseSpec {
+                    node_selector: fuse_node_selector,
+                }),
+            },
+            status: RuntimeStatus {
+                cache_affinity: cache_affinity.as_ref(),
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: Items<'a>,
+    metadata: BTreeMap<String, String>,
+}
+
+struct Items<'a>(&'a ClusterState);
+
+impl Serialize for Items<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let state = self.0;
+        let mut seq = s.serialize_seq(None)?;
+        for o in &state.nodes {
+            seq.serialize_element(&item("v1", "Node", o))?;
+        }
+        for o in &state.namespaces {
+            seq.serialize_element(&item("v1", "Namespace", o))?;
+        }
+        for o in &state.pods {
+            seq.serialize_element(&item("v1", "Pod", o))?;
+        }
+        for op in &state.fluid_ops {
+            let body = FluidBody {
+                metadata: &op.metadata,
+                spec: &op.spec,
+                status: &op.status,
+            };
+            seq.serialize_element(&item(fluid::API_VERSION, op.kind.as_str(), &body))?;
+        }
+        for runtime in &state.fluid_runtimes {
+            let body = RuntimeBody::of(runtime);
+            seq.serialize_element(&item(fluid::API_VERSION, &runtime.kind, &body))?;
+        }
+        for o in &state.godel_pod_groups {
+            seq.serialize_element(&item(GODEL_API_VERSION, "PodGroup", o))?;
+        }
+        for o in &state.volcano_jobs {
+            seq.serialize_element(&item(VOLCANO_JOB_API_VERSION, "Job", o))?;
+        }
+        for o in &state.volcano_pod_groups {
+            seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
+        }
+        for o in &state.pod_groups {
+            seq.serialize_element(&item(&o.api_version, "PodGroup", o))?;
+        }
+        for o in &state.scheduling_workloads {
+            seq.serialize_element(&item(&o.api_version, "Workload", o))?;
+        }
+        for o in &state.priority_classes {
+            seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
+        }
+        for o in &state.pod_disruption_budgets {
+            seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
+        }
+        for o in &state.resource_quotas {
+            seq.serialize_element(&item("v1", "ResourceQuota", o))?;
+        }
+        for o in &state.limit_ranges {
+            seq.serialize_element(&item("v1", "LimitRange", o))?;
+        }
+        let kueue = &state.kueue;
+        for o in &kueue.topologies {
+            seq.serialize_element(&item(&o.api_version, "Topology", o))?;
+        }
+        for o in &kueue.flavors {
+            seq.serialize_element(&item(&o.api_version, "ResourceFlavor", o))?;
+        }
+        for o in &kueue.cluster_queues {
+            seq.serialize_element(&item(&o.api_version, "ClusterQueue", o))?;
+        }
+        for o in &kueue.local_queues {
+            seq.serialize_element(&item(&o.api_version, "LocalQueue", o))?;
+        }
+        for o in &state.hyper_nodes {
+            seq.serialize_element(&item(HYPERNODE_API_VERSION, "HyperNode", o))?;
+        }
+        for o in &state.config_maps {
+            seq.serialize_element(&item("v1", "ConfigMap", o))?;
+        }
+        seq.end()
+    }
+}
+
+fn item<'a, T: Serialize>(api_version: &'a str, kind: &'a str, body: &'a T) -> Item<'a, T> {
+    Item {
+        api_version,
+        kind,
+        body,
+    }
+}
+
+/// Render the state as a `v1 List`, sorted so the same cluster gives the same bytes.
+pub fn render(
+    state: &ClusterState,
+    format: Format,
+    redaction: Option<&Redaction>,
+) -> Result<String, RenderError> {
+    let mut state = state.clone();
+    if let Some(redaction) = redaction {
+        redaction.state(&mut state);
+    }
+    sort_state(&mut state);
+    let list = List {
+        api_version: "v1",
+        kind: "List",
+        items: Items(&state),
+        metadata: BTreeMap::new(),
+    };
+    match format {
+        Format::Json => serde_json::to_string_pretty(&list)
+            .map(|mut text| {
+                text.push('\n');
+                text
+            })
+            .map_err(|e| RenderError(e.to_string())),
+        Format::Yaml => serde_saphyr::to_string(&list).map_err(|e| RenderError(e.to_string())),
+    }
+}
+
+fn sort_state(state: &mut ClusterState) {
+    fn key(meta: &ObjectMeta) -> (String, String) {
+        (meta.namespace.clone(), meta.name.clone())
+    }
+    state.nodes.sort_by_key(|o| key(&o.metadata));
+    state.namespaces.sort_by_key(|o| key(&o.metadata));
+    state.pods.sort_by_key(|o| key(&o.metadata));
+    state.fluid_ops.sort_by_key(|o| (o.kind, key(&o.metadata)));
+    state
+        .fluid_runtimes
+        .sort_by_key(|o| (o.kind.clone(), key(&o.metadata)));
+    state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
+    state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_groups
+        .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
+    state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
+    state.priority_classes.sort_by_key(|o| key(&o.metadata));
+    state.hyper_nodes.sort_by_key(|o| key(&o.metadata));
+    state.config_maps.sort_by_key(|o| key(&o.metadata));
+    state
+        .pod_disruption_budgets
+        .sort_by_key(|o| key(&o.metadata));
+    state.kueue.sort();
+    state.rebuild_indexes();
+}
+
+/// Label and taint key prefixes kept as they are: the Kubernetes namespaces (`kubernetes.io`,
+/// `k8s.io` and their subdomains) and those of the schedulers this tool models, whose keys the
+/// engine reads by name (`kubernetes.io/hostname`, `topology.kubernetes.io/zone`,
+/// `volcano.sh/task-spec`, `godel.bytedance.com/pod-group-name`, ...). They say which system
+/// set a label, not whose cluster it is.
+const KEPT_KEY_DOMAINS: &[&str] = &[
+    "kubernetes.io",
+    "k8s.io",
+    "x-k8s.io",
+    "volcano.sh",
+    "fluid.io",
+    "godel.bytedance.com",
+    "kubewharf.io",
+];
+
+/// A key for [`Redaction`]: 128 bits, random per run unless given (`--redact-key`) to make
+/// two redacted snapshots of one cluster comparable.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RedactKey([u8; 16]);
+
+#[derive(Debug, thiserror::Error)]
+pub enum RedactKeyError {
+    #[error("invalid redaction key {0:?}: expected 32 hexadecimal digits (128 bits)")]
+    Invalid(String),
+    #[error("cannot draw a random redaction key: the system's random source failed")]
+    Random,
+}
+
+impl RedactKey {
+    pub fn parse(text: &str) -> Result<RedactKey, RedactKeyError> {
+        let invalid = || RedactKeyError::Invalid(text.to_string());
+        if text.len() != 32 || !text.is_ascii() {
+            return Err(invalid());
+        }
+        let mut key = [0u8; 16];
+        for (i, byte) in key.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| invalid())?;
+        }
+        Ok(RedactKey(key))
+    }
+
+    pub fn random() -> Result<RedactKey, RedactKeyError> {
+        let mut key = [0u8; 16];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key)
+            .map_err(|_| RedactKeyError::Random)?;
+        Ok(RedactKey(key))
+    }
+}
+
+impl std::fmt::Debug for RedactKey {
+    /// Never shown: the key is what makes the hashes irreversible.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RedactKey(..)")
+    }
+}
+
+/// Replaces identifying strings with keyed hashes (HMAC-SHA256, first 64 bits): the same input
+/// gives the same output everywhere in one snapshot, so every reference (nodeName, selectors,
+/// tolerations against taints, runAfter, topology keys) still resolves and the redacted state
+/// places pods exactly as the original; without the key, a dictionary of likely names cannot
+/// be checked against the hashes.
+///
+/// Redacted strings also sort as the originals do: the scheduler breaks score ties by the
+/// smallest node name and plans operations and pods in name order, so each output starts with
+/// the rank of its input among all the snapshot's strings (`x0042-9f86d081884c7d65`) and every
+/// order-dependent decision comes out the same. The rank reveals where a name sorts among the
+/// others, nothing of the name itself.
+pub struct Redaction {
+    key: ring::hmac::Key,
+    ranks: BTreeMap<String, usize>,
+    /// While ranking: every string the redaction is asked about.
+    seen: Option<RefCell<BTreeSet<String>>>,
+}
+
+impl Redaction {
+    /// A redaction for `state`, whose strings it ranks.
+    pub fn new(key: RedactKey, state: &ClusterState) -> Redaction {
+        let mut redaction = Redaction {
+            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key.0),
+            ranks: BTreeMap::new(),
+            seen: Some(RefCell::default()),
+        };
+        redaction.state(&mut state.clone());
+        let seen = redaction.seen.take().unwrap_or_default().into_inner();
+        redaction.ranks = seen
+            .into_iter()
+            .enumerate()
+            .map(|(rank, text)| (text, rank))
+            .collect();
+        redaction
+    }
+
+    /// A name or label value. Integers are kept because `Gt`/`Lt` selectors compare them;
+    /// empty stays empty.
+    pub fn value(&self, text: &str) -> String {
+        if text.is_empty() || text.parse::<i64>().is_ok() {
+            return text.to_string();
+        }
+        if let Some(seen) = &self.seen {
+            seen.borrow_mut().insert(text.to_string());
+            return text.to_string();
+        }
+        let tag = ring::hmac::sign(&self.key, text.as_bytes());
+        let hex: String = tag.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        match self.ranks.get(text) {
+            Some(rank) => {
+                let width = self.ranks.len().to_string().len();
+                format!("x{rank:0width$}-{hex}")
+            }
+            // Not a string of the state (never rendered): the hash alone.
+            None => format!("x{hex}"),
+        }
+    }
+
+    /// A label, taint or topology key: kept in [`KEPT_KEY_DOMAINS`], hashed like a value
+    /// elsewhere (`example.com/rack` and `team` both identify their owner).
+    pub fn key(&self, key: &str) -> String {
+        let domain = key.split_once('/').map(|(domain, _)| domain);
+        let kept = domain.is_some_and(|domain| {
+            KEPT_KEY_DOMAINS
+                .iter()
+                .any(|kept| domain == *kept || domain.ends_with(&format!(".{kept}")))
+        });
+        if kept {
+            key.to_string()
+        } else {
+            self.value(key)
+        }
+    }
+
+    /// A container image, hashed in the form the engine compares (`nginx` is `nginx:latest`)
+    /// and given a tag so the engine does not add one.
+    fn image(&self, image: &str) -> String {
+        if image.is_empty() {
+            return String::new();
+        }
+        format!("{}:redacted", self.value(&normalized_image_name(image)))
+    }
+
+    fn values(&self, values: &mut [String]) {
+        for value in values {
+            *value = self.value(value);
+        }
+    }
+
+    fn keys(&self, keys: &mut [String]) {
+        for key in keys {
+            *key = self.key(key);
+        }
+    }
+
+    fn labels(&self, labels: &mut Labels) {
+        *labels = std::mem::take(labels)
+            .into_iter()
+            .map(|(key, value)| (self.key(&key), self.value(&value)))
+            .collect();
+    }
+
+    /// The annotations placement reads, their contents redacted as what they name: Fluid's
+    /// list of label keys, Volcano's task names (`a,b;c`). Every other annotation is dropped.
+    fn annotations(&self, annotations: &mut df_model::Annotations) {
+        *annotations = std::mem::take(annotations)
+            .into_iter()
+            .filter(|(key, _)| PLACEMENT_ANNOTATIONS.contains(&key.as_str()))
+            .map(|(key, value)| {
+                let redacted = if key == fluid::AFFINITY_LABELS_ANNOTATION {
+                    let keys: Vec<String> = value.split(',').map(|k| self.key(k.trim())).collect();
+                    keys.join(",")
+                } else {
+                    let groups: Vec<String> = value
+                        .split(';')
+                        .map(|group| {
+                            let tasks: Vec<String> =
+                                group.split(',').map(|task| self.value(task)).collect();
+                            tasks.join(",")
+                        })
+                        .collect();
+                    groups.join(";")
+                };
+                (key, redacted)
+            })
+            .collect();
+    }
+
+    fn meta(&self, meta: &mut ObjectMeta) {
+        meta.name = self.value(&meta.name);
+        meta.namespace = self.value(&meta.namespace);
+        self.labels(&mut meta.labels);
+        self.annotations(&mut meta.annotations);
+    }
+
+    /// Node selector terms: label keys and values; `matchFields` name object fields
+    /// (`metadata.name`), whose keys are kept and whose values are names.
+    fn term(&self, term: &mut NodeSelectorTerm) {
+        for requirement in &mut term.match_expressions {
+            requirement.key = self.key(&requirement.key);
+            self.values(&mut requirement.values);
+        }
+        for requirement in &mut term.match_fields {
+            self.values(&mut requirement.values);
+        }
+    }
+
+    fn node_selector(&self, selector: &mut NodeSelector) {
+        selector
+            .node_selector_terms
+            .iter_mut()
+            .for_each(|t| self.term(t));
+    }
+
+    fn label_selector(&self, selector: &mut LabelSelector) {
+        self.labels(&mut selector.match_labels);
+        for requirement in &mut selector.match_expressions {
+            requirement.key = self.key(&requirement.key);
+            self.values(&mut requirement.values);
+        }
+    }
+
+    fn pod_affinity(&self, affinity: &mut PodAffinity) {
+        let terms = affinity.required.iter_mut().chain(
+            affinity
+                .preferred
+                .iter_mut()
+                .map(|weighted| &mut weighted.pod_affinity_term),
+        );
+        for term in terms {
+            if let Some(s) = &mut term.label_selector {
+                self.label_selector(s);
+            }
+            if let Some(s) = &mut term.namespace_selector {
+                self.label_selector(s);
+            }
+            self.values(&mut term.namespaces);
+            term.topology_key = self.key(&term.topology_key);
+            self.keys(&mut term.match_label_keys);
+            self.keys(&mut term.mismatch_label_keys);
+        }
+    }
+
+    fn affinity(&self, affinity: &mut Affinity) {
+        if let Some(node) = &mut affinity.node_affinity {
+            if let Some(required) = &mut node.required {
+                self.node_selector(required);
+            }
+            for preferred in &mut node.preferred {
+                self.term(&mut preferred.preference);
+            }
+        }
+        if let Some(a) = &mut affinity.pod_affinity {
+            self.pod_affinity(a);
+        }
+        if let Some(a) = &mut affinity.pod_anti_affinity {
+            self.pod_affinity(a);
+        }
+    }
+
+    /// A pod spec. Kept: resources, ports (host IPs and ports conflict by value), scheduler
+    /// name (it picks the scheduler), taint effects and operators, and every number.
+    fn pod_spec(&self, spec: &mut PodSpec) {
+        spec.node_name = self.value(&spec.node_name);
+        for volume in &mut spec.volumes {
+            volume.name = self.value(&volume.name);
+            let claim = &mut volume.persistent_volume_claim.claim_name;
+            *claim = self.value(claim);
+        }
+        spec.priority_class_name = self.priority_class(&spec.priority_class_name);
+        if let Some(reference) = &mut spec.workload_ref {
+            reference.name = self.value(&reference.name);
+            reference.pod_group = self.value(&reference.pod_group);
+        }
+        if let Some(name) = spec
+            .scheduling_group
+            .as_mut()
+            .and_then(|group| group.pod_group_name.as_mut())
+        {
+            *name = self.value(name);
+        }
+        self.labels(&mut spec.node_selector);
+        if let Some(affinity) = &mut spec.affinity {
+            self.affinity(affinity);
+        }
+        for toleration in &mut spec.tolerations {
+            toleration.key = self.key(&toleration.key).into();
+            toleration.value = self.value(&toleration.value).into();
+        }
+        for container in spec
+            .containers
+            .iter_mut()
+            .chain(spec.init_containers.iter_mut())
+        {
+            container.name = self.value(&container.name).into();
+            container.image = self.image(&container.image).into();
+        }
+        for constraint in &mut spec.topology_spread_constraints {
+            constraint.topology_key = self.key(&constraint.topology_key);
+            if let Some(s) = &mut constraint.label_selector {
+                self.label_selector(s);
+            }
+            self.keys(&mut constraint.match_label_keys);
+        }
+        for gate in &mut spec.scheduling_gates {
+            gate.name = self.value(&gate.name);
+        }
+    }
+
+    fn state(&self, state: &mut ClusterState) {
+        for node in &mut state.nodes {
+            self.meta(&mut node.metadata);
+            for taint in &mut node.spec.taints {
+                taint.key = self.key(&taint.key);
+                taint.value = self.value(&taint.value);
+            }
+            for image in &mut node.status.images {
+                for name in &mut image.names {
+                    *name = self.image(name);
+                }
+            }
+        }
+        for namespace in &mut state.namespaces {
+            self.meta(&mut namespace.metadata);
+        }
+        for pod in &mut state.pods {
+            self.meta(&mut pod.metadata);
+            self.pod_spec(&mut pod.spec);
+        }
+        for op in &mut state.fluid_ops {
+            self.fluid_op(op);
+        }
+        for runtime in &mut state.fluid_runtimes {
+            self.meta(&mut runtime.metadata);
+            self.labels(&mut runtime.fuse_node_selector);
+            if let Some(required) = runtime
+                .cache_affinity
+                .as_mut()
+                .and_then(|a| a.required.as_mut())
+            {
+                self.node_selector(required);
+            }
+        }
+        for group in &mut state.godel_pod_groups {
+            self.meta(&mut group.metadata);
+            if let Some(affinity) = group
+                .spec
+                .affinity
+                .as_mut()
+                .and_then(|a| a.pod_group_affinity.as_mut())
+            {
+                for term in affinity.required.iter_mut().chain(&mut affinity.preferred) {
+                    term.topology_key = self.key(&term.topology_key);
+                }
+                if let Some(selector) = &mut affinity.node_selector {
+                    self.node_selector(selector);
+                }
+            }
+        }
+        for job in &mut state.volcano_jobs {
+            self.meta(&mut job.metadata);
+            job.spec.queue = self.value(&job.spec.queue);
+            for task in &mut job.spec.tasks {
+                task.name = self.value(&task.name);
+                self.labels(&mut task.template.metadata.labels);
+                task.template.metadata.annotations.clear();
+                self.pod_spec(&mut task.template.spec);
+            }
+        }
+        for group in &mut state.volcano_pod_groups {
+            self.meta(&mut group.metadata);
+            group.spec.queue = self.value(&group.spec.queue);
+        }
+        for group in &mut state.pod_groups {
+            self.meta(&mut group.metadata);
+            group.spec.queue = self.value(&group.spec.queue);
+        }
+        for workload in &mut state.scheduling_workloads {
+            self.meta(&mut workload.metadata);
+            let spec = &mut workload.spec;
+            for group in spec
+                .pod_groups
+                .iter_mut()
+                .chain(&mut spec.pod_group_templates)
+            {
+                group.name = self.value(&group.name);
+            }
+        }
+        // Names as `meta` maps them, so exact members still name their nodes and HyperNodes;
+        // a name regex cannot be mapped and is hidden like any other value.
+        for hyper_node in &mut state.hyper_nodes {
+            self.meta(&mut hyper_node.metadata);
+            for member in &mut hyper_node.spec.members {
+                let selector = &mut member.selector;
+                if let Some(exact) = &mut selector.exact_match {
+                    exact.name = self.value(&exact.name);
+                }
+                if let Some(regex) = &mut selector.regex_match {
+                    regex.pattern = self.value(&regex.pattern);
+                }
+                if let Some(labels) = &mut selector.label_match {
+                    self.label_selector(labels);
+                }
+            }
+        }
+        // The one ConfigMap read is Volcano's scheduler configuration: its well-known name and
+        // its plugin list say nothing of the cluster and stay as they are.
+        for class in &mut state.priority_classes {
+            let name = self.priority_class(&class.metadata.name);
+            self.meta(&mut class.metadata);
+            class.metadata.name = name;
+        }
+        for budget in &mut state.pod_disruption_budgets {
+            self.meta(&mut budget.metadata);
+            if let Some(selector) = &mut budget.spec.selector {
+                self.label_selector(selector);
+            }
+            budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
+                .into_iter()
+                .map(|(pod, time)| (self.value(&pod), time))
+                .collect();
+        }
+    }
+
+    /// A PriorityClass name: the built-in `system-` classes are resolved by name and identify
+    /// nobody, so they stay; others are hashed like any name, on the class and on its pods.
+    fn priority_class(&self, name: &str) -> String {
+        if name.starts_with("system-") {
+            name.to_string()
+        } else {
+            self.value(name)
+        }
+    }
+
+    fn fluid_op(&self, op: &mut FluidOp) {
+        self.meta(&mut op.metadata);
+        let spec = &mut op.spec;
+        if let Some(dataset) = &mut spec.dataset {
+            dataset.name = self.value(&dataset.name);
+            dataset.namespace = self.value(&dataset.namespace);
+        }
+        if let Some(after) = &mut spec.run_after {
+            after.name = self.value(&after.name);
+            after.namespace = self.value(&after.namespace);
+            if let Some(source) = &mut after.affinity_strategy.depend_on {
+                source.name = self.value(&source.name);
+                source.namespace = self.value(&source.namespace);
+            }
+        }
+        if let Some(affinity) = &mut spec.affinity {
+            self.affinity(affinity);
+        }
+        self.labels(&mut spec.node_selector);
+        spec.image = self.value(&spec.image);
+        if let Some(processor) = &mut spec.processor {
+            if let Some(job) = &mut processor.job {
+                self.pod_spec(&mut job.pod_spec);
+            }
+            if let Some(script) = &mut processor.script {
+                script.image = self.value(&script.image);
+            }
+        }
+        if let Some(recorded) = &mut op.status.node_affinity
+            && let Some(required) = &mut recorded.required
+        {
+            self.node_selector(required);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorded::parse_state;
+
+    const STATE: &str = r#"{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "loader-0", "namespace": "team",
+     "labels": {"app": "loader"}, "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+   "spec": {"nodeName": "node-b", "containers": [{"name": "c", "image": "registry.corp/loader:1",
+     "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
+     "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+       {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-b"]},
+                             {"key": "gpu-count", "operator": "Gt", "values": ["2"]}]}]}}}},
+   "status": {"phase": "Running"}},
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-b",
+     "labels": {"kubernetes.io/hostname": "node-b", "gpu-count": "4"}},
+   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team",
+     "labels": {"kubernetes.io/metadata.name": "team"}}},
+  {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataProcess", "metadata": {"name": "train", "namespace": "team",
+     "annotations": {"affinity.dataflow.fluid.io/labels": "gpu-count"}},
+   "spec": {"runAfter": {"kind": "DataLoad", "name": "warmup", "affinityStrategy": {"policy": "Require"}}},
+   "status": {"phase": "Pending"}},
+  {"apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "coco", "namespace": "team"}},
+  {"apiVersion": "data.fluid.io/v1alpha1", "kind": "JuiceFSRuntime", "metadata": {"name": "imagenet", "namespace": "team"},
+   "spec": {"fuse": {"nodeSelector": {"fuse": "on"}}, "worker": {"replicas": 2}},
+   "status": {"cacheAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+     {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z1"]}]}]}}}}
+]}"#;
+
+    fn state() -> ClusterState {
+        ClusterState::from_objects(parse_state("s.json", STATE.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn json_and_yaml_snapshots_read_back_as_the_same_objects() {
+        let state = state();
+        for format in [Format::Json, Format::Yaml] {
+            let text = render(&state, format, None).unwrap();
+            let back = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
+            assert_eq!(back.nodes, state.nodes, "{format:?}");
+            assert_eq!(back.pods, state.pods, "{format:?}");
+            assert_eq!(back.namespaces, state.namespaces, "{format:?}");
+            assert_eq!(back.fluid_ops, state.fluid_ops, "{format:?}");
+            assert_eq!(back.fluid_runtimes, state.fluid_runtimes, "{format:?}");
+        }
+    }
+
+    /// The key of the tests: bytes 0..16.
+    const KEY: &str = "000102030405060708090a0b0c0d0e0f";
+
+    fn redaction(state: &ClusterState) -> Redaction {
+        Redaction::new(RedactKey::parse(KEY).unwrap(), state)
+    }
+
+    #[test]
+    fn redaction_hashes_names_keys_and_values_consistently() {
+        let state = state();
+        let r = redaction(&state);
+        let text = render(&state, Format::Json, Some(&r)).unwrap();
+        let back = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
+        let node = r.value("node-b");
+        let team = r.value("team");
+        let gpu_count = r.key("gpu-count");
+        assert_eq!(back.nodes[0].metadata.name, node);
+        assert_eq!(
+            back.nodes[0].metadata.labels["kubernetes.io/hostname"],
+            node
+        );
+        assert_eq!(back.nodes[0].metadata.labels[&gpu_count], "4");
+        let pod = &back.pods[0];
+        assert_eq!(pod.metadata.name, r.value("loader-0"));
+        assert_eq!(pod.metadata.namespace, team);
+        assert_eq!(pod.metadata.labels[&r.key("app")], r.value("loader"));
+        assert!(pod.metadata.annotations.is_empty());
+        assert_eq!(pod.spec.node_name, node);
+        let container = &pod.spec.containers[0];
+        assert_eq!(container.name, r.value("c"));
+        assert_eq!(
+            container.image,
+            format!("{}:redacted", r.value("registry.corp/loader:1"))
+        );
+        let node_affinity = pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref();
+        let requirements: Vec<(&str, &str)> = node_affinity
+            .unwrap()
+            .required
+            .as_ref()
+            .unwrap()
+            .node_selector_terms[0]
+            .match_expressions
+            .iter()
+            .map(|e| (e.key.as_str(), e.values[0].as_str()))
+            .collect();
+        assert_eq!(
+            requirements,
+            [
+                ("kubernetes.io/hostname", node.as_str()),
+                (gpu_count.as_str(), "2")
+            ]
+        );
+        assert_eq!(
+            back.namespaces[0].metadata.labels["kubernetes.io/metadata.name"],
+            team
+        );
+        let op = &back.fluid_ops[0];
+        assert_eq!(op.spec.run_after.as_ref().unwrap().name, r.value("warmup"));
+        assert_eq!(
+            op.metadata.annotations[fluid::AFFINITY_LABELS_ANNOTATION],
+            gpu_count
+        );
+        for identifying in [
+            "node-b",
+            "team",
+            "loader",
+            "gpu-count",
+            "registry",
+            "warmup",
+        ] {
+            assert!(!text.contains(identifying), "{identifying}: {text}");
+        }
+    }
+
+    #[test]
+    fn hashes_are_keyed_hmac_sha256_and_keep_integers_and_system_keys() {
+        let r = redaction(&ClusterState::default());
+        // Expected values: HMAC-SHA256 under the test key, first 64 bits (Python's `hmac`).
+        let values = [
+            ("", ""),
+            ("42", "42"),
+            ("-7", "-7"),
+            ("a", "xc48c3eee999ca881"),
+            ("team", "xf811c11a0c8b3cd8"),
+        ];
+        for (input, expected) in values {
+            assert_eq!(r.value(input), expected, "{input}");
+        }
+        let keys = [
+            ("kubernetes.io/hostname", "kubernetes.io/hostname"),
+            ("topology.kubernetes.io/zone", "topology.kubernetes.io/zone"),
+            (
+                "node.kubernetes.io/unschedulable",
+                "node.kubernetes.io/unschedulable",
+            ),
+            ("volcano.sh/task-spec", "volcano.sh/task-spec"),
+            (
+                "scheduling.x-k8s.io/pod-group",
+                "scheduling.x-k8s.io/pod-group",
+            ),
+            ("example.com/rack", "xc848c9c556012128"),
+            ("notkubernetes.io/x", &r.value("notkubernetes.io/x")),
+        ];
+        for (input, expected) in keys {
+            assert_eq!(r.key(input), expected, "{input}");
+        }
+        let other = Redaction::new(RedactKey::random().unwrap(), &ClusterState::default());
+        assert_ne!(other.value("team"), r.value("team"));
+    }
+
+    #[test]
+    fn redaction_keys_are_32_hex_digits() {
+        assert!(RedactKey::parse(KEY).is_ok());
+        for bad in [
+            "",
+            "00",
+            &format!("{KEY}00"),
+            "zz0102030405060708090a0b0c0d0e0f",
+        ] {
+            assert_eq!(
+                RedactKey::parse(bad).unwrap_err().to_string(),
+                format!("invalid redaction key {bad:?}: expected 32 hexadecimal digits (128 bits)")
+            );
+        }
+        assert_eq!(
+            format!("{:?}", RedactKey::parse(KEY).unwrap()),
+            "RedactKey(..)"
+        );
+    }
+}

@@ -1,0 +1,454 @@
+//! Gangs, every kind through one model: [`model`] holds what every gang shares, [`place`] the
+//! one all-or-nothing placement path, [`outcome`] the one report shape, and one adapter file
+//! per kind says only how that kind is read. A new gang kind is one file implementing
+//! [`model::Adapter`] plus one line in [`ADAPTERS`].
+//!
+//! Module graph (no cycle): `model` and `outcome` are leaves; `place` uses both; each adapter
+//! uses those three; this module uses the adapters.
+
+pub mod coscheduling;
+pub mod godel;
+pub mod kube_batch;
+pub mod kueue;
+pub mod model;
+pub mod outcome;
+pub mod place;
+pub mod volcano;
+pub mod workload;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use crate::topology::{self, Constraint};
+use df_engine::{Profile, Scheduler};
+use df_manifest::ManifestSet;
+use df_model::{Object, ObjectMeta, Pod, PodStatus};
+use df_state::ClusterState;
+pub use model::{
+    Adapter, Gang, Member, PlacementRule, PodSource, RejectedPod, SchedulerRoutes, System,
+};
+pub use outcome::{GangStatus, GroupPlan};
+
+/// Every gang kind. The order is the order in which a pod's joining rules are tried.
+pub static ADAPTERS: &[&dyn Adapter] = &[
+    &godel::Godel,
+    &volcano::VolcanoJobs,
+    &volcano::VolcanoPodGroups,
+    &kube_batch::KubeBatch,
+    &coscheduling::Coscheduling,
+    &workload::Workloads,
+    &workload::WorkloadPodGroups,
+    &kueue::KueueJobs,
+];
+
+/// Options of `plan` that shape gang plans.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GangOptions {
+    /// `--replicas N`: plan N copies of each pod template that joins a gang.
+    pub replicas: Option<usize>,
+    /// `--compare`: also place the pods with the plain default scheduler.
+    pub compare: bool,
+    /// `schedulerName` -> system.
+    pub routes: SchedulerRoutes,
+}
+
+/// A gang that cannot be planned at all (running pods in conflicting domains), named by kind,
+/// namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} {namespace}/{name}: {message}")]
+pub struct GangError {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    pub message: String,
+}
+
+impl GangError {
+    /// `message` about `gang`.
+    pub fn of(gang: &Gang, message: String) -> GangError {
+        GangError {
+            kind: gang.kind.kind,
+            namespace: gang.meta.namespace.clone(),
+            name: gang.meta.name.clone(),
+            message,
+        }
+    }
+}
+
+/// Every group `pod` joins, as (index into [`ADAPTERS`], group name). More than one means the
+/// pod is joined to several groups; the first wins.
+pub fn joined(pod: &Pod) -> Vec<(usize, String)> {
+    ADAPTERS
+        .iter()
+        .enumerate()
+        .filter_map(|(k, adapter)| Some((k, adapter.joins(pod)?)))
+        .collect()
+}
+
+/// The one group `pod` joins among `joined(pod)`: a group that exists (`exists`) first, then
+/// one of a kind its scheduler honours (Volcano and kube-batch read the same annotation), then
+/// the first in registry order.
+pub fn group_of(
+    pod: &Pod,
+    routes: &SchedulerRoutes,
+    exists: impl Fn(usize, &str) -> bool,
+) -> Option<(usize, String)> {
+    let candidates = joined(pod);
+    let system = routes.system(&pod.spec.scheduler_name);
+    candidates
+        .iter()
+        .find(|(k, name)| exists(*k, name))
+        .or_else(|| {
+            candidates
+                .iter()
+                .find(|(k, _)| Some(ADAPTERS[*k].kind().honoured_by) == system)
+        })
+        .or(candidates.first())
+        .cloned()
+}
+
+/// Whether `pod` belongs to some gang rather than to the batch.
+pub fn joins_any(pod: &Pod) -> bool {
+    !joined(pod).is_empty()
+}
+
+type Key = (usize, String, String);
+
+/// A pod of the inputs, or replicas of a template (`--replicas N`, else the template's own).
+fn input_pods(manifests: &ManifestSet, replicas: Option<usize>) -> Vec<(Pod, PodSource)> {
+    let mut pods = Vec::new();
+    for manifest in &manifests.manifests {
+        match &manifest.object {
+            Object::Pod(pod) => match replicas {
+                Some(n) => {
+                    pods.extend(copies(pod, n).into_iter().map(|p| (p, PodSource::Manifest)))
+                }
+                None => pods.push((pod.clone(), PodSource::Manifest)),
+            },
+            Object::Workload(w) => {
+                let pod = Pod {
+                    metadata: ObjectMeta {
+                        name: w.metadata.name.clone(),
+                        namespace: w.metadata.namespace.clone(),
+                        ..w.template.metadata.clone()
+                    },
+                    spec: w.template.spec.clone(),
+                    status: PodStatus::default(),
+                };
+                let mut pod = pod;
+                kueue::mark_job_pod(w, &mut pod);
+                let n = replicas.unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
+                let from = PodSource::Template(format!("{}/{}", w.kind, w.metadata.name));
+                pods.extend(copies(&pod, n).into_iter().map(|p| (p, from.clone())));
+            }
+            _ => {}
+        }
+    }
+    pods
+}
+
+/// The gangs of the manifests (given, or in the state and joined by a given pod) with their
+/// members: pods of the inputs and pending pods of the state that join them, and their running
+/// pods. A given pod whose group exists nowhere makes a gang with `defined == false`. Without
+/// any manifests, the gangs of the state that still have pods to place. Sorted by kind,
+/// namespace and name.
+pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) -> Vec<Gang> {
+    let given = model::GangObjects::from_manifests(manifests);
+    let stored = model::GangObjects::from_state(state);
+    let from_state = manifests.manifests.is_empty();
+    let mut found: BTreeMap<Key, Gang> = BTreeMap::new();
+    let mut in_state: BTreeMap<Key, Gang> = BTreeMap::new();
+    for (k, adapter) in ADAPTERS.iter().enumerate() {
+        for gang in adapter.define(&given) {
+            found.insert(
+                (k, gang.meta.namespace.clone(), gang.meta.name.clone()),
+                gang,
+            );
+        }
+        for gang in adapter.define(&stored) {
+            in_state.insert(
+                (k, gang.meta.namespace.clone(), gang.meta.name.clone()),
+                gang,
+            );
+        }
+    }
+    let mut given_members: BTreeMap<Key, Vec<Member>> = BTreeMap::new();
+    for (pod, source) in input_pods(manifests, opts.replicas) {
+        let namespace = pod.metadata.namespace.clone();
+        let exists = |k: usize, name: &str| {
+            let key = (k, namespace.clone(), name.to_string());
+            found.contains_key(&key) || in_state.contains_key(&key)
+        };
+        let Some((k, name)) = group_of(&pod, &opts.routes, exists) else {
+            continue;
+        };
+        let chosen = (k, namespace.clone(), name);
+        let members = given_members.entry(chosen).or_default();
+        // The same pod given twice (a directory and a file in it) is one pod.
+        members.retain(|m| m.pod.metadata.name != pod.metadata.name);
+        members.push(Member {
+            task: model::task_of(&pod),
+            pod,
+            source,
+        });
+    }
+    for (key, gang) in in_state {
+        if !found.contains_key(&key) && (from_state || given_members.contains_key(&key)) {
+            found.insert(key, gang);
+        }
+    }
+    for key in given_members.keys() {
+        if !found.contains_key(key) {
+            let (k, namespace, name) = key.clone();
+            let meta = ObjectMeta {
+                name,
+                namespace,
+                ..ObjectMeta::default()
+            };
+            let mut gang = Gang::new(ADAPTERS[k].kind(), "", &meta, 0);
+            gang.defined = false;
+            found.insert(key.clone(), gang);
+        }
+    }
+    let mut gangs = Vec::new();
+    for (key, mut gang) in found {
+        let given = given_members.remove(&key).unwrap_or_default();
+        if let PlacementRule::VolcanoJob(job) = &gang.rule {
+            // A Job's pods are its tasks; which of them already run is read by its planner.
+            let waiting = gang.members.iter().any(|m| {
+                state
+                    .pod(&job.metadata.namespace, &m.pod.metadata.name)
+                    .is_none_or(|p| p.spec.node_name.is_empty())
+            });
+            if !from_state || waiting {
+                gangs.push(gang);
+            }
+            continue;
+        }
+        let adapter = ADAPTERS[key.0];
+        let name = &key.2;
+        let state_pods: Vec<&Pod> = state
+            .pods_in_namespace(&key.1)
+            .filter(|p| !p.is_terminated() && adapter.joins(p).as_ref() == Some(name))
+            .collect();
+        gang.running = state_pods
+            .iter()
+            .filter(|p| !p.spec.node_name.is_empty())
+            .map(|&p| p.clone())
+            .collect();
+        let is_given = |p: &Pod| given.iter().any(|g| g.pod.metadata.name == p.metadata.name);
+        gang.members = state_pods
+            .iter()
+            .filter(|p| p.spec.node_name.is_empty() && !is_given(p))
+            .map(|&p| Member {
+                pod: p.clone(),
+                task: model::task_of(p),
+                source: PodSource::State,
+            })
+            .collect();
+        let running = &gang.running;
+        gang.members.extend(given.into_iter().filter(|g| {
+            !running
+                .iter()
+                .any(|r| r.metadata.name == g.pod.metadata.name)
+        }));
+        if from_state && gang.members.is_empty() {
+            continue;
+        }
+        gangs.push(gang);
+    }
+    gangs.sort_by(|a, b| {
+        let key = |g: &Gang| {
+            (
+                g.kind.kind,
+                g.meta.namespace.clone(),
+                g.meta.name.clone(),
+                g.kind.id,
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    gangs
+}
+
+/// Plan one gang against the plan's one assumed state: its placements stay in `scheduler` for
+/// everything planned after it. Gangs that cannot be tried (group missing, scheduler not
+/// modelled, pods still missing) are reported as such, and nothing is assumed. Pods the API
+/// server rejected are warned about, whatever becomes of the gang.
+pub fn plan_gang(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    routes: &SchedulerRoutes,
+    compare: bool,
+) -> Result<GroupPlan, GangError> {
+    let mut plan = plan_admitted(scheduler, gang, routes, compare)?;
+    for rejected in &gang.rejected {
+        plan.warnings
+            .push(format!("rejected at admission: {}", rejected.reason));
+        plan.rejected_at_admission
+            .insert(rejected.pod.metadata.name.clone(), rejected.reason.clone());
+    }
+    Ok(plan)
+}
+
+/// [`plan_gang`] for the gang's pods that exist.
+fn plan_admitted(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    routes: &SchedulerRoutes,
+    compare: bool,
+) -> Result<GroupPlan, GangError> {
+    let state = scheduler.state();
+    let scheduler_name = gang.scheduler_name().to_string();
+    let shown_name = if scheduler_name.is_empty() {
+        model::DEFAULT_SCHEDULER_NAME
+    } else {
+        scheduler_name.as_str()
+    };
+    let system = routes.system(&scheduler_name);
+    let existing = gang.members.len() + gang.running.len();
+    let kind = gang.kind;
+    let not_planned = |status: GangStatus, reason: String| {
+        let mut plan = outcome::unplanned(gang, state, status, reason);
+        plan.system = system;
+        plan
+    };
+    if !gang.defined {
+        return Ok(not_planned(
+            GangStatus::GroupNotFound,
+            format!(
+                "joins {} {} {}/{}, which is in neither the inputs nor the state",
+                kind.id, kind.kind, gang.meta.namespace, gang.meta.name
+            ),
+        ));
+    }
+    let Some(system) = system else {
+        return Ok(not_planned(
+            GangStatus::NotModelled,
+            format!("schedulerName {shown_name} maps to no modelled scheduler: not planned"),
+        ));
+    };
+    if existing < gang.minimum() {
+        let mut reason = format!(
+            "waiting for pods: {existing} of minMember {} exist",
+            gang.minimum()
+        );
+        if let Some(first) = gang.rejected.first().map(|r| &r.reason) {
+            let more = gang.rejected.len() - 1;
+            reason.push_str(&format!(
+                "; {} rejected at admission: {first}{}",
+                gang.rejected.len(),
+                if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        return Ok(not_planned(GangStatus::WaitingForPods, reason));
+    }
+    let error = |message: String| GangError::of(gang, message);
+    let honoured = system == kind.honoured_by;
+    let mut plan = if !honoured {
+        // The scheduler knows nothing of the group: it places the pods one by one.
+        let mut alone = gang.clone();
+        alone.min_member = 0;
+        alone.min_task_member.clear();
+        let mut plan = place::plan_pod_by_pod(scheduler, &alone, compare, None, None);
+        plan.min_member = gang.minimum();
+        plan.status = if plan.scheduled >= plan.min_member {
+            GangStatus::Scheduled
+        } else {
+            GangStatus::Unschedulable
+        };
+        plan.warnings.push(format!(
+            "its pods go to schedulerName {shown_name} ({system}), which does not honour {} \
+             gangs: it places them one by one",
+            kind.id
+        ));
+        plan
+    } else {
+        match topology::constraint_for(gang, state).map_err(error)? {
+            Some(Constraint::Planned(request)) => topology::plan_in_domains(
+                scheduler,
+                gang,
+                &request,
+                compare,
+                &mut |scheduler, within| place_by_rule(scheduler, gang, false, within),
+            )?,
+            Some(Constraint::Ignored(warning)) => {
+                let mut plan = place_by_rule(scheduler, gang, compare, None)?;
+                plan.warnings.push(warning);
+                plan
+            }
+            None => place_by_rule(scheduler, gang, compare, None)?,
+        }
+    };
+    plan.scheduler_name = shown_name.to_string();
+    plan.system = Some(system);
+    Ok(plan)
+}
+
+/// Place `gang` by its kind's rule, over every node or only `within` a topology domain's
+/// nodes (Godel node groups are their own topology and ignore it).
+fn place_by_rule(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    compare: bool,
+    within: Option<&[usize]>,
+) -> Result<GroupPlan, GangError> {
+    Ok(match &gang.rule {
+        PlacementRule::PodByPod => place::plan_pod_by_pod(scheduler, gang, compare, None, within),
+        PlacementRule::Coscheduling => {
+            let gap = coscheduling::resource_gap(scheduler, gang);
+            place::plan_pod_by_pod(scheduler, gang, compare, gap, within)
+        }
+        PlacementRule::Godel(group) => godel::plan_pod_group(scheduler, gang, group, compare)
+            .map_err(|e| GangError {
+                kind: gang.kind.kind,
+                namespace: gang.meta.namespace.clone(),
+                name: gang.meta.name.clone(),
+                message: e.to_string(),
+            })?,
+        PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare, within),
+        PlacementRule::Kueue(given) => {
+            topology::kueue::plan(scheduler, gang, given, compare, within)
+        }
+    })
+}
+
+/// Plan `gangs` (from [`gangs`]), in order, each seeing the placements of the ones before it.
+pub fn plan_gangs(
+    gangs: &[Gang],
+    scheduler: &mut Scheduler,
+    opts: &GangOptions,
+) -> Result<Vec<GroupPlan>, GangError> {
+    gangs
+        .iter()
+        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))
+        .collect()
+}
+
+/// Plan one gang alone against `state` (what `explain-placement` shows a gang pod inside).
+pub fn plan_alone(
+    state: &ClusterState,
+    profile: &Profile,
+    gang: &Gang,
+    routes: &SchedulerRoutes,
+) -> Result<GroupPlan, GangError> {
+    let mut scheduler = Scheduler::new(state, profile.clone());
+    plan_gang(&mut scheduler, gang, routes, false)
+}
+
+/// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.
+fn copies(pod: &Pod, n: usize) -> Vec<Pod> {
+    (0..n)
+        .map(|i| {
+            let mut copy = pod.clone();
+            copy.metadata.name = format!("{}-{i}", pod.metadata.name);
+            copy
+        })
+        .collect()
+}

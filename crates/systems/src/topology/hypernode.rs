@@ -1,0 +1,401 @@
+//! Volcano network-topology-aware scheduling (volcano-sh/volcano `pkg/scheduler/api/
+//! hyper_node_info.go`, the `allocate` action's hypernode path, the `network-topology-aware`
+//! plugin). HyperNodes form a tier tree: a HyperNode's members are nodes (by exact name, name
+//! regex or labels) or lower HyperNodes (by exact name only), and each HyperNode holds the
+//! nodes of its whole subtree. A Job or PodGroup with `spec.networkTopology` is placed, in
+//! `hard` mode, inside one HyperNode: the allocate action walks the tiers from the lowest up
+//! to `highestTierAllowed` (default 1), tries the job in every HyperNode of a tier, and keeps
+//! one of those that hold it (the best by the sum of its tasks' node scores: with the default
+//! least-requested scoring, the emptiest, which is the one tried first here); a tier where
+//! none does passes to the next; no tier holds it: the job stays pending.
+//!
+//! Deviations, said here and in the README: `soft` mode is planned as the lowest-tier
+//! HyperNode (at any tier) that holds the whole job, else across HyperNodes, where Volcano
+//! instead scores each node by the tier of its common HyperNode with the job's placed tasks.
+//! A topology Volcano could not build (a member matching nothing, two parents, a cycle) is an
+//! error here, where Volcano logs it and stops scheduling hard-mode jobs.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::{Constraint, Domain, Mode, Order, Request, Round, TopologySystem};
+use crate::gang::Gang;
+use df_engine::selector::label_selector_matches;
+use df_manifest::ManifestSet;
+use df_model::gang::NetworkTopologySpec;
+use df_model::{HyperNode, Object};
+use df_state::ClusterState;
+
+/// `groups[].topology.system` for Volcano HyperNodes.
+pub const SYSTEM: &str = "volcano-hypernodes";
+/// The plugin that must be in the scheduler's tiers for HyperNodes to count.
+pub const PLUGIN: &str = "network-topology-aware";
+pub use df_model::hypernode::{CONFIG_KEY, CONFIG_NAME, CONFIG_NAMESPACE};
+/// `highestTierAllowed` when the job leaves it out (the API's default).
+pub const DEFAULT_HIGHEST_TIER: i32 = 1;
+
+/// Volcano's HyperNode topology as a [`TopologySystem`].
+pub struct HyperNodes;
+
+impl TopologySystem for HyperNodes {
+    fn constraint(&self, gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String> {
+        let Some(spec) = &gang.network_topology else {
+            return Ok(None);
+        };
+        let mut warnings = Vec::new();
+        match plugin_enabled(state) {
+            Plugin::Off => {
+                return Ok(Some(Constraint::Ignored(format!(
+                    "networkTopology ignored: the volcano-scheduler configuration \
+                     ({CONFIG_NAMESPACE}/{CONFIG_NAME}) does not enable the {PLUGIN} plugin"
+                ))));
+            }
+            Plugin::Assumed => warnings.push(format!(
+                "the state has no volcano-scheduler configuration ({CONFIG_NAMESPACE}/\
+                 {CONFIG_NAME}): the {PLUGIN} plugin is assumed on"
+            )),
+            Plugin::Unreadable(e) => warnings.push(format!(
+                "{CONFIG_NAMESPACE}/{CONFIG_NAME} {CONFIG_KEY}: {e}; the {PLUGIN} plugin is \
+                 assumed on"
+            )),
+            Plugin::On => {}
+        }
+        let tree = Tree::build(state)?;
+        let (mode, highest) = read_spec(spec)?;
+        let mut request = tree.request(mode, highest, state.nodes.len());
+        request.warnings = warnings;
+        Ok(Some(Constraint::Planned(request)))
+    }
+}
+
+/// The job's mode and highest tier, as Volcano defaults them (`hard`, tier 1).
+fn read_spec(spec: &NetworkTopologySpec) -> Result<(Mode, i32), String> {
+    let mode = match spec.mode.as_str() {
+        "" | "hard" => Mode::Hard,
+        "soft" => Mode::Soft,
+        other => {
+            return Err(format!(
+                "spec.networkTopology.mode: unknown mode {other:?} (expected hard or soft)"
+            ));
+        }
+    };
+    Ok((
+        mode,
+        spec.highest_tier_allowed.unwrap_or(DEFAULT_HIGHEST_TIER),
+    ))
+}
+
+/// Whether the scheduler configuration turns the plugin on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Plugin {
+    On,
+    Off,
+    /// The state has no configuration: assumed on.
+    Assumed,
+    /// The configuration cannot be read: assumed on.
+    Unreadable(String),
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SchedulerConf {
+    tiers: Vec<ConfTier>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ConfTier {
+    plugins: Vec<ConfPlugin>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ConfPlugin {
+    name: String,
+}
+
+/// Whether the state's volcano-scheduler configuration leaves the plugin out, so that
+/// Volcano ignores every `networkTopology` (a missing or unreadable configuration counts as on).
+pub fn plugin_off(state: &ClusterState) -> bool {
+    plugin_enabled(state) == Plugin::Off
+}
+
+fn plugin_enabled(state: &ClusterState) -> Plugin {
+    let config = state
+        .config_maps
+        .iter()
+        .find(|c| c.metadata.namespace == CONFIG_NAMESPACE && c.metadata.name == CONFIG_NAME);
+    let Some(text) = config.and_then(|c| c.data.get(CONFIG_KEY)) else {
+        return Plugin::Assumed;
+    };
+    match serde_saphyr::from_str::<SchedulerConf>(text) {
+        Ok(conf) => {
+            let on = conf
+                .tiers
+                .iter()
+                .flat_map(|t| &t.plugins)
+                .any(|p| p.name == PLUGIN);
+            if on { Plugin::On } else { Plugin::Off }
+        }
+        Err(e) => Plugin::Unreadable(e.to_string().lines().next().unwrap_or("").to_string()),
+    }
+}
+
+/// One HyperNode of the built tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    pub name: String,
+    pub tier: i32,
+    /// Every node of its subtree (state indexes, sorted).
+    pub nodes: Vec<usize>,
+}
+
+/// The HyperNodes of a state as Volcano's cache builds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// Sorted by tier, then name.
+    pub hyper_nodes: Vec<Built>,
+}
+
+impl Tree {
+    /// Build the tree: resolve every member selector, check that each HyperNode has at most
+    /// one parent and that membership has no cycle, and gather each subtree's nodes.
+    pub fn build(state: &ClusterState) -> Result<Tree, String> {
+        let mut sources: Vec<&HyperNode> = state.hyper_nodes.iter().collect();
+        sources.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        let index: BTreeMap<&str, usize> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.metadata.name.as_str(), i))
+            .collect();
+        let mut direct_nodes: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); sources.len()];
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); sources.len()];
+        let mut parent: Vec<Option<usize>> = vec![None; sources.len()];
+        for (i, hyper_node) in sources.iter().enumerate() {
+            let name = &hyper_node.metadata.name;
+            for (m, member) in hyper_node.spec.members.iter().enumerate() {
+                let at = |field: &str| format!("HyperNode {name}: spec.members[{m}]{field}");
+                match member.member_type.as_str() {
+                    "Node" => {
+                        let matched = member_nodes(state, &member.selector)
+                            .map_err(|e| format!("{}: {e}", at(".selector")))?;
+                        if matched.is_empty() {
+                            return Err(format!("{} matches no node", at(".selector")));
+                        }
+                        direct_nodes[i].extend(matched);
+                    }
+                    "HyperNode" => {
+                        let Some(exact) = &member.selector.exact_match else {
+                            return Err(format!(
+                                "{}: a HyperNode member is selected by exactMatch only",
+                                at(".selector")
+                            ));
+                        };
+                        let Some(&child) = index.get(exact.name.as_str()) else {
+                            return Err(format!(
+                                "{}: no HyperNode {:?}",
+                                at(".selector.exactMatch.name"),
+                                exact.name
+                            ));
+                        };
+                        if let Some(other) = parent[child].filter(|&p| p != i) {
+                            return Err(format!(
+                                "{}: HyperNode {} already has the parent {}, and cannot have \
+                                 another",
+                                at(".selector.exactMatch.name"),
+                                exact.name,
+                                sources[other].metadata.name
+                            ));
+                        }
+                        parent[child] = Some(i);
+                        children[i].push(child);
+                    }
+                    other => {
+                        return Err(format!(
+                            "{}: unknown member type {other:?} (expected Node or HyperNode)",
+                            at(".type")
+                        ));
+                    }
+                }
+            }
+        }
+        // With one parent each, a cycle is a HyperNode that is its own ancestor.
+        for start in 0..sources.len() {
+            let mut chain = vec![start];
+            let mut at = start;
+            while let Some(up) = parent[at] {
+                chain.push(up);
+                if up == start {
+                    let names: Vec<&str> = chain
+                        .iter()
+                        .rev()
+                        .map(|&i| sources[i].metadata.name.as_str())
+                        .collect();
+                    return Err(format!(
+                        "HyperNode {}: cyclic membership {}",
+                        sources[start].metadata.name,
+                        names.join(" -> ")
+                    ));
+                }
+                at = up;
+            }
+        }
+        let mut subtree: Vec<Option<BTreeSet<usize>>> = vec![None; sources.len()];
+        for i in 0..sources.len() {
+            gather(i, &children, &direct_nodes, &mut subtree);
+        }
+        let mut hyper_nodes: Vec<Built> = sources
+            .iter()
+            .zip(subtree)
+            .map(|(h, nodes)| Built {
+                name: h.metadata.name.clone(),
+                tier: h.spec.tier,
+                nodes: nodes.unwrap_or_default().into_iter().collect(),
+            })
+            .collect();
+        hyper_nodes.sort_by(|a, b| a.tier.cmp(&b.tier).then_with(|| a.name.cmp(&b.name)));
+        Ok(Tree { hyper_nodes })
+    }
+
+    /// The distinct tiers, lowest first.
+    pub fn tiers(&self) -> Vec<i32> {
+        let tiers: BTreeSet<i32> = self.hyper_nodes.iter().map(|h| h.tier).collect();
+        tiers.into_iter().collect()
+    }
+
+    /// The request of a job in `mode` up to tier `highest`: levels are the tiers (widest
+    /// first), each node's domain at a tier is the first HyperNode (by name) of that tier
+    /// holding it, and the rounds are the tiers up to `highest` (every tier in soft mode),
+    /// lowest first, emptiest HyperNode first.
+    pub fn request(&self, mode: Mode, highest: i32, nodes: usize) -> Request {
+        let tiers = self.tiers();
+        let levels: Vec<String> = tiers.iter().rev().map(|&t| level_name(t)).collect();
+        let mut node_domains = vec![vec![None; levels.len()]; nodes];
+        for hyper_node in &self.hyper_nodes {
+            let level = levels
+                .iter()
+                .position(|l| *l == level_name(hyper_node.tier))
+                .expect("every tier is a level");
+            for &n in &hyper_node.nodes {
+                node_domains[n][level].get_or_insert_with(|| hyper_node.name.clone());
+            }
+        }
+        let rounds = tiers
+            .iter()
+            .filter(|&&t| mode == Mode::Soft || t <= highest)
+            .map(|&tier| Round {
+                level: level_name(tier),
+                domains: self
+                    .hyper_nodes
+                    .iter()
+                    .filter(|h| h.tier == tier)
+                    .map(|h| Domain {
+                        name: h.name.clone(),
+                        nodes: h.nodes.clone(),
+                    })
+                    .collect(),
+                order: Order::MostRoomFirst,
+            })
+            .collect();
+        Request {
+            system: SYSTEM,
+            mode,
+            constraint: format!("highestTierAllowed {highest}"),
+            levels,
+            node_domains,
+            rounds,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// `tier1`, `tier2`: how a tier is named as a level of the plan.
+pub fn level_name(tier: i32) -> String {
+    format!("tier{tier}")
+}
+
+/// The nodes a member selector picks: an exact name, a name regex (unanchored, as Go's
+/// `MatchString`), a label selector (an empty one picks none); several set are unioned.
+fn member_nodes(
+    state: &ClusterState,
+    selector: &df_model::hypernode::MemberSelector,
+) -> Result<BTreeSet<usize>, String> {
+    let mut nodes = BTreeSet::new();
+    if let Some(exact) = &selector.exact_match {
+        nodes.extend(state.node_index(&exact.name));
+    }
+    if let Some(regex) = &selector.regex_match {
+        let pattern = Regex::new(&regex.pattern)
+            .map_err(|e| format!("regexMatch.pattern {:?}: {e}", regex.pattern))?;
+        nodes.extend(
+            (0..state.nodes.len()).filter(|&i| pattern.is_match(&state.nodes[i].metadata.name)),
+        );
+    }
+    if let Some(labels) = &selector.label_match
+        && !(labels.match_labels.is_empty() && labels.match_expressions.is_empty())
+    {
+        for (i, node) in state.nodes.iter().enumerate() {
+            let matched = label_selector_matches(labels, &node.metadata.labels)
+                .map_err(|e| format!("labelMatch.{}: {}", e.path, e.message))?;
+            if matched {
+                nodes.insert(i);
+            }
+        }
+    }
+    Ok(nodes)
+}
+
+/// The nodes of `i`'s subtree, memoised in `subtree` (the tree has no cycle).
+fn gather(
+    i: usize,
+    children: &[Vec<usize>],
+    direct: &[BTreeSet<usize>],
+    subtree: &mut [Option<BTreeSet<usize>>],
+) {
+    if subtree[i].is_some() {
+        return;
+    }
+    let mut nodes = direct[i].clone();
+    for &child in &children[i] {
+        gather(child, children, direct, subtree);
+        nodes.extend(subtree[child].iter().flatten().copied());
+    }
+    subtree[i] = Some(nodes);
+}
+
+/// `state` with the HyperNodes and ConfigMaps given as inputs (`-f`) added, each replacing
+/// the state's object of the same name; the state itself when the inputs have none.
+pub fn with_given<'s>(manifests: &ManifestSet, state: &'s ClusterState) -> Cow<'s, ClusterState> {
+    let given = manifests
+        .manifests
+        .iter()
+        .filter(|m| matches!(m.object, Object::HyperNode(_) | Object::ConfigMap(_)));
+    let mut merged: Option<ClusterState> = None;
+    for manifest in given {
+        let state = merged.get_or_insert_with(|| state.clone());
+        match &manifest.object {
+            Object::HyperNode(h) => {
+                state
+                    .hyper_nodes
+                    .retain(|o| o.metadata.name != h.metadata.name);
+                state.hyper_nodes.push(h.clone());
+            }
+            Object::ConfigMap(c) => {
+                state.config_maps.retain(|o| {
+                    (&o.metadata.namespace, &o.metadata.name)
+                        != (&c.metadata.namespace, &c.metadata.name)
+                });
+                state.config_maps.push(c.clone());
+            }
+            _ => {}
+        }
+    }
+    merged.map_or(Cow::Borrowed(state), Cow::Owned)
+}
+
+#[cfg(test)]
+#[path = "hypernode_tests.rs"]
+mod tests;

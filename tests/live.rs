@@ -149,9 +149,9 @@ note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1a
 note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.incubator.k8s.io (scheduling.incubator.k8s.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.sigs.dev (scheduling.sigs.dev/v1alpha2) is not installed in the cluster; skipping PodGroup objects
+note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
 note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha1) is not installed in the cluster; skipping Workload objects
 note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping Workload objects
-note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
 note: topologies.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping Topology objects
 note: resourceflavors.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ResourceFlavor objects
 note: clusterqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ClusterQueue objects
@@ -358,10 +358,6 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         [
             "GET /api/v1/pods?limit=500",
             "GET /api/v1/pods?continue=rv=113+off/2&limit=500",
-            "GET /apis/scheduling.k8s.io/v1",
-            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
-            "GET /apis/policy/v1",
-            "GET /apis/policy/v1/poddisruptionbudgets?limit=500",
             "GET /apis/data.fluid.io/v1alpha1",
             "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
@@ -374,8 +370,12 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/scheduling.sigs.dev/v1alpha2",
             "GET /apis/scheduling.x-k8s.io/v1alpha1",
             "GET /apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=500",
-            "GET /apis/scheduling.k8s.io/v1alpha1",
             "GET /apis/scheduling.k8s.io/v1alpha2",
+            "GET /apis/scheduling.k8s.io/v1alpha1",
+            "GET /apis/scheduling.k8s.io/v1",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1",
+            "GET /apis/policy/v1/poddisruptionbudgets?limit=500",
             "GET /apis/kueue.x-k8s.io/v1beta1",
             "GET /apis/topology.volcano.sh/v1alpha1",
             "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
@@ -526,15 +526,15 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /api/v1/nodes?limit=500",
             "GET /api/v1/namespaces?limit=500",
             "GET /api/v1/namespaces/team/pods?limit=500",
-            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
-            "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
-            "GET /api/v1/namespaces/team/resourcequotas?limit=500",
-            "GET /api/v1/namespaces/team/limitranges?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/dataprocesses?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/namespaces/team/alluxioruntimes?limit=500",
             "GET /apis/batch.volcano.sh/v1alpha1/namespaces/team/jobs?limit=500",
             "GET /apis/scheduling.x-k8s.io/v1alpha1/namespaces/team/podgroups?limit=500",
+            "GET /apis/scheduling.k8s.io/v1/priorityclasses?limit=500",
+            "GET /apis/policy/v1/namespaces/team/poddisruptionbudgets?limit=500",
+            "GET /api/v1/namespaces/team/resourcequotas?limit=500",
+            "GET /api/v1/namespaces/team/limitranges?limit=500",
             "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
         ]
     );

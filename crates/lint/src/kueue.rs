@@ -21,9 +21,7 @@ impl Index {
     pub fn new(manifests: &[Manifest]) -> Index {
         let mut given = KueueObjects::default();
         for m in manifests {
-            if let Object::Kueue(o) = &m.object {
-                given.push(o.clone());
-            }
+            given.add(&m.object);
         }
         Index { given }
     }

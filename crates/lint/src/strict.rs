@@ -673,6 +673,18 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+
+    /// Every kind the tool reads has a schema here: a kind added to the registry without one
+    /// would pass lint unchecked.
+    #[test]
+    fn every_registered_kind_has_a_schema() {
+        let missing: Vec<String> = df_model::kinds::registry()
+            .flat_map(|kind| kind.api_versions.iter().map(move |v| (*v, kind.kind)))
+            .filter(|(api_version, kind)| object_shape(api_version, kind).is_none())
+            .map(|(api_version, kind)| format!("{api_version} {kind}"))
+            .collect();
+        assert_eq!(missing, Vec::<String>::new());
+    }
     use df_manifest::parse_text;
 
     /// `(path, line:column, message)` of every problem of one document: what decoding

@@ -10,7 +10,7 @@ use super::{Context, Finding, literal_key, node_at, node_carries};
 use df_engine::{Profile, Scheduler};
 use df_manifest::{Manifest, ManifestSet};
 use df_model::gang::NetworkTopologySpec;
-use df_model::kueue::{KueueObject, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY};
+use df_model::kueue::{PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY};
 use df_model::text::plural;
 use df_model::{HyperNode, Object};
 use df_state::ClusterState;
@@ -237,7 +237,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
         Object::VolcanoJob(job) => (&JOB_KIND, job.spec.network_topology.as_ref()),
         Object::VolcanoPodGroup(group) => (&POD_GROUP_KIND, group.spec.network_topology.as_ref()),
         Object::Workload(job) if is_kueue_job(job) => (&KUEUE_KIND, None),
-        Object::Kueue(KueueObject::Topology(topology)) => {
+        Object::KueueTopology(topology) => {
             let labels = topology.level_keys();
             let keys = labels
                 .iter()

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{ConnectOptions, LiveError, RESOURCES, RequestError, Resource, Session};
+use crate::{ConnectOptions, LiveError, RequestError, Resource, Session, resources};
 use df_manifest::ObjectRef;
 use df_model::OpKind;
 
@@ -67,7 +67,7 @@ impl LiveObject {
     pub fn new(target: &ObjectRef, namespace: &str) -> Result<LiveObject, ApplyError> {
         let changeable =
             target.is_kind("Pod") || OpKind::ALL.iter().any(|k| target.is_kind(k.as_str()));
-        let resource = RESOURCES
+        let resource = resources()
             .iter()
             .filter(|r| r.group.is_empty() || r.group == "data.fluid.io")
             .find(|r| changeable && target.is_kind(r.kind))

@@ -105,10 +105,10 @@ fn consequence(resource: &Resource) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::RESOURCES;
+    use crate::resources;
 
     fn resource(kind: &str) -> &'static Resource {
-        RESOURCES.iter().find(|r| r.kind == kind).unwrap()
+        resources().iter().find(|r| r.kind == kind).unwrap()
     }
 
     #[test]

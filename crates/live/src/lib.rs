@@ -86,65 +86,6 @@ pub struct Resource {
 }
 
 impl Resource {
-    const fn core(kind: &'static str, plural: &'static str, namespaced: bool) -> Resource {
-        Resource {
-            group: "",
-            version: "v1",
-            kind,
-            plural,
-            namespaced,
-        }
-    }
-
-    /// A kind of a built-in API group other than core (served by every API server, discovered
-    /// like the rest).
-    const fn builtin(
-        group: &'static str,
-        version: &'static str,
-        kind: &'static str,
-        plural: &'static str,
-        namespaced: bool,
-    ) -> Resource {
-        Resource {
-            group,
-            version,
-            kind,
-            plural,
-            namespaced,
-        }
-    }
-
-    const fn custom(
-        group: &'static str,
-        version: &'static str,
-        kind: &'static str,
-        plural: &'static str,
-    ) -> Resource {
-        Resource {
-            group,
-            version,
-            kind,
-            plural,
-            namespaced: true,
-        }
-    }
-
-    /// A cluster-scoped custom resource.
-    const fn custom_cluster(
-        group: &'static str,
-        version: &'static str,
-        kind: &'static str,
-        plural: &'static str,
-    ) -> Resource {
-        Resource {
-            group,
-            version,
-            kind,
-            plural,
-            namespaced: false,
-        }
-    }
-
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.to_string()
@@ -181,91 +122,24 @@ impl Resource {
     }
 }
 
-/// Everything placement depends on, in the order it is read. Secrets are never read.
-pub const RESOURCES: &[Resource] = &[
-    Resource::core("Node", "nodes", false),
-    Resource::core("Namespace", "namespaces", false),
-    Resource::core("Pod", "pods", true),
-    Resource::builtin(
-        "scheduling.k8s.io",
-        "v1",
-        "PriorityClass",
-        "priorityclasses",
-        false,
-    ),
-    Resource::builtin(
-        "policy",
-        "v1",
-        "PodDisruptionBudget",
-        "poddisruptionbudgets",
-        true,
-    ),
-    // What the API server's admission applies to a planned pod before it is scheduled.
-    Resource::core("ResourceQuota", "resourcequotas", true),
-    Resource::core("LimitRange", "limitranges", true),
-    Resource::custom("data.fluid.io", "v1alpha1", "DataLoad", "dataloads"),
-    Resource::custom("data.fluid.io", "v1alpha1", "DataMigrate", "datamigrates"),
-    Resource::custom("data.fluid.io", "v1alpha1", "DataProcess", "dataprocesses"),
-    Resource::custom("data.fluid.io", "v1alpha1", "DataBackup", "databackups"),
-    // Fluid's cache runtimes: their fuse node selector and recorded cache affinity feed the
-    // webhook's plugins.
-    Resource::custom(
-        "data.fluid.io",
-        "v1alpha1",
-        "AlluxioRuntime",
-        "alluxioruntimes",
-    ),
-    Resource::custom("data.fluid.io", "v1alpha1", "JindoRuntime", "jindoruntimes"),
-    Resource::custom(
-        "data.fluid.io",
-        "v1alpha1",
-        "GooseFSRuntime",
-        "goosefsruntimes",
-    ),
-    Resource::custom(
-        "data.fluid.io",
-        "v1alpha1",
-        "JuiceFSRuntime",
-        "juicefsruntimes",
-    ),
-    Resource::custom("data.fluid.io", "v1alpha1", "EFCRuntime", "efcruntimes"),
-    Resource::custom("data.fluid.io", "v1alpha1", "ThinRuntime", "thinruntimes"),
-    Resource::custom(
-        "data.fluid.io",
-        "v1alpha1",
-        "VineyardRuntime",
-        "vineyardruntimes",
-    ),
-    Resource::custom(
-        "scheduling.godel.kubewharf.io",
-        "v1alpha1",
-        "PodGroup",
-        "podgroups",
-    ),
-    Resource::custom("batch.volcano.sh", "v1alpha1", "Job", "jobs"),
-    Resource::custom("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
-    Resource::custom(
-        "scheduling.incubator.k8s.io",
-        "v1alpha1",
-        "PodGroup",
-        "podgroups",
-    ),
-    Resource::custom("scheduling.sigs.dev", "v1alpha2", "PodGroup", "podgroups"),
-    Resource::custom("scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups"),
-    Resource::custom("scheduling.k8s.io", "v1alpha1", "Workload", "workloads"),
-    Resource::custom("scheduling.k8s.io", "v1alpha2", "Workload", "workloads"),
-    Resource::custom("scheduling.k8s.io", "v1alpha2", "PodGroup", "podgroups"),
-    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "Topology", "topologies"),
-    Resource::custom_cluster(
-        "kueue.x-k8s.io",
-        "v1beta1",
-        "ResourceFlavor",
-        "resourceflavors",
-    ),
-    Resource::custom_cluster("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues"),
-    Resource::custom("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
-    Resource::custom_cluster("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes"),
-];
+/// Everything placement depends on, in the order it is read: every registered kind a live read
+/// lists ([`df_model::kinds`]), one resource per listed version. Secrets are never read.
+pub fn resources() -> &'static [Resource] {
+    static RESOURCES: std::sync::OnceLock<Vec<Resource>> = std::sync::OnceLock::new();
+    RESOURCES.get_or_init(|| {
+        df_model::kinds::registry()
+            .flat_map(|kind| {
+                kind.live.iter().map(move |api_version| Resource {
+                    group: df_model::kinds::group_of(api_version),
+                    version: api_version.rsplit('/').next().unwrap_or(api_version),
+                    kind: kind.kind,
+                    plural: kind.plural,
+                    namespaced: kind.namespaced,
+                })
+            })
+            .collect()
+    })
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
@@ -599,7 +473,7 @@ async fn read_objects(
         ),
         Scope::All | Scope::Namespace(_) => None,
     };
-    for resource in RESOURCES {
+    for resource in resources() {
         if !resource.group.is_empty() {
             let group_path = resource.group_path();
             let known = match installed.iter().find(|(path, _)| *path == group_path) {
@@ -1016,40 +890,41 @@ mod tests {
     fn list_paths_follow_the_scope() {
         let all = Scope::All;
         let team = Scope::Namespace("team".into());
+        let resource = |kind: &str| resources().iter().find(|r| r.kind == kind).unwrap();
         let cases = [
-            (&RESOURCES[0], &team, "/api/v1/nodes", "list nodes"),
+            (resource("Node"), &team, "/api/v1/nodes", "list nodes"),
             (
-                &RESOURCES[2],
+                resource("Pod"),
                 &all,
                 "/api/v1/pods",
                 "list pods in all namespaces",
             ),
             (
-                &RESOURCES[2],
+                resource("Pod"),
                 &team,
                 "/api/v1/namespaces/team/pods",
                 "list pods in namespace \"team\"",
             ),
             (
-                &RESOURCES[3],
+                resource("PriorityClass"),
                 &team,
                 "/apis/scheduling.k8s.io/v1/priorityclasses",
                 "list priorityclasses.scheduling.k8s.io",
             ),
             (
-                &RESOURCES[4],
+                resource("PodDisruptionBudget"),
                 &team,
                 "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
                 "list poddisruptionbudgets.policy in namespace \"team\"",
             ),
             (
-                &RESOURCES[5],
+                resource("ResourceQuota"),
                 &team,
                 "/api/v1/namespaces/team/resourcequotas",
                 "list resourcequotas in namespace \"team\"",
             ),
             (
-                &RESOURCES[7],
+                resource("DataLoad"),
                 &team,
                 "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads",
                 "list dataloads.data.fluid.io in namespace \"team\"",

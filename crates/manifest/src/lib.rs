@@ -113,31 +113,13 @@ pub enum ObjectRefError {
     /// kubectl's own refusal of `deploy/api/extra`: a name cannot hold a `/`.
     #[error("{0:?}: arguments in resource/name form may not have more than one slash")]
     Slashes(String),
-    #[error("unknown kind {kind:?} in {text:?}{}; known kinds: {}", .suggestion.map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(), KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "))]
+    #[error("unknown kind {kind:?} in {text:?}{}; known kinds: {}", .suggestion.map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(), known_kinds())]
     UnknownKind {
         text: String,
         kind: String,
         suggestion: Option<&'static str>,
     },
 }
-
-/// Every kind a target may name, with the short names the API's discovery data lists for it
-/// (core and apps from Kubernetes, `pg`/`vcjob`/`vj` from Volcano's CRDs).
-const KINDS: &[(&str, &[&str])] = &[
-    ("Pod", &["po"]),
-    ("Node", &["no"]),
-    ("Deployment", &["deploy"]),
-    ("StatefulSet", &["sts"]),
-    ("DaemonSet", &["ds"]),
-    ("ReplicaSet", &["rs"]),
-    ("Job", &["vcjob", "vj"]),
-    ("CronJob", &["cj"]),
-    ("PodGroup", &["pg", "podgroup-v1beta1"]),
-    ("DataLoad", &[]),
-    ("DataMigrate", &[]),
-    ("DataProcess", &[]),
-    ("DataBackup", &[]),
-];
 
 impl ObjectRef {
     pub fn parse(text: &str) -> Result<ObjectRef, ObjectRefError> {
@@ -179,29 +161,36 @@ impl ObjectRef {
     }
 }
 
-/// The API spelling of a kind as users type it; `None` when it names no kind we know.
+/// The API spelling of a kind as users type it (its name, plural or a short name, as the
+/// API's discovery lists them); `None` when it names no kind a target may name.
 pub fn canonical_kind(word: &str) -> Option<&'static str> {
     // `jobs.batch.volcano.sh`, `podgroups.scheduling.volcano.sh`: the resource, then its group.
     let resource = word.split_once('.').map_or(word, |(resource, _)| resource);
     let lower = resource.to_ascii_lowercase();
-    KINDS.iter().find_map(|(kind, short)| {
-        let singular = kind.to_ascii_lowercase();
-        // The API's plurals: `dataprocesses` after a final `s`, else a plain `s`.
-        let plural = if singular.ends_with('s') {
-            format!("{singular}es")
-        } else {
-            format!("{singular}s")
-        };
-        let matches = lower == singular || lower == plural || short.iter().any(|s| *s == lower);
-        matches.then_some(*kind)
-    })
+    df_model::kinds::registry()
+        .filter(|k| k.addressable)
+        .find(|k| {
+            lower == k.kind.to_ascii_lowercase()
+                || lower == k.plural
+                || k.short_names.contains(&lower.as_str())
+        })
+        .map(|k| k.kind)
 }
 
-/// Every kind and short name, for did-you-mean.
-pub(crate) fn kind_words() -> impl Iterator<Item = &'static str> + Clone {
-    KINDS
-        .iter()
-        .flat_map(|(kind, short)| std::iter::once(*kind).chain(short.iter().copied()))
+/// The kinds a target may name, for the error that lists them.
+fn known_kinds() -> String {
+    let names: Vec<&str> = df_model::kinds::addressable()
+        .into_iter()
+        .map(|(kind, _)| kind)
+        .collect();
+    names.join(", ")
+}
+
+/// Every kind and short name a target may use, for did-you-mean.
+fn kind_words() -> impl Iterator<Item = &'static str> + Clone {
+    df_model::kinds::registry()
+        .filter(|k| k.addressable)
+        .flat_map(|k| std::iter::once(k.kind).chain(k.short_names.iter().copied()))
 }
 
 /// Everything read from `-f` inputs: objects, sources and per-document problems.
@@ -751,7 +740,7 @@ mod tests {
             (
                 "deplyment/api",
                 Err(
-                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: Pod, Node, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, PodGroup, DataLoad, DataMigrate, DataProcess, DataBackup",
+                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, Job, Node, Pod, PodGroup, ReplicaSet, StatefulSet",
                 ),
             ),
             (

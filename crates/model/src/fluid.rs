@@ -2,7 +2,10 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::kinds::{Kind, KindObject, Reader};
+use crate::{DecodeError, TypeMeta};
 
 use super::core::{
     Affinity, Labels, NodeAffinity, ObjectMeta, PodSpec, ResourceRequirements, Toleration,
@@ -241,17 +244,6 @@ pub struct OpStatus {
     pub node_affinity: Option<NodeAffinity>,
 }
 
-/// The cache runtimes a Dataset binds to (same name and namespace as the dataset).
-pub const RUNTIME_KINDS: [&str; 7] = [
-    "AlluxioRuntime",
-    "JindoRuntime",
-    "GooseFSRuntime",
-    "JuiceFSRuntime",
-    "EFCRuntime",
-    "ThinRuntime",
-    "VineyardRuntime",
-];
-
 /// A Fluid cache runtime: what the webhook reads of it is `status.cacheAffinity`, the node
 /// affinity of its cache workers, whose zone and region terms become the tiered locality, and
 /// `spec.fuse.nodeSelector`, the nodes its fuse runs on, which RequireNodeWithFuse requires.
@@ -412,5 +404,178 @@ mod tests {
             want.extend_from_slice(extra);
             assert_eq!(op.recorded_label_keys(), want, "{own:?} / {pod:?}");
         }
+    }
+}
+
+/// A Fluid operation's fields as the API serves them: what snapshots and the binary cache write.
+#[derive(Serialize)]
+struct FluidBody<'a> {
+    metadata: &'a ObjectMeta,
+    spec: &'a OpSpec,
+    status: &'a OpStatus,
+}
+
+/// A Fluid runtime as written back (by snapshots and the binary cache): only what the webhook
+/// reads of it.
+#[derive(Serialize)]
+struct RuntimeBody<'a> {
+    metadata: &'a ObjectMeta,
+    spec: RuntimeSpecWritten<'a>,
+    status: RuntimeStatusWritten<'a>,
+}
+
+#[derive(Serialize)]
+struct RuntimeSpecWritten<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuse: Option<FuseWritten<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FuseWritten<'a> {
+    node_selector: &'a Labels,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimeStatusWritten<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_affinity: Option<&'a NodeAffinity>,
+}
+
+impl<'a> RuntimeBody<'a> {
+    /// Destructuring the runtime makes a new field of it a compile error here until snapshots
+    /// and the cache keep it too.
+    fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
+        let FluidRuntime {
+            kind: _,
+            metadata,
+            cache_affinity,
+            fuse_node_selector,
+        } = runtime;
+        RuntimeBody {
+            metadata,
+            spec: RuntimeSpecWritten {
+                fuse: (!fuse_node_selector.is_empty()).then_some(FuseWritten {
+                    node_selector: fuse_node_selector,
+                }),
+            },
+            status: RuntimeStatusWritten {
+                cache_affinity: cache_affinity.as_ref(),
+            },
+        }
+    }
+}
+
+impl Serialize for FluidOp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FluidBody {
+            metadata: &self.metadata,
+            spec: &self.spec,
+            status: &self.status,
+        }
+        .serialize(s)
+    }
+}
+
+impl Serialize for FluidRuntime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RuntimeBody::of(self).serialize(s)
+    }
+}
+
+/// The operations: DataLoad, DataMigrate, DataProcess and DataBackup, in [`OpKind::ALL`]'s order.
+const OP_KINDS: &[Kind] = &[
+    op_kind("DataLoad", "dataloads"),
+    op_kind("DataMigrate", "datamigrates"),
+    op_kind("DataProcess", "dataprocesses"),
+    op_kind("DataBackup", "databackups"),
+];
+
+const fn op_kind(kind: &'static str, plural: &'static str) -> Kind {
+    Kind::new(kind, &[API_VERSION], plural, "Fluid DataFlow planning").addressable()
+}
+
+impl KindObject for FluidOp {
+    const KINDS: &'static [Kind] = OP_KINDS;
+
+    fn decode<'de, D: Deserializer<'de>>(
+        type_meta: &TypeMeta,
+        read: Reader<D>,
+    ) -> Result<Self, DecodeError> {
+        let body: FluidOpBody = read.get()?;
+        Ok(FluidOp {
+            kind: OpKind::parse(&type_meta.kind).expect("one of OP_KINDS"),
+            metadata: body.metadata,
+            spec: body.spec,
+            status: body.status,
+        })
+    }
+
+    fn metadata(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+
+    fn kind_info(&self) -> &'static Kind {
+        &OP_KINDS[OpKind::ALL
+            .iter()
+            .position(|k| *k == self.kind)
+            .unwrap_or(0)]
+    }
+}
+
+/// The cache runtimes a Dataset binds to (same name and namespace as the dataset).
+const RUNTIMES: &[Kind] = &[
+    runtime_kind("AlluxioRuntime", "alluxioruntimes"),
+    runtime_kind("JindoRuntime", "jindoruntimes"),
+    runtime_kind("GooseFSRuntime", "goosefsruntimes"),
+    runtime_kind("JuiceFSRuntime", "juicefsruntimes"),
+    runtime_kind("EFCRuntime", "efcruntimes"),
+    runtime_kind("ThinRuntime", "thinruntimes"),
+    runtime_kind("VineyardRuntime", "vineyardruntimes"),
+];
+
+const fn runtime_kind(kind: &'static str, plural: &'static str) -> Kind {
+    Kind::new(
+        kind,
+        &[API_VERSION],
+        plural,
+        "Fluid's webhook (dataset cache locality)",
+    )
+}
+
+impl KindObject for FluidRuntime {
+    const KINDS: &'static [Kind] = RUNTIMES;
+
+    fn decode<'de, D: Deserializer<'de>>(
+        type_meta: &TypeMeta,
+        read: Reader<D>,
+    ) -> Result<Self, DecodeError> {
+        let body: FluidRuntimeBody = read.get()?;
+        Ok(FluidRuntime {
+            kind: type_meta.kind.clone(),
+            metadata: body.metadata,
+            cache_affinity: body.status.cache_affinity,
+            fuse_node_selector: body.spec.fuse.node_selector,
+        })
+    }
+
+    fn metadata(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+
+    fn kind_info(&self) -> &'static Kind {
+        RUNTIMES
+            .iter()
+            .find(|k| k.kind == self.kind)
+            .unwrap_or(&RUNTIMES[0])
     }
 }

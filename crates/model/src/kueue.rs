@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::Object;
+
 use super::core::{Labels, ObjectMeta, Taint, Toleration, null_as_default};
 
 pub const GROUP: &str = "kueue.x-k8s.io";
@@ -144,58 +146,6 @@ pub struct LocalQueue {
     pub spec: LocalQueueSpec,
 }
 
-/// One Kueue object as read from a manifest or the state.
-#[derive(Debug, Clone, PartialEq)]
-pub enum KueueObject {
-    Topology(Topology),
-    ResourceFlavor(ResourceFlavor),
-    ClusterQueue(ClusterQueue),
-    LocalQueue(LocalQueue),
-}
-
-impl KueueObject {
-    pub fn metadata(&self) -> &ObjectMeta {
-        match self {
-            KueueObject::Topology(o) => &o.metadata,
-            KueueObject::ResourceFlavor(o) => &o.metadata,
-            KueueObject::ClusterQueue(o) => &o.metadata,
-            KueueObject::LocalQueue(o) => &o.metadata,
-        }
-    }
-
-    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        match self {
-            KueueObject::Topology(o) => &mut o.metadata,
-            KueueObject::ResourceFlavor(o) => &mut o.metadata,
-            KueueObject::ClusterQueue(o) => &mut o.metadata,
-            KueueObject::LocalQueue(o) => &mut o.metadata,
-        }
-    }
-
-    pub fn kind(&self) -> &'static str {
-        match self {
-            KueueObject::Topology(_) => "Topology",
-            KueueObject::ResourceFlavor(_) => "ResourceFlavor",
-            KueueObject::ClusterQueue(_) => "ClusterQueue",
-            KueueObject::LocalQueue(_) => "LocalQueue",
-        }
-    }
-
-    pub fn api_version(&self) -> &str {
-        match self {
-            KueueObject::Topology(o) => &o.api_version,
-            KueueObject::ResourceFlavor(o) => &o.api_version,
-            KueueObject::ClusterQueue(o) => &o.api_version,
-            KueueObject::LocalQueue(o) => &o.api_version,
-        }
-    }
-
-    /// Only LocalQueues live in a namespace.
-    pub fn is_namespaced(&self) -> bool {
-        matches!(self, KueueObject::LocalQueue(_))
-    }
-}
-
 /// The Kueue objects of one source (the inputs or the state), by kind.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KueueObjects {
@@ -206,13 +156,16 @@ pub struct KueueObjects {
 }
 
 impl KueueObjects {
-    pub fn push(&mut self, object: KueueObject) {
+    /// Keep a copy of `object` when it is one of Kueue's; whether it was.
+    pub fn add(&mut self, object: &Object) -> bool {
         match object {
-            KueueObject::Topology(o) => self.topologies.push(o),
-            KueueObject::ResourceFlavor(o) => self.flavors.push(o),
-            KueueObject::ClusterQueue(o) => self.cluster_queues.push(o),
-            KueueObject::LocalQueue(o) => self.local_queues.push(o),
+            Object::KueueTopology(o) => self.topologies.push(o.clone()),
+            Object::ResourceFlavor(o) => self.flavors.push(o.clone()),
+            Object::ClusterQueue(o) => self.cluster_queues.push(o.clone()),
+            Object::LocalQueue(o) => self.local_queues.push(o.clone()),
+            _ => return false,
         }
+        true
     }
 
     pub fn is_empty(&self) -> bool {
@@ -220,22 +173,6 @@ impl KueueObjects {
             && self.flavors.is_empty()
             && self.cluster_queues.is_empty()
             && self.local_queues.is_empty()
-    }
-
-    /// Every object, as [`KueueObject`]s, in kind order.
-    pub fn all(&self) -> impl Iterator<Item = KueueObject> + '_ {
-        let topologies = self.topologies.iter().cloned().map(KueueObject::Topology);
-        let flavors = self
-            .flavors
-            .iter()
-            .cloned()
-            .map(KueueObject::ResourceFlavor);
-        let cqs = self.cluster_queues.iter().cloned();
-        let lqs = self.local_queues.iter().cloned();
-        topologies
-            .chain(flavors)
-            .chain(cqs.map(KueueObject::ClusterQueue))
-            .chain(lqs.map(KueueObject::LocalQueue))
     }
 
     pub fn topology(&self, name: &str) -> Option<&Topology> {

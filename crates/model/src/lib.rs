@@ -4,6 +4,7 @@ pub mod core;
 pub mod fluid;
 pub mod gang;
 pub mod hypernode;
+pub mod kinds;
 pub mod kueue;
 pub mod policy;
 pub mod quantity;
@@ -19,6 +20,7 @@ pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 
 pub use hypernode::{ConfigMap, HyperNode};
+pub use kinds::{Kind, KindObject, Object, ObjectLists};
 pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 pub use quota::{LimitRange, ResourceQuota};
@@ -84,44 +86,6 @@ impl JobCounts {
     }
 }
 
-// Objects are decoded once and moved straight into typed lists; boxing pods would cost an
-// allocation per pod when loading 150,000 of them. Workloads and Fluid operations, larger than a
-// pod and rare in a state, are boxed: every object of a loaded state is held as an `Object`
-// until it is sorted into the lists, so the enum's size is what that costs per pod.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum Object {
-    Pod(Pod),
-    Node(Node),
-    Namespace(Namespace),
-    Workload(Box<Workload>),
-    FluidOp(Box<FluidOp>),
-    FluidRuntime(fluid::FluidRuntime),
-    GodelPodGroup(GodelPodGroup),
-    VolcanoJob(VolcanoJob),
-    VolcanoPodGroup(VolcanoPodGroup),
-    /// kube-batch, coscheduling and Kubernetes runtime PodGroups (`apiVersion` tells which).
-    PodGroup(PodGroup),
-    /// A Kubernetes `scheduling.k8s.io` Workload.
-    SchedulingWorkload(SchedulingWorkload),
-    PriorityClass(PriorityClass),
-    PodDisruptionBudget(PodDisruptionBudget),
-    /// Namespace policies the API server applies to pods before scheduling.
-    ResourceQuota(ResourceQuota),
-    LimitRange(LimitRange),
-    /// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue.
-    Kueue(kueue::KueueObject),
-    /// A Volcano network topology domain.
-    HyperNode(HyperNode),
-    /// Read for Volcano's scheduler configuration.
-    ConfigMap(ConfigMap),
-    /// Kept so callers can report it, never silently dropped.
-    Unknown {
-        type_meta: TypeMeta,
-        metadata: ObjectMeta,
-    },
-}
-
 /// Why an object could not be decoded; `path` names the field (`spec.runAfter.name`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
@@ -129,54 +93,6 @@ pub struct DecodeError {
     pub path: String,
     pub message: String,
 }
-
-/// The API groups and kinds we model, with every version of each we read.
-const KNOWN_KINDS: &[(&str, &str, &str)] = &[
-    ("", "v1", "Pod"),
-    ("", "v1", "Node"),
-    ("", "v1", "Namespace"),
-    ("", "v1", "ConfigMap"),
-    ("", "v1", "ResourceQuota"),
-    ("", "v1", "LimitRange"),
-    ("apps", "v1", "Deployment"),
-    ("apps", "v1", "StatefulSet"),
-    ("apps", "v1", "ReplicaSet"),
-    ("apps", "v1", "DaemonSet"),
-    ("batch", "v1", "Job"),
-    ("batch", "v1", "CronJob"),
-    ("data.fluid.io", "v1alpha1", "DataLoad"),
-    ("data.fluid.io", "v1alpha1", "DataMigrate"),
-    ("data.fluid.io", "v1alpha1", "DataProcess"),
-    ("data.fluid.io", "v1alpha1", "DataBackup"),
-    ("data.fluid.io", "v1alpha1", "AlluxioRuntime"),
-    ("data.fluid.io", "v1alpha1", "JindoRuntime"),
-    ("data.fluid.io", "v1alpha1", "GooseFSRuntime"),
-    ("data.fluid.io", "v1alpha1", "JuiceFSRuntime"),
-    ("data.fluid.io", "v1alpha1", "EFCRuntime"),
-    ("data.fluid.io", "v1alpha1", "ThinRuntime"),
-    ("data.fluid.io", "v1alpha1", "VineyardRuntime"),
-    ("scheduling.godel.kubewharf.io", "v1alpha1", "PodGroup"),
-    ("batch.volcano.sh", "v1alpha1", "Job"),
-    ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
-    ("scheduling.incubator.k8s.io", "v1alpha1", "PodGroup"),
-    ("scheduling.sigs.dev", "v1alpha2", "PodGroup"),
-    ("scheduling.x-k8s.io", "v1alpha1", "PodGroup"),
-    ("scheduling.k8s.io", "v1alpha2", "PodGroup"),
-    ("scheduling.k8s.io", "v1alpha1", "Workload"),
-    ("scheduling.k8s.io", "v1alpha2", "Workload"),
-    ("scheduling.k8s.io", "v1", "PriorityClass"),
-    ("policy", "v1", "PodDisruptionBudget"),
-    ("kueue.x-k8s.io", "v1alpha1", "Topology"),
-    ("kueue.x-k8s.io", "v1beta1", "Topology"),
-    ("kueue.x-k8s.io", "v1beta2", "Topology"),
-    ("kueue.x-k8s.io", "v1beta1", "ResourceFlavor"),
-    ("kueue.x-k8s.io", "v1beta2", "ResourceFlavor"),
-    ("kueue.x-k8s.io", "v1beta1", "ClusterQueue"),
-    ("kueue.x-k8s.io", "v1beta2", "ClusterQueue"),
-    ("kueue.x-k8s.io", "v1beta1", "LocalQueue"),
-    ("kueue.x-k8s.io", "v1beta2", "LocalQueue"),
-    ("topology.volcano.sh", "v1alpha1", "HyperNode"),
-];
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
@@ -215,15 +131,135 @@ struct MetadataOnly {
     metadata: ObjectMeta,
 }
 
-/// Whether `api_version` is `version` of `group` (the core group's are bare: `v1`).
-fn is_api_version(api_version: &str, group: &str, version: &str) -> bool {
-    if group.is_empty() {
-        api_version == version
-    } else {
-        api_version
-            .strip_prefix(group)
-            .and_then(|rest| rest.strip_prefix('/'))
-            == Some(version)
+/// The workload controllers' kinds: read from manifests (their pods are what they create), not
+/// from a live cluster (its pods are listed themselves).
+const WORKLOAD_KINDS: &[Kind] = &[
+    Kind::new(
+        "Deployment",
+        &["apps/v1"],
+        "deployments",
+        "the planner (its pods)",
+    )
+    .short(&["deploy"])
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "StatefulSet",
+        &["apps/v1"],
+        "statefulsets",
+        "the planner (its pods)",
+    )
+    .short(&["sts"])
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "ReplicaSet",
+        &["apps/v1"],
+        "replicasets",
+        "the planner (its pods)",
+    )
+    .short(&["rs"])
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "DaemonSet",
+        &["apps/v1"],
+        "daemonsets",
+        "the planner (its pods)",
+    )
+    .short(&["ds"])
+    .addressable()
+    .live(&[]),
+    Kind::new("Job", &["batch/v1"], "jobs", "the planner (its pods)")
+        .addressable()
+        .live(&[]),
+    Kind::new(
+        "CronJob",
+        &["batch/v1"],
+        "cronjobs",
+        "the planner (its pods)",
+    )
+    .short(&["cj"])
+    .addressable()
+    .live(&[]),
+];
+
+impl KindObject for Workload {
+    const KINDS: &'static [Kind] = WORKLOAD_KINDS;
+
+    fn decode<'de, D: Deserializer<'de>>(
+        type_meta: &TypeMeta,
+        read: kinds::Reader<D>,
+    ) -> Result<Self, DecodeError> {
+        let kind = type_meta.kind.as_str();
+        let body: WorkloadBody = read.get()?;
+        let suspended = body.spec.suspend.unwrap_or(false);
+        let (replicas, template) = match (kind, body.spec.job_template) {
+            ("CronJob", Some(job)) => {
+                let counts = JobCounts {
+                    parallelism: job.spec.parallelism,
+                    completions: job.spec.completions,
+                    succeeded: 0,
+                    suspend: suspended || job.spec.suspend.unwrap_or(false),
+                };
+                (counts.active(), job.spec.template)
+            }
+            ("Job", _) => {
+                // A Job handed to Kueue is created suspended and unsuspended when
+                // admitted: its pods are the ones admission starts.
+                let queued = body.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL);
+                let counts = JobCounts {
+                    parallelism: body.spec.parallelism,
+                    completions: body.spec.completions,
+                    succeeded: body.status.succeeded,
+                    suspend: suspended && !queued,
+                };
+                (counts.active(), body.spec.template)
+            }
+            _ => (body.spec.replicas.unwrap_or(1), body.spec.template),
+        };
+        Ok(Workload {
+            kind: kind.to_string(),
+            metadata: body.metadata,
+            replicas,
+            template,
+        })
+    }
+
+    fn metadata(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+
+    fn kind_info(&self) -> &'static Kind {
+        WORKLOAD_KINDS
+            .iter()
+            .find(|k| k.kind == self.kind)
+            .unwrap_or(&WORKLOAD_KINDS[0])
+    }
+}
+
+/// A workload as the binary cache keeps it: its metadata alone. A cluster state counts
+/// workloads among the kinds it does not keep, so nothing else of them is read back.
+impl serde::Serialize for Workload {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct MetadataOnly<'a> {
+            metadata: &'a ObjectMeta,
+        }
+        MetadataOnly {
+            metadata: &self.metadata,
+        }
+        .serialize(s)
+    }
+}
+
+impl From<Box<Workload>> for Workload {
+    fn from(workload: Box<Workload>) -> Workload {
+        *workload
     }
 }
 
@@ -250,252 +286,49 @@ impl Object {
         deserializer: D,
         tracked: bool,
     ) -> Result<Object, DecodeError> {
-        let read = |d| Reader { tracked, d };
-        let group = type_meta.group();
-        let kind = type_meta.kind.as_str();
+        let read = kinds::Reader {
+            tracked,
+            d: deserializer,
+        };
         // Every object of a large state comes through here: no allocation unless the
         // apiVersion is refused.
-        let is_kind = |&&(g, _, k): &&(&str, &str, &str)| k == kind && g == group;
-        let mut known = KNOWN_KINDS.iter().filter(is_kind).peekable();
-        if known.peek().is_none() {
-            let body: MetadataOnly = read(deserializer).get()?;
+        let Some(kind) = kinds::find(type_meta.group(), &type_meta.kind) else {
+            let body: MetadataOnly = read.get()?;
             return Ok(Object::Unknown {
                 type_meta,
                 metadata: body.metadata,
             });
-        }
-        if !known.any(|&(g, v, _)| is_api_version(&type_meta.api_version, g, v)) {
-            let expected = KNOWN_KINDS
-                .iter()
-                .filter(is_kind)
-                .map(|&(g, v, _)| match g {
-                    "" => v.to_string(),
-                    _ => format!("{g}/{v}"),
-                })
+        };
+        if !kind.reads(&type_meta.api_version) {
+            let expected = kinds::registry()
+                .filter(|k| k.kind == kind.kind && k.group() == kind.group())
+                .flat_map(|k| k.api_versions)
                 .map(|api_version| format!("{api_version:?}"))
                 .collect::<Vec<_>>()
                 .join(" or ");
             return Err(DecodeError {
                 path: "apiVersion".into(),
                 message: format!(
-                    "unsupported apiVersion {:?} for {kind} (expected {expected})",
-                    type_meta.api_version
+                    "unsupported apiVersion {:?} for {} (expected {expected})",
+                    type_meta.api_version, kind.kind
                 ),
             });
         }
-        Ok(match (group, kind) {
-            ("", "Pod") => Object::Pod(read(deserializer).get()?),
-            ("", "Node") => Object::Node(read(deserializer).get()?),
-            ("", "Namespace") => Object::Namespace(read(deserializer).get()?),
-            ("", "ConfigMap") => Object::ConfigMap(read(deserializer).get()?),
-            ("", "ResourceQuota") => Object::ResourceQuota(read(deserializer).get()?),
-            ("", "LimitRange") => Object::LimitRange(read(deserializer).get()?),
-            ("topology.volcano.sh", _) => Object::HyperNode(read(deserializer).get()?),
-            ("data.fluid.io", _) if OpKind::parse(kind).is_none() => {
-                let body: fluid::FluidRuntimeBody = read(deserializer).get()?;
-                Object::FluidRuntime(fluid::FluidRuntime {
-                    kind: kind.to_string(),
-                    metadata: body.metadata,
-                    cache_affinity: body.status.cache_affinity,
-                    fuse_node_selector: body.spec.fuse.node_selector,
-                })
-            }
-            ("data.fluid.io", _) => {
-                let body: fluid::FluidOpBody = read(deserializer).get()?;
-                Object::FluidOp(Box::new(FluidOp {
-                    kind: OpKind::parse(kind).expect("listed in KNOWN_KINDS"),
-                    metadata: body.metadata,
-                    spec: body.spec,
-                    status: body.status,
-                }))
-            }
-            ("scheduling.godel.kubewharf.io", _) => {
-                Object::GodelPodGroup(read(deserializer).get()?)
-            }
-            ("batch.volcano.sh", _) => Object::VolcanoJob(read(deserializer).get()?),
-            ("scheduling.volcano.sh", _) => Object::VolcanoPodGroup(read(deserializer).get()?),
-            (_, "PodGroup") => {
-                let mut group: PodGroup = read(deserializer).get()?;
-                group.api_version = type_meta.api_version.clone();
-                Object::PodGroup(group)
-            }
-            (_, "Workload") if group == "scheduling.k8s.io" => {
-                let mut workload: SchedulingWorkload = read(deserializer).get()?;
-                workload.api_version = type_meta.api_version.clone();
-                Object::SchedulingWorkload(workload)
-            }
-            ("scheduling.k8s.io", _) => Object::PriorityClass(read(deserializer).get()?),
-            ("policy", _) => Object::PodDisruptionBudget(read(deserializer).get()?),
-            (kueue::GROUP, _) => {
-                let api_version = type_meta.api_version.clone();
-                Object::Kueue(match kind {
-                    "Topology" => kueue::KueueObject::Topology(kueue::Topology {
-                        api_version,
-                        ..read(deserializer).get()?
-                    }),
-                    "ResourceFlavor" => kueue::KueueObject::ResourceFlavor(kueue::ResourceFlavor {
-                        api_version,
-                        ..read(deserializer).get()?
-                    }),
-                    "ClusterQueue" => kueue::KueueObject::ClusterQueue(kueue::ClusterQueue {
-                        api_version,
-                        ..read(deserializer).get()?
-                    }),
-                    _ => kueue::KueueObject::LocalQueue(kueue::LocalQueue {
-                        api_version,
-                        ..read(deserializer).get()?
-                    }),
-                })
-            }
-            _ => {
-                let body: WorkloadBody = read(deserializer).get()?;
-                let suspended = body.spec.suspend.unwrap_or(false);
-                let (replicas, template) = match (kind, body.spec.job_template) {
-                    ("CronJob", Some(job)) => {
-                        let counts = JobCounts {
-                            parallelism: job.spec.parallelism,
-                            completions: job.spec.completions,
-                            succeeded: 0,
-                            suspend: suspended || job.spec.suspend.unwrap_or(false),
-                        };
-                        (counts.active(), job.spec.template)
-                    }
-                    ("Job", _) => {
-                        // A Job handed to Kueue is created suspended and unsuspended when
-                        // admitted: its pods are the ones admission starts.
-                        let queued = body.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL);
-                        let counts = JobCounts {
-                            parallelism: body.spec.parallelism,
-                            completions: body.spec.completions,
-                            succeeded: body.status.succeeded,
-                            suspend: suspended && !queued,
-                        };
-                        (counts.active(), body.spec.template)
-                    }
-                    _ => (body.spec.replicas.unwrap_or(1), body.spec.template),
-                };
-                Object::Workload(Box::new(Workload {
-                    kind: kind.to_string(),
-                    metadata: body.metadata,
-                    replicas,
-                    template,
-                }))
-            }
-        })
-    }
-
-    pub fn metadata(&self) -> &ObjectMeta {
-        match self {
-            Object::Pod(o) => &o.metadata,
-            Object::Node(o) => &o.metadata,
-            Object::Namespace(o) => &o.metadata,
-            Object::Workload(o) => &o.metadata,
-            Object::FluidOp(o) => &o.metadata,
-            Object::GodelPodGroup(o) => &o.metadata,
-            Object::VolcanoJob(o) => &o.metadata,
-            Object::VolcanoPodGroup(o) => &o.metadata,
-            Object::PodGroup(o) => &o.metadata,
-            Object::SchedulingWorkload(o) => &o.metadata,
-            Object::FluidRuntime(o) => &o.metadata,
-            Object::PriorityClass(o) => &o.metadata,
-            Object::PodDisruptionBudget(o) => &o.metadata,
-            Object::ResourceQuota(o) => &o.metadata,
-            Object::LimitRange(o) => &o.metadata,
-            Object::Kueue(o) => o.metadata(),
-            Object::HyperNode(o) => &o.metadata,
-            Object::ConfigMap(o) => &o.metadata,
-            Object::Unknown { metadata, .. } => metadata,
-        }
-    }
-
-    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        match self {
-            Object::Pod(o) => &mut o.metadata,
-            Object::Node(o) => &mut o.metadata,
-            Object::Namespace(o) => &mut o.metadata,
-            Object::Workload(o) => &mut o.metadata,
-            Object::FluidOp(o) => &mut o.metadata,
-            Object::GodelPodGroup(o) => &mut o.metadata,
-            Object::VolcanoJob(o) => &mut o.metadata,
-            Object::VolcanoPodGroup(o) => &mut o.metadata,
-            Object::PodGroup(o) => &mut o.metadata,
-            Object::SchedulingWorkload(o) => &mut o.metadata,
-            Object::FluidRuntime(o) => &mut o.metadata,
-            Object::PriorityClass(o) => &mut o.metadata,
-            Object::PodDisruptionBudget(o) => &mut o.metadata,
-            Object::ResourceQuota(o) => &mut o.metadata,
-            Object::LimitRange(o) => &mut o.metadata,
-            Object::Kueue(o) => o.metadata_mut(),
-            Object::HyperNode(o) => &mut o.metadata,
-            Object::ConfigMap(o) => &mut o.metadata,
-            Object::Unknown { metadata, .. } => metadata,
-        }
+        Object::decode_registered(&type_meta, kind, read)
     }
 
     /// The kind as users write it (`DataLoad`, `PodGroup`, `Job`...).
     pub fn kind(&self) -> &str {
         match self {
-            Object::Pod(_) => "Pod",
-            Object::Node(_) => "Node",
-            Object::Namespace(_) => "Namespace",
-            Object::Workload(w) => &w.kind,
-            Object::FluidOp(op) => op.kind.as_str(),
-            Object::GodelPodGroup(_) | Object::VolcanoPodGroup(_) | Object::PodGroup(_) => {
-                "PodGroup"
-            }
-            Object::SchedulingWorkload(_) => "Workload",
-            Object::FluidRuntime(o) => &o.kind,
-            Object::VolcanoJob(_) => "Job",
-            Object::PriorityClass(_) => "PriorityClass",
-            Object::PodDisruptionBudget(_) => "PodDisruptionBudget",
-            Object::ResourceQuota(_) => "ResourceQuota",
-            Object::LimitRange(_) => "LimitRange",
-            Object::Kueue(o) => o.kind(),
-            Object::HyperNode(_) => "HyperNode",
-            Object::ConfigMap(_) => "ConfigMap",
             Object::Unknown { type_meta, .. } => &type_meta.kind,
+            other => other.kind_info().map_or("", |k| k.kind),
         }
     }
 
     /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
     pub fn is_namespaced(&self) -> bool {
-        match self {
-            Object::Kueue(o) => o.is_namespaced(),
-            _ => !matches!(
-                self,
-                Object::Node(_)
-                    | Object::Namespace(_)
-                    | Object::PriorityClass(_)
-                    | Object::HyperNode(_)
-            ),
-        }
+        self.kind_info().is_none_or(|k| k.namespaced)
     }
-}
-
-/// A deserializer with the choice of tracking field paths.
-struct Reader<D> {
-    tracked: bool,
-    d: D,
-}
-
-impl<'de, D: Deserializer<'de>> Reader<D> {
-    fn get<T: Deserialize<'de>>(self) -> Result<T, DecodeError> {
-        if self.tracked {
-            decode_path(self.d)
-        } else {
-            T::deserialize(self.d).map_err(|e| DecodeError {
-                path: String::new(),
-                message: e.to_string(),
-            })
-        }
-    }
-}
-
-fn decode_path<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, DecodeError> {
-    serde_path_to_error::deserialize(d).map_err(|e| DecodeError {
-        path: e.path().to_string().trim_start_matches('.').to_string(),
-        message: e.inner().to_string(),
-    })
 }
 
 #[cfg(test)]

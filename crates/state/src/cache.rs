@@ -11,19 +11,14 @@
 //! with a safe write (a temp file renamed over it): a crash leaves the old cache or none, never
 //! half of one.
 
-use df_model::kueue::KueueObject;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 
-use super::snapshot::{FluidBody, RuntimeBody};
 use df_manifest::file::write_atomic;
-use df_model::fluid;
-use df_model::gang::{GODEL_API_VERSION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION};
-use df_model::hypernode::HYPERNODE_API_VERSION;
 use df_model::resources::{self, Resources};
-use df_model::{Object, ObjectMeta, Pod, TypeMeta};
+use df_model::{KindObject, Object, ObjectMeta, Pod, TypeMeta};
 use std::mem::MaybeUninit;
 
 use super::{Run, msgpack};
@@ -447,80 +442,36 @@ impl Header<'_> {
 /// [`Object::decode`] reads for that kind.
 struct CachedItem<'o>(&'o Object);
 
-/// The body of a kind that is read for its metadata alone (workloads and unknown kinds only
-/// count towards the state's warnings).
+/// The body of a kind the tool does not model: its metadata alone (unknown kinds only count
+/// towards the state's warnings).
 #[derive(Serialize)]
 struct MetadataBody<'a> {
     metadata: &'a ObjectMeta,
 }
 
-impl Serialize for CachedItem<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        fn item<S: serde::Serializer, T: Serialize>(
-            s: S,
-            api_version: &str,
-            kind: &str,
-            body: &T,
-        ) -> Result<S::Ok, S::Error> {
-            (api_version, kind, body).serialize(s)
-        }
-        match self.0 {
-            Object::Pod(o) => item(s, "v1", "Pod", o),
-            Object::Node(o) => item(s, "v1", "Node", o),
-            Object::Namespace(o) => item(s, "v1", "Namespace", o),
-            Object::FluidOp(o) => {
-                let body = FluidBody {
-                    metadata: &o.metadata,
-                    spec: &o.spec,
-                    status: &o.status,
-                };
-                item(s, fluid::API_VERSION, o.kind.as_str(), &body)
+/// The cache's writer of every row of the one table of kinds ([`df_model::object_kinds`]).
+macro_rules! write_each_kind {
+    ($($variant:ident($ty:ty) $(in $($list:ident).+)?;)*) => {
+        impl Serialize for CachedItem<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.0 {
+                    $(Object::$variant(o) => (o.api_version(), o.kind_info().kind, o).serialize(s),)*
+                    Object::Unknown {
+                        type_meta,
+                        metadata,
+                    } => (
+                        &type_meta.api_version,
+                        &type_meta.kind,
+                        MetadataBody { metadata },
+                    )
+                        .serialize(s),
+                }
             }
-            Object::FluidRuntime(runtime) => item(
-                s,
-                fluid::API_VERSION,
-                &runtime.kind,
-                &RuntimeBody::of(runtime),
-            ),
-            Object::GodelPodGroup(o) => item(s, GODEL_API_VERSION, "PodGroup", o),
-            Object::VolcanoJob(o) => item(s, VOLCANO_JOB_API_VERSION, "Job", o),
-            Object::VolcanoPodGroup(o) => item(s, VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o),
-            Object::PodGroup(o) => item(s, &o.api_version, "PodGroup", o),
-            Object::SchedulingWorkload(o) => item(s, &o.api_version, "Workload", o),
-            Object::PriorityClass(o) => item(s, "scheduling.k8s.io/v1", "PriorityClass", o),
-            Object::PodDisruptionBudget(o) => item(s, "policy/v1", "PodDisruptionBudget", o),
-            Object::ResourceQuota(o) => item(s, "v1", "ResourceQuota", o),
-            Object::LimitRange(o) => item(s, "v1", "LimitRange", o),
-            Object::Kueue(o) => match o {
-                KueueObject::Topology(o) => item(s, &o.api_version, "Topology", o),
-                KueueObject::ResourceFlavor(o) => item(s, &o.api_version, "ResourceFlavor", o),
-                KueueObject::ClusterQueue(o) => item(s, &o.api_version, "ClusterQueue", o),
-                KueueObject::LocalQueue(o) => item(s, &o.api_version, "LocalQueue", o),
-            },
-            Object::HyperNode(o) => item(s, HYPERNODE_API_VERSION, "HyperNode", o),
-            Object::ConfigMap(o) => item(s, "v1", "ConfigMap", o),
-            Object::Workload(o) => {
-                let api_version = match o.kind.as_str() {
-                    "Job" | "CronJob" => "batch/v1",
-                    _ => "apps/v1",
-                };
-                let body = MetadataBody {
-                    metadata: &o.metadata,
-                };
-                item(s, api_version, &o.kind, &body)
-            }
-            Object::Unknown {
-                type_meta,
-                metadata,
-            } => item(
-                s,
-                &type_meta.api_version,
-                &type_meta.kind,
-                &MetadataBody { metadata },
-            ),
         }
-    }
+    };
 }
+
+df_model::object_kinds!(write_each_kind);
 
 /// A chunk's objects: its pods go to their slots, the others are returned in order.
 struct ObjectsVisitor<'s, 'r>(&'s mut PodSlots<'r>);

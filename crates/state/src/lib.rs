@@ -13,13 +13,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use df_model::kueue::KueueObjects;
 use df_model::policy::{self, PodPriority};
 use df_model::resources::{self, Resources};
-use df_model::{
-    ConfigMap, FluidOp, GodelPodGroup, HyperNode, Labels, Namespace, Node, Object, OpKind, Pod,
-    PodDisruptionBudget, PodGroup, PriorityClass, SchedulingWorkload, VolcanoJob, VolcanoPodGroup,
-};
+use df_model::{FluidOp, KindObject, Labels, Node, Object, ObjectLists, OpKind, Pod};
 
 /// Decoded objects as a loader hands them over, in the order read.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,35 +35,11 @@ pub enum Run {
 
 #[derive(Debug, Default, Clone)]
 pub struct ClusterState {
-    pub nodes: Vec<Node>,
-    /// Every pod that holds or wants a node: bound pods on existing nodes and pending pods.
-    pub pods: Vec<Pod>,
-    pub namespaces: Vec<Namespace>,
-    pub fluid_ops: Vec<FluidOp>,
-    /// Fluid cache runtimes (AlluxioRuntime, JuiceFSRuntime...), for the webhook's tiers.
-    pub fluid_runtimes: Vec<df_model::fluid::FluidRuntime>,
-    pub godel_pod_groups: Vec<GodelPodGroup>,
-    pub volcano_jobs: Vec<VolcanoJob>,
-    pub volcano_pod_groups: Vec<VolcanoPodGroup>,
-    /// kube-batch, coscheduling and Kubernetes runtime PodGroups.
-    pub pod_groups: Vec<PodGroup>,
-    pub scheduling_workloads: Vec<SchedulingWorkload>,
-    /// Priorities of pods, for preemption.
-    pub priority_classes: Vec<PriorityClass>,
+    /// The objects, one list per kind; the state derefs to them (`state.pods`).
+    pub objects: ObjectLists,
     /// Set when a live read was not allowed to list PriorityClasses: a class a pod names may
     /// exist all the same, so its absence says nothing about admission.
     pub priority_classes_unread: bool,
-    /// Budgets preemption tries not to violate, with their recorded status.
-    pub pod_disruption_budgets: Vec<PodDisruptionBudget>,
-    /// Kueue's topologies, flavors and queues (Topology Aware Scheduling).
-    pub kueue: KueueObjects,
-    /// Volcano network topology domains.
-    pub hyper_nodes: Vec<HyperNode>,
-    /// Namespace policies the API server applies to a pod before it is scheduled.
-    pub resource_quotas: Vec<df_model::ResourceQuota>,
-    pub limit_ranges: Vec<df_model::LimitRange>,
-    /// ConfigMaps; Volcano's scheduler configuration is read from one.
-    pub config_maps: Vec<ConfigMap>,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
@@ -81,6 +53,33 @@ pub struct ClusterState {
     pods_by_namespace: BTreeMap<String, Vec<usize>>,
     namespace_by_name: FxHashMap<String, usize>,
 }
+
+impl std::ops::Deref for ClusterState {
+    type Target = ObjectLists;
+
+    fn deref(&self) -> &ObjectLists {
+        &self.objects
+    }
+}
+
+impl std::ops::DerefMut for ClusterState {
+    fn deref_mut(&mut self) -> &mut ObjectLists {
+        &mut self.objects
+    }
+}
+
+/// Per-list code from the one table of kinds ([`df_model::object_kinds`]).
+macro_rules! each_list {
+    ($($variant:ident($ty:ty) $(in $($list:ident).+)?;)*) => {
+        /// Of objects with one identity in a list (several `--state` files may overlap), keep
+        /// the last one read.
+        fn keep_last_of_each(lists: &mut ObjectLists) {
+            $($(keep_last(&mut lists.$($list).+);)?)*
+        }
+    };
+}
+
+df_model::object_kinds!(each_list);
 
 impl ClusterState {
     /// Build the state and its indexes. Of objects with the same kind, namespace and name (several
@@ -119,7 +118,7 @@ impl ClusterState {
             .reserve_exact(count(|o| matches!(o, Object::Node(_))));
         let whole = |run: &Run| matches!(run, Run::Pods { pods: list, .. } if list.len() == pods);
         if !runs.iter().any(whole) {
-            state.pods.reserve_exact(pods);
+            state.objects.pods.reserve_exact(pods);
         }
         let mut unknown_kinds = BTreeMap::new();
         // The requests of every pod, when one run of distinct pods holds them all.
@@ -136,10 +135,10 @@ impl ClusterState {
                     requests,
                     distinct,
                 } if list.len() == pods => {
-                    state.pods = list;
+                    state.objects.pods = list;
                     known_requests = (distinct && requests.len() == pods).then_some(requests);
                 }
-                Run::Pods { pods: list, .. } => state.pods.extend(list),
+                Run::Pods { pods: list, .. } => state.objects.pods.extend(list),
             }
         }
         state.finish(unknown_kinds, known_requests)
@@ -147,27 +146,8 @@ impl ClusterState {
 
     /// Add one object to its list; kinds placement ignores are only counted, by kind.
     fn push(&mut self, object: Object, unknown_kinds: &mut BTreeMap<String, usize>) {
-        match object {
-            Object::Node(o) => self.nodes.push(o),
-            Object::Pod(o) => self.pods.push(o),
-            Object::Namespace(o) => self.namespaces.push(o),
-            Object::FluidOp(o) => self.fluid_ops.push(*o),
-            Object::FluidRuntime(o) => self.fluid_runtimes.push(o),
-            Object::GodelPodGroup(o) => self.godel_pod_groups.push(o),
-            Object::VolcanoJob(o) => self.volcano_jobs.push(o),
-            Object::VolcanoPodGroup(o) => self.volcano_pod_groups.push(o),
-            Object::PodGroup(o) => self.pod_groups.push(o),
-            Object::SchedulingWorkload(o) => self.scheduling_workloads.push(o),
-            Object::PriorityClass(o) => self.priority_classes.push(o),
-            Object::HyperNode(o) => self.hyper_nodes.push(o),
-            Object::ConfigMap(o) => self.config_maps.push(o),
-            Object::PodDisruptionBudget(o) => self.pod_disruption_budgets.push(o),
-            Object::ResourceQuota(o) => self.resource_quotas.push(o),
-            Object::LimitRange(o) => self.limit_ranges.push(o),
-            Object::Kueue(o) => self.kueue.push(o),
-            other @ (Object::Workload(_) | Object::Unknown { .. }) => {
-                *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
-            }
+        if let Some(other) = self.objects.push(object) {
+            *unknown_kinds.entry(other.kind().to_string()).or_default() += 1;
         }
     }
 
@@ -180,55 +160,14 @@ impl ClusterState {
         known_requests: Option<Vec<(Resources, Resources)>>,
     ) -> ClusterState {
         let state = &mut self;
-        keep_last(&mut state.nodes, |o| ("", "", &o.metadata.name));
-        if known_requests.is_none() {
-            keep_last(&mut state.pods, |o| {
-                ("", &o.metadata.namespace, &o.metadata.name)
-            });
+        // The pods' requests are aligned with them: when given, no pod replaces another.
+        let pods = known_requests
+            .is_some()
+            .then(|| std::mem::take(&mut state.objects.pods));
+        keep_last_of_each(&mut state.objects);
+        if let Some(pods) = pods {
+            state.objects.pods = pods;
         }
-        keep_last(&mut state.namespaces, |o| ("", "", &o.metadata.name));
-        keep_last(&mut state.fluid_ops, |o| {
-            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.fluid_runtimes, |o| {
-            (o.kind.as_str(), &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.godel_pod_groups, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.volcano_jobs, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.volcano_pod_groups, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.pod_groups, |o| {
-            (&o.api_version, &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.scheduling_workloads, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.priority_classes, |o| ("", "", &o.metadata.name));
-        keep_last(&mut state.hyper_nodes, |o| ("", "", &o.metadata.name));
-        keep_last(&mut state.config_maps, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.pod_disruption_budgets, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.resource_quotas, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        keep_last(&mut state.limit_ranges, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
-        let kueue = &mut state.kueue;
-        keep_last(&mut kueue.topologies, |o| ("", "", &o.metadata.name));
-        keep_last(&mut kueue.flavors, |o| ("", "", &o.metadata.name));
-        keep_last(&mut kueue.cluster_queues, |o| ("", "", &o.metadata.name));
-        keep_last(&mut kueue.local_queues, |o| {
-            ("", &o.metadata.namespace, &o.metadata.name)
-        });
         for (kind, count) in unknown_kinds {
             state.warnings.push(format!(
                 "ignored {count} {kind} object(s): placement does not depend on them"
@@ -261,10 +200,10 @@ impl ClusterState {
         // One lookup of each pod's node, which both drops the pods bound to a missing node
         // and records the node of the others.
         let mut dangling = Vec::new();
-        let mut pod_node = Vec::with_capacity(self.pods.len());
-        let mut kept = Vec::with_capacity(self.pods.len());
+        let mut pod_node = Vec::with_capacity(self.objects.pods.len());
+        let mut kept = Vec::with_capacity(self.objects.pods.len());
         let node_by_name = &self.node_by_name;
-        self.pods.retain(|pod| {
+        self.objects.pods.retain(|pod| {
             let bound = &pod.spec.node_name;
             let node = if bound.is_empty() {
                 None
@@ -290,9 +229,9 @@ impl ClusterState {
                 known.retain(|_| keep.next().unwrap_or(true));
                 known
             }
-            _ => pod_resources(&self.pods),
+            _ => pod_resources(&self.objects.pods),
         };
-        self.pods_by_node = vec![Vec::new(); self.nodes.len()];
+        self.pods_by_node = vec![Vec::new(); self.objects.nodes.len()];
         for (i, node) in self.pod_node.iter().enumerate() {
             if let Some(node) = node {
                 self.pods_by_node[*node].push(i);
@@ -302,9 +241,9 @@ impl ClusterState {
         // Pods come grouped by namespace (`kubectl get -A` lists them so): one map lookup per
         // run of pods of one namespace, not per pod.
         let mut start = 0;
-        while start < self.pods.len() {
-            let namespace = &self.pods[start].metadata.namespace;
-            let len = self.pods[start..]
+        while start < self.objects.pods.len() {
+            let namespace = &self.objects.pods[start].metadata.namespace;
+            let len = self.objects.pods[start..]
                 .iter()
                 .take_while(|pod| pod.metadata.namespace == *namespace)
                 .count();
@@ -322,19 +261,23 @@ impl ClusterState {
     pub fn push_empty_node(&mut self, node: Node) {
         debug_assert!(!self.node_by_name.contains_key(&node.metadata.name));
         self.node_by_name
-            .insert(node.metadata.name.clone(), self.nodes.len());
-        self.nodes.push(node);
+            .insert(node.metadata.name.clone(), self.objects.nodes.len());
+        self.objects.nodes.push(node);
         self.pods_by_node.push(Vec::new());
     }
 
     /// Drop the nodes from `len` on, which must hold no pods (as those `push_empty_node` adds).
     pub fn truncate_empty_nodes(&mut self, len: usize) {
         debug_assert!(
-            self.pods_by_node[len.min(self.nodes.len())..]
+            self.pods_by_node[len.min(self.objects.nodes.len())..]
                 .iter()
                 .all(Vec::is_empty)
         );
-        for node in self.nodes.drain(len.min(self.nodes.len())..) {
+        for node in self
+            .objects
+            .nodes
+            .drain(len.min(self.objects.nodes.len())..)
+        {
             self.node_by_name.remove(&node.metadata.name);
         }
         self.pods_by_node.truncate(len);
@@ -361,12 +304,14 @@ impl ClusterState {
     }
 
     pub fn node(&self, name: &str) -> Option<&Node> {
-        self.node_index(name).map(|i| &self.nodes[i])
+        self.node_index(name).map(|i| &self.objects.nodes[i])
     }
 
     /// Pods that occupy node `index` (bound and not terminated).
     pub fn pods_on(&self, index: usize) -> impl Iterator<Item = &Pod> {
-        self.pods_by_node[index].iter().map(|&i| &self.pods[i])
+        self.pods_by_node[index]
+            .iter()
+            .map(|&i| &self.objects.pods[i])
     }
 
     /// Requests of pod `index` (into `pods`): as declared, and with the scorers' defaults.
@@ -379,7 +324,7 @@ impl ClusterState {
             .get(namespace)
             .into_iter()
             .flatten()
-            .map(|&i| &self.pods[i])
+            .map(|&i| &self.objects.pods[i])
     }
 
     pub fn pod(&self, namespace: &str, name: &str) -> Option<&Pod> {
@@ -392,7 +337,7 @@ impl ClusterState {
     pub fn namespace_labels(&self, name: &str) -> Option<&Labels> {
         self.namespace_by_name
             .get(name)
-            .map(|&i| &self.namespaces[i].metadata.labels)
+            .map(|&i| &self.objects.namespaces[i].metadata.labels)
     }
 
     /// Names of every namespace known: recorded ones and those that hold pods.
@@ -410,11 +355,11 @@ impl ClusterState {
 
     /// A pod's priority and preemption policy, resolved against the state's PriorityClasses.
     pub fn pod_priority(&self, pod: &Pod) -> PodPriority {
-        policy::pod_priority(&pod.spec, &self.priority_classes)
+        policy::pod_priority(&pod.spec, &self.objects.priority_classes)
     }
 
     pub fn fluid_op(&self, kind: OpKind, namespace: &str, name: &str) -> Option<&FluidOp> {
-        self.fluid_ops.iter().find(|op| {
+        self.objects.fluid_ops.iter().find(|op| {
             op.kind == kind && op.metadata.namespace == namespace && op.metadata.name == name
         })
     }
@@ -442,12 +387,12 @@ fn pod_resources(pods: &[Pod]) -> Vec<(Resources, Resources)> {
 }
 
 /// Drop every object that a later one with the same identity replaces.
-fn keep_last<T>(items: &mut Vec<T>, identity: impl Fn(&T) -> (&str, &str, &str)) {
+fn keep_last<T: KindObject>(items: &mut Vec<T>) {
     let mut seen: FxHashSet<(&str, &str, &str)> =
         FxHashSet::with_capacity_and_hasher(items.len(), Default::default());
     let mut keep = vec![true; items.len()];
     for (i, item) in items.iter().enumerate().rev() {
-        keep[i] = seen.insert(identity(item));
+        keep[i] = seen.insert(item.identity());
     }
     if keep.iter().all(|k| *k) {
         return;

@@ -12,17 +12,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::ClusterState;
-use df_model::fluid::{self, FluidOp, FluidRuntime, OpSpec, OpStatus};
+use df_model::fluid::{self, FluidOp, FluidRuntime};
 use df_model::gang::{
-    GODEL_API_VERSION, GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION,
-    VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+    GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_TASK_ORDER_ANNOTATION,
 };
-use df_model::hypernode::HYPERNODE_API_VERSION;
+use df_model::hypernode::{CONFIG_NAME, CONFIG_NAMESPACE};
+use df_model::kueue::{ClusterQueue, LocalQueue, ResourceFlavor, Topology};
 use df_model::normalized_image_name;
 use df_model::{
-    Affinity, LabelSelector, Labels, NodeAffinity, NodeSelector, NodeSelectorTerm, ObjectMeta,
-    PodAffinity, PodSpec,
+    Affinity, ConfigMap, GodelPodGroup, HyperNode, KindObject, LabelSelector, Labels, LimitRange,
+    Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod, PodAffinity,
+    PodDisruptionBudget, PodGroup, PodSpec, PriorityClass, ResourceQuota, SchedulingWorkload,
+    VolcanoJob, VolcanoPodGroup,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,66 +56,6 @@ struct Item<'a, T: Serialize> {
     body: &'a T,
 }
 
-/// A Fluid operation's fields as the API serves them (the cache writes the same).
-#[derive(Serialize)]
-pub(super) struct FluidBody<'a> {
-    pub(super) metadata: &'a ObjectMeta,
-    pub(super) spec: &'a OpSpec,
-    pub(super) status: &'a OpStatus,
-}
-
-/// A Fluid runtime as written back (by snapshots and the binary cache): only what the webhook
-/// reads of it.
-#[derive(Serialize)]
-pub(super) struct RuntimeBody<'a> {
-    metadata: &'a ObjectMeta,
-    spec: RuntimeSpec<'a>,
-    status: RuntimeStatus<'a>,
-}
-
-#[derive(Serialize)]
-struct RuntimeSpec<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fuse: Option<FuseSpec<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FuseSpec<'a> {
-    node_selector: &'a Labels,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RuntimeStatus<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cache_affinity: Option<&'a NodeAffinity>,
-}
-
-impl<'a> RuntimeBody<'a> {
-    /// Destructuring the runtime makes a new field of it a compile error here until snapshots
-    /// and the cache keep it too.
-    pub(super) fn of(runtime: &'a FluidRuntime) -> RuntimeBody<'a> {
-        let FluidRuntime {
-            kind: _,
-            metadata,
-            cache_affinity,
-            fuse_node_selector,
-        } = runtime;
-        RuntimeBody {
-            metadata,
-            spec: RuntimeSpec {
-                fuse: (!fuse_node_selector.is_empty()).then_some(FuseSpec {
-                    node_selector: fuse_node_selector,
-                }),
-            },
-            status: RuntimeStatus {
-                cache_affinity: cache_affinity.as_ref(),
-            },
-        }
-    }
-}
-
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct List<'a> {
@@ -125,80 +67,36 @@ struct List<'a> {
 
 struct Items<'a>(&'a ClusterState);
 
-impl Serialize for Items<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let state = self.0;
-        let mut seq = s.serialize_seq(None)?;
-        for o in &state.nodes {
-            seq.serialize_element(&item("v1", "Node", o))?;
+/// Per-list code from the one table of kinds ([`df_model::object_kinds`]).
+macro_rules! each_list {
+    ($($variant:ident($ty:ty) $(in $($list:ident).+)?;)*) => {
+        impl Serialize for Items<'_> {
+            /// Every list in the table's order, each object as `apiVersion`, `kind` and its
+            /// fields as the API serves them.
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeSeq;
+                let lists = &self.0.objects;
+                let mut seq = s.serialize_seq(None)?;
+                $($(
+                    for o in &lists.$($list).+ {
+                        seq.serialize_element(&item(o.api_version(), o.kind_info().kind, o))?;
+                    }
+                )?)*
+                seq.end()
+            }
         }
-        for o in &state.namespaces {
-            seq.serialize_element(&item("v1", "Namespace", o))?;
+
+        /// Every list sorted by identity, so the same cluster gives the same bytes.
+        fn sort_lists(lists: &mut ObjectLists) {
+            $($(sort_by_identity(&mut lists.$($list).+);)?)*
         }
-        for o in &state.pods {
-            seq.serialize_element(&item("v1", "Pod", o))?;
-        }
-        for op in &state.fluid_ops {
-            let body = FluidBody {
-                metadata: &op.metadata,
-                spec: &op.spec,
-                status: &op.status,
-            };
-            seq.serialize_element(&item(fluid::API_VERSION, op.kind.as_str(), &body))?;
-        }
-        for runtime in &state.fluid_runtimes {
-            let body = RuntimeBody::of(runtime);
-            seq.serialize_element(&item(fluid::API_VERSION, &runtime.kind, &body))?;
-        }
-        for o in &state.godel_pod_groups {
-            seq.serialize_element(&item(GODEL_API_VERSION, "PodGroup", o))?;
-        }
-        for o in &state.volcano_jobs {
-            seq.serialize_element(&item(VOLCANO_JOB_API_VERSION, "Job", o))?;
-        }
-        for o in &state.volcano_pod_groups {
-            seq.serialize_element(&item(VOLCANO_POD_GROUP_API_VERSION, "PodGroup", o))?;
-        }
-        for o in &state.pod_groups {
-            seq.serialize_element(&item(&o.api_version, "PodGroup", o))?;
-        }
-        for o in &state.scheduling_workloads {
-            seq.serialize_element(&item(&o.api_version, "Workload", o))?;
-        }
-        for o in &state.priority_classes {
-            seq.serialize_element(&item("scheduling.k8s.io/v1", "PriorityClass", o))?;
-        }
-        for o in &state.pod_disruption_budgets {
-            seq.serialize_element(&item("policy/v1", "PodDisruptionBudget", o))?;
-        }
-        for o in &state.resource_quotas {
-            seq.serialize_element(&item("v1", "ResourceQuota", o))?;
-        }
-        for o in &state.limit_ranges {
-            seq.serialize_element(&item("v1", "LimitRange", o))?;
-        }
-        let kueue = &state.kueue;
-        for o in &kueue.topologies {
-            seq.serialize_element(&item(&o.api_version, "Topology", o))?;
-        }
-        for o in &kueue.flavors {
-            seq.serialize_element(&item(&o.api_version, "ResourceFlavor", o))?;
-        }
-        for o in &kueue.cluster_queues {
-            seq.serialize_element(&item(&o.api_version, "ClusterQueue", o))?;
-        }
-        for o in &kueue.local_queues {
-            seq.serialize_element(&item(&o.api_version, "LocalQueue", o))?;
-        }
-        for o in &state.hyper_nodes {
-            seq.serialize_element(&item(HYPERNODE_API_VERSION, "HyperNode", o))?;
-        }
-        for o in &state.config_maps {
-            seq.serialize_element(&item("v1", "ConfigMap", o))?;
-        }
-        seq.end()
-    }
+    };
+}
+
+df_model::object_kinds!(each_list);
+
+fn sort_by_identity<T: KindObject>(list: &mut [T]) {
+    list.sort_by(|a, b| a.identity().cmp(&b.identity()));
 }
 
 fn item<'a, T: Serialize>(api_version: &'a str, kind: &'a str, body: &'a T) -> Item<'a, T> {
@@ -238,30 +136,7 @@ pub fn render(
 }
 
 fn sort_state(state: &mut ClusterState) {
-    fn key(meta: &ObjectMeta) -> (String, String) {
-        (meta.namespace.clone(), meta.name.clone())
-    }
-    state.nodes.sort_by_key(|o| key(&o.metadata));
-    state.namespaces.sort_by_key(|o| key(&o.metadata));
-    state.pods.sort_by_key(|o| key(&o.metadata));
-    state.fluid_ops.sort_by_key(|o| (o.kind, key(&o.metadata)));
-    state
-        .fluid_runtimes
-        .sort_by_key(|o| (o.kind.clone(), key(&o.metadata)));
-    state.godel_pod_groups.sort_by_key(|o| key(&o.metadata));
-    state.volcano_jobs.sort_by_key(|o| key(&o.metadata));
-    state.volcano_pod_groups.sort_by_key(|o| key(&o.metadata));
-    state
-        .pod_groups
-        .sort_by_key(|o| (o.api_version.clone(), key(&o.metadata)));
-    state.scheduling_workloads.sort_by_key(|o| key(&o.metadata));
-    state.priority_classes.sort_by_key(|o| key(&o.metadata));
-    state.hyper_nodes.sort_by_key(|o| key(&o.metadata));
-    state.config_maps.sort_by_key(|o| key(&o.metadata));
-    state
-        .pod_disruption_budgets
-        .sort_by_key(|o| key(&o.metadata));
-    state.kueue.sort();
+    sort_lists(&mut state.objects);
     state.rebuild_indexes();
 }
 
@@ -574,118 +449,7 @@ impl Redaction {
     }
 
     fn state(&self, state: &mut ClusterState) {
-        for node in &mut state.nodes {
-            self.meta(&mut node.metadata);
-            for taint in &mut node.spec.taints {
-                taint.key = self.key(&taint.key);
-                taint.value = self.value(&taint.value);
-            }
-            for image in &mut node.status.images {
-                for name in &mut image.names {
-                    *name = self.image(name);
-                }
-            }
-        }
-        for namespace in &mut state.namespaces {
-            self.meta(&mut namespace.metadata);
-        }
-        for pod in &mut state.pods {
-            self.meta(&mut pod.metadata);
-            self.pod_spec(&mut pod.spec);
-        }
-        for op in &mut state.fluid_ops {
-            self.fluid_op(op);
-        }
-        for runtime in &mut state.fluid_runtimes {
-            self.meta(&mut runtime.metadata);
-            self.labels(&mut runtime.fuse_node_selector);
-            if let Some(required) = runtime
-                .cache_affinity
-                .as_mut()
-                .and_then(|a| a.required.as_mut())
-            {
-                self.node_selector(required);
-            }
-        }
-        for group in &mut state.godel_pod_groups {
-            self.meta(&mut group.metadata);
-            if let Some(affinity) = group
-                .spec
-                .affinity
-                .as_mut()
-                .and_then(|a| a.pod_group_affinity.as_mut())
-            {
-                for term in affinity.required.iter_mut().chain(&mut affinity.preferred) {
-                    term.topology_key = self.key(&term.topology_key);
-                }
-                if let Some(selector) = &mut affinity.node_selector {
-                    self.node_selector(selector);
-                }
-            }
-        }
-        for job in &mut state.volcano_jobs {
-            self.meta(&mut job.metadata);
-            job.spec.queue = self.value(&job.spec.queue);
-            for task in &mut job.spec.tasks {
-                task.name = self.value(&task.name);
-                self.labels(&mut task.template.metadata.labels);
-                task.template.metadata.annotations.clear();
-                self.pod_spec(&mut task.template.spec);
-            }
-        }
-        for group in &mut state.volcano_pod_groups {
-            self.meta(&mut group.metadata);
-            group.spec.queue = self.value(&group.spec.queue);
-        }
-        for group in &mut state.pod_groups {
-            self.meta(&mut group.metadata);
-            group.spec.queue = self.value(&group.spec.queue);
-        }
-        for workload in &mut state.scheduling_workloads {
-            self.meta(&mut workload.metadata);
-            let spec = &mut workload.spec;
-            for group in spec
-                .pod_groups
-                .iter_mut()
-                .chain(&mut spec.pod_group_templates)
-            {
-                group.name = self.value(&group.name);
-            }
-        }
-        // Names as `meta` maps them, so exact members still name their nodes and HyperNodes;
-        // a name regex cannot be mapped and is hidden like any other value.
-        for hyper_node in &mut state.hyper_nodes {
-            self.meta(&mut hyper_node.metadata);
-            for member in &mut hyper_node.spec.members {
-                let selector = &mut member.selector;
-                if let Some(exact) = &mut selector.exact_match {
-                    exact.name = self.value(&exact.name);
-                }
-                if let Some(regex) = &mut selector.regex_match {
-                    regex.pattern = self.value(&regex.pattern);
-                }
-                if let Some(labels) = &mut selector.label_match {
-                    self.label_selector(labels);
-                }
-            }
-        }
-        // The one ConfigMap read is Volcano's scheduler configuration: its well-known name and
-        // its plugin list say nothing of the cluster and stay as they are.
-        for class in &mut state.priority_classes {
-            let name = self.priority_class(&class.metadata.name);
-            self.meta(&mut class.metadata);
-            class.metadata.name = name;
-        }
-        for budget in &mut state.pod_disruption_budgets {
-            self.meta(&mut budget.metadata);
-            if let Some(selector) = &mut budget.spec.selector {
-                self.label_selector(selector);
-            }
-            budget.status.disrupted_pods = std::mem::take(&mut budget.status.disrupted_pods)
-                .into_iter()
-                .map(|(pod, time)| (self.value(&pod), time))
-                .collect();
-        }
+        redact_lists(&mut state.objects, self);
     }
 
     /// A PriorityClass name: the built-in `system-` classes are resolved by name and identify
@@ -697,40 +461,291 @@ impl Redaction {
             self.value(name)
         }
     }
+}
 
-    fn fluid_op(&self, op: &mut FluidOp) {
-        self.meta(&mut op.metadata);
-        let spec = &mut op.spec;
+/// How the objects of one kind are redacted: every name, label key and value that identifies
+/// the cluster is hashed, consistently with every place that refers to it.
+trait Redact {
+    fn redact(&mut self, r: &Redaction);
+}
+
+/// Every list of the one table of kinds ([`df_model::object_kinds`]) goes through its
+/// [`Redact`]: a kind without one does not compile, so none is written unredacted.
+macro_rules! redact_each_list {
+    ($($variant:ident($ty:ty) $(in $($list:ident).+)?;)*) => {
+        fn redact_lists(lists: &mut ObjectLists, r: &Redaction) {
+            $($(lists.$($list).+.iter_mut().for_each(|o| o.redact(r));)?)*
+        }
+    };
+}
+
+df_model::object_kinds!(redact_each_list);
+
+impl Redact for Node {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        for taint in &mut self.spec.taints {
+            taint.key = r.key(&taint.key);
+            taint.value = r.value(&taint.value);
+        }
+        for image in &mut self.status.images {
+            for name in &mut image.names {
+                *name = r.image(name);
+            }
+        }
+    }
+}
+
+impl Redact for Namespace {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+    }
+}
+
+impl Redact for Pod {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        r.pod_spec(&mut self.spec);
+    }
+}
+
+impl Redact for FluidOp {
+    /// Names, the dataset and runAfter references, the affinity and the recorded affinity.
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let spec = &mut self.spec;
         if let Some(dataset) = &mut spec.dataset {
-            dataset.name = self.value(&dataset.name);
-            dataset.namespace = self.value(&dataset.namespace);
+            dataset.name = r.value(&dataset.name);
+            dataset.namespace = r.value(&dataset.namespace);
         }
         if let Some(after) = &mut spec.run_after {
-            after.name = self.value(&after.name);
-            after.namespace = self.value(&after.namespace);
+            after.name = r.value(&after.name);
+            after.namespace = r.value(&after.namespace);
             if let Some(source) = &mut after.affinity_strategy.depend_on {
-                source.name = self.value(&source.name);
-                source.namespace = self.value(&source.namespace);
+                source.name = r.value(&source.name);
+                source.namespace = r.value(&source.namespace);
             }
         }
         if let Some(affinity) = &mut spec.affinity {
-            self.affinity(affinity);
+            r.affinity(affinity);
         }
-        self.labels(&mut spec.node_selector);
-        spec.image = self.value(&spec.image);
+        r.labels(&mut spec.node_selector);
+        spec.image = r.value(&spec.image);
         if let Some(processor) = &mut spec.processor {
             if let Some(job) = &mut processor.job {
-                self.pod_spec(&mut job.pod_spec);
+                r.pod_spec(&mut job.pod_spec);
             }
             if let Some(script) = &mut processor.script {
-                script.image = self.value(&script.image);
+                script.image = r.value(&script.image);
             }
         }
-        if let Some(recorded) = &mut op.status.node_affinity
+        if let Some(recorded) = &mut self.status.node_affinity
             && let Some(required) = &mut recorded.required
         {
-            self.node_selector(required);
+            r.node_selector(required);
         }
+    }
+}
+
+impl Redact for FluidRuntime {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        r.labels(&mut self.fuse_node_selector);
+        if let Some(required) = self
+            .cache_affinity
+            .as_mut()
+            .and_then(|a| a.required.as_mut())
+        {
+            r.node_selector(required);
+        }
+    }
+}
+
+impl Redact for GodelPodGroup {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        if let Some(affinity) = self
+            .spec
+            .affinity
+            .as_mut()
+            .and_then(|a| a.pod_group_affinity.as_mut())
+        {
+            for term in affinity.required.iter_mut().chain(&mut affinity.preferred) {
+                term.topology_key = r.key(&term.topology_key);
+            }
+            if let Some(selector) = &mut affinity.node_selector {
+                r.node_selector(selector);
+            }
+        }
+    }
+}
+
+impl Redact for VolcanoJob {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.spec.queue = r.value(&self.spec.queue);
+        for task in &mut self.spec.tasks {
+            task.name = r.value(&task.name);
+            r.labels(&mut task.template.metadata.labels);
+            task.template.metadata.annotations.clear();
+            r.pod_spec(&mut task.template.spec);
+        }
+    }
+}
+
+impl Redact for VolcanoPodGroup {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.spec.queue = r.value(&self.spec.queue);
+    }
+}
+
+impl Redact for PodGroup {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.spec.queue = r.value(&self.spec.queue);
+    }
+}
+
+impl Redact for SchedulingWorkload {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let spec = &mut self.spec;
+        for group in spec
+            .pod_groups
+            .iter_mut()
+            .chain(&mut spec.pod_group_templates)
+        {
+            group.name = r.value(&group.name);
+        }
+    }
+}
+
+impl Redact for PriorityClass {
+    fn redact(&mut self, r: &Redaction) {
+        let name = r.priority_class(&self.metadata.name);
+        r.meta(&mut self.metadata);
+        self.metadata.name = name;
+    }
+}
+
+impl Redact for PodDisruptionBudget {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        if let Some(selector) = &mut self.spec.selector {
+            r.label_selector(selector);
+        }
+        self.status.disrupted_pods = std::mem::take(&mut self.status.disrupted_pods)
+            .into_iter()
+            .map(|(pod, time)| (r.value(&pod), time))
+            .collect();
+    }
+}
+
+impl Redact for ResourceQuota {
+    /// Resource names and amounts are kept (they are what admission counts); a
+    /// `PriorityClass` scope names classes, mapped as the pods' are.
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let expressions = self
+            .spec
+            .scope_selector
+            .iter_mut()
+            .flat_map(|s| &mut s.match_expressions);
+        for requirement in expressions.filter(|e| e.scope_name == "PriorityClass") {
+            for class in &mut requirement.values {
+                *class = r.priority_class(class);
+            }
+        }
+    }
+}
+
+impl Redact for LimitRange {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+    }
+}
+
+impl Redact for Topology {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        for level in &mut self.spec.levels {
+            level.node_label = r.key(&level.node_label);
+        }
+    }
+}
+
+impl Redact for ResourceFlavor {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let spec = &mut self.spec;
+        r.labels(&mut spec.node_labels);
+        for taint in &mut spec.node_taints {
+            taint.key = r.key(&taint.key);
+            taint.value = r.value(&taint.value);
+        }
+        for toleration in &mut spec.tolerations {
+            toleration.key = r.key(&toleration.key).into();
+            toleration.value = r.value(&toleration.value).into();
+        }
+        if let Some(topology) = &mut spec.topology_name {
+            *topology = r.value(topology);
+        }
+    }
+}
+
+impl Redact for ClusterQueue {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let flavors = self
+            .spec
+            .resource_groups
+            .iter_mut()
+            .flat_map(|g| &mut g.flavors);
+        for flavor in flavors {
+            flavor.name = r.value(&flavor.name);
+        }
+    }
+}
+
+impl Redact for LocalQueue {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.spec.cluster_queue = r.value(&self.spec.cluster_queue);
+    }
+}
+
+impl Redact for HyperNode {
+    /// Names as `meta` maps them, so exact members still name their nodes and HyperNodes; a
+    /// name regex cannot be mapped and is hidden like any other value.
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        for member in &mut self.spec.members {
+            let selector = &mut member.selector;
+            if let Some(exact) = &mut selector.exact_match {
+                exact.name = r.value(&exact.name);
+            }
+            if let Some(regex) = &mut selector.regex_match {
+                regex.pattern = r.value(&regex.pattern);
+            }
+            if let Some(labels) = &mut selector.label_match {
+                r.label_selector(labels);
+            }
+        }
+    }
+}
+
+impl Redact for ConfigMap {
+    /// The one ConfigMap placement reads is Volcano's scheduler configuration: its well-known
+    /// name and its plugin list say nothing of the cluster and stay as they are. Any other a
+    /// recorded state holds is hashed like the rest, and its data is dropped: nothing reads it.
+    fn redact(&mut self, r: &Redaction) {
+        let meta = &self.metadata;
+        if (meta.namespace.as_str(), meta.name.as_str()) == (CONFIG_NAMESPACE, CONFIG_NAME) {
+            return;
+        }
+        r.meta(&mut self.metadata);
+        self.data.clear();
     }
 }
 

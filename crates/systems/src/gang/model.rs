@@ -366,8 +366,9 @@ impl<'a> GangObjects<'a> {
                 Object::PodGroup(o) => objects.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => objects.workloads.push(o),
                 Object::Workload(o) if super::kueue::is_kueue_job(o) => objects.kueue_jobs.push(o),
-                Object::Kueue(o) => objects.kueue.push(o.clone()),
-                _ => {}
+                other => {
+                    objects.kueue.add(other);
+                }
             }
         }
         objects

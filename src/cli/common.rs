@@ -464,3 +464,21 @@ impl GlobalArgs {
         !self.no_color && std::env::var_os("NO_COLOR").is_none()
     }
 }
+
+/// `--solver`: the library's [`df_plan::Solver`] as a flag value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolverArg {
+    /// One pod at a time, each seeing the ones before it (kube-scheduler)
+    Greedy,
+    /// Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy
+    Flow,
+}
+
+impl From<SolverArg> for df_plan::Solver {
+    fn from(arg: SolverArg) -> Self {
+        match arg {
+            SolverArg::Greedy => df_plan::Solver::Greedy,
+            SolverArg::Flow => df_plan::Solver::Flow,
+        }
+    }
+}

@@ -4,11 +4,11 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::common::{
-    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use df_engine::Profile;
-use df_plan::Solver;
+
 use df_plan::drift;
 use df_plan::explain::{self, Scope};
 use df_systems::fluid::webhook::{self, AssumeCached};
@@ -84,7 +84,7 @@ pub struct ExplainArgs {
     /// With flow, a pod of the -f batch is shown with its min-cost-flow placement next to
     /// the greedy decision
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
-    pub solver: Solver,
+    pub solver: SolverArg,
     /// Explain as if a Fluid dataset were already cached on these nodes (as `plan
     /// --assume-cached`); repeatable
     #[arg(
@@ -120,15 +120,22 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         manifests: &manifests,
         state: &state,
         profile,
-        solver: args.solver,
+        solver: args.solver.into(),
         namespace: global.namespace.as_deref(),
         default_namespace: &default_namespace,
         selector: &selector,
     };
     let mut explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
     if args.compare {
-        explanation.drift =
-            Some(drift::of_explanation(&state, &explanation).map_err(|e| anyhow!(e))?);
+        explanation.drift = Some(
+            drift::of_bound_pod(
+                &state,
+                &explanation.pod.namespace,
+                &explanation.pod.name,
+                &explanation.decision,
+            )
+            .map_err(|e| anyhow!(e))?,
+        );
     }
     let top = args.top.unwrap_or(10);
     let headers = args.table.headers(&args.output);

@@ -3,12 +3,12 @@
 use clap::Args;
 
 use super::common::{
-    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, TableArgs, print_stdout,
+    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use df_engine::Profile;
 use df_plan::what_if::MAX_ADDED_NODES;
-use df_plan::{PlanOptions, Solver, WhatIf, capacity, diff, what_if};
+use df_plan::{PlanOptions, WhatIf, capacity, diff, what_if};
 use df_systems::fluid::webhook::{self, AssumeCached};
 use df_systems::gang::System;
 use df_systems::gang::model::{parse_route, scheduler_config_routes};
@@ -137,7 +137,7 @@ pub struct PlanArgs {
     pub compare: bool,
     /// How the batch of plain pods and workload replicas in the inputs is placed
     #[arg(long, value_enum, value_name = "SOLVER", default_value = "greedy")]
-    pub solver: Solver,
+    pub solver: SolverArg,
     /// Also plan the Pending pods of the cluster state (of -n, or every namespace with -A),
     /// before the inputs, in the order kube-scheduler's queue pops them: priority, then
     /// creationTimestamp (a dump records no queue timestamp; creation time stands in); gangs
@@ -168,7 +168,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let opts = PlanOptions {
         replicas: args.replicas.map(|n| n as usize),
         compare: args.compare,
-        solver: args.solver,
+        solver: args.solver.into(),
         routes,
         namespace: global.planned_namespace(),
         pending: args.pending,

@@ -4,8 +4,9 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
-use super::schema::{Issue, OP_SPEC, check_shape};
 use super::{Context, Finding, literal_key, node_at};
+use crate::field_issue::Issue;
+use crate::schema::{OP_SPEC, check_shape};
 use df_manifest::{Manifest, Node, Value};
 use df_model::fluid::{
     AFFINITY_LABELS_ANNOTATION, DOCS_AFFINITY_LABELS_ANNOTATION, HOSTNAME_LABEL,

@@ -9,7 +9,6 @@ use df_model::kueue::{
     SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY,
 };
 use df_model::{Annotations, Object, Pod, Workload};
-use df_systems::gang::kueue::is_kueue_job;
 use df_systems::topology::kueue::{Queues, asks_topology, candidates};
 
 /// The Kueue objects of the inputs (the state's are read through the context).
@@ -33,7 +32,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     let Object::Workload(job) = &m.object else {
         return;
     };
-    if !is_kueue_job(job) {
+    if !job.is_kueue_job() {
         return;
     }
     let annotations = &job.template.metadata.annotations;

@@ -4,6 +4,7 @@
 //! Rules read the typed objects for meaning and the positioned tree for locations, so a
 //! diagnostic in the fifth document of a file points into the fifth document.
 
+mod field_issue;
 mod fluid;
 mod gang;
 mod godel;
@@ -13,6 +14,7 @@ pub mod rules;
 mod schema;
 pub mod strict;
 mod topology;
+mod typed;
 mod volcano;
 mod workload_topology;
 

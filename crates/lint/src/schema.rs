@@ -10,8 +10,9 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use super::strict::kube;
-use df_manifest::{Node, Pos, Value};
+use crate::field_issue::{InvalidValue, Issue, UnknownField, describe, suggest};
+use crate::typed::kube;
+use df_manifest::{Node, Value};
 
 /// The outline of a YAML value: a map with known fields, a list of one shape, a Kubernetes
 /// type checked against its k8s-openapi definition, or anything.
@@ -24,22 +25,6 @@ pub(crate) enum Shape {
 
 /// The strict check of one Kubernetes type at `path`.
 pub(crate) type KubeCheck = for<'n> fn(&'n Node, &str, &mut Vec<Issue<'n>>);
-
-/// What a schema walk finds.
-pub(crate) enum Issue<'n> {
-    /// A field the schema does not know.
-    Unknown(UnknownField<'n>),
-    /// A value of the wrong shape (a list where an object belongs, text where a number does).
-    Invalid(InvalidValue),
-}
-
-/// A value that does not have the shape its field needs, said in Kubernetes terms.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InvalidValue {
-    pub path: String,
-    pub pos: Pos,
-    pub message: String,
-}
 
 const OBJECT_REF: Shape = Shape::Map(&[
     ("apiVersion", Shape::Any),
@@ -349,37 +334,6 @@ pub(crate) fn custom_resource_shape(api_version: &str, kind: &str) -> Option<&'s
         .map(|(_, _, shape)| shape)
 }
 
-/// Renames that edit distance does not find: the seed design's spellings.
-const RENAMED: &[(&str, &str, &str)] = &[
-    (
-        "require",
-        "requires",
-        "the design document's `require: [string]` shipped as `requires: [{name: <label key>}]`",
-    ),
-    (
-        "prefer",
-        "prefers",
-        "the design document's `prefer:` shipped as `prefers: [{name: <label key>, weight: 1..100}]`",
-    ),
-    (
-        "operationRef",
-        "runAfter",
-        "the design document's `operationRef` shipped as `spec.runAfter`",
-    ),
-];
-
-/// One field the outline does not know.
-pub(crate) struct UnknownField<'n> {
-    /// Full path of the field.
-    pub path: String,
-    pub key: &'n str,
-    pub key_pos: Pos,
-    pub suggestion: Option<&'static str>,
-    /// Why the suggestion, when it is a known rename rather than a typo.
-    pub note: Option<&'static str>,
-    pub value: &'n Node,
-}
-
 /// Collect what `shape` finds wrong in `node` (at `path`): unknown fields, and whatever the
 /// Kubernetes types embedded in the outline reject.
 pub(crate) fn check_shape<'n>(node: &'n Node, shape: &Shape, path: &str, out: &mut Vec<Issue<'n>>) {
@@ -422,27 +376,8 @@ fn wrong_shape<'n>(node: &Node, value: &Value, path: &str, expected: &str) -> Is
     Issue::Invalid(InvalidValue {
         path: path.to_string(),
         pos: node.pos,
-        message: format!(
-            "expected {expected}, got {}",
-            super::strict::describe(value)
-        ),
+        message: format!("expected {expected}, got {}", describe(value)),
     })
-}
-
-/// The closest known field: a documented rename first, then the nearest by edit distance
-/// (transpositions count once, case-insensitive, at most a third of the word), ties broken
-/// by the schema's order.
-pub(crate) fn suggest(
-    key: &str,
-    fields: impl Iterator<Item = &'static str> + Clone,
-) -> (Option<&'static str>, Option<&'static str>) {
-    if let Some((_, to, note)) = RENAMED
-        .iter()
-        .find(|(from, to, _)| *from == key && fields.clone().any(|name| name == *to))
-    {
-        return (Some(to), Some(note));
-    }
-    (df_model::text::closest(key, fields), None)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use df_model::kueue::{PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY};
 use df_model::text::plural;
 use df_model::{HyperNode, Object};
 use df_state::ClusterState;
-use df_systems::gang::kueue::{KUEUE_KIND, is_kueue_job};
+use df_systems::gang::kueue::KUEUE_KIND;
 use df_systems::gang::model::PlacementRule;
 use df_systems::gang::volcano::{JOB_KIND, POD_GROUP_KIND};
 use df_systems::gang::{Gang, GangOptions, gangs};
@@ -236,7 +236,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     let (kind, spec) = match &m.object {
         Object::VolcanoJob(job) => (&JOB_KIND, job.spec.network_topology.as_ref()),
         Object::VolcanoPodGroup(group) => (&POD_GROUP_KIND, group.spec.network_topology.as_ref()),
-        Object::Workload(job) if is_kueue_job(job) => (&KUEUE_KIND, None),
+        Object::Workload(job) if job.is_kueue_job() => (&KUEUE_KIND, None),
         Object::KueueTopology(topology) => {
             let labels = topology.level_keys();
             let keys = labels

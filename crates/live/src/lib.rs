@@ -127,7 +127,7 @@ impl Resource {
 pub fn resources() -> &'static [Resource] {
     static RESOURCES: std::sync::OnceLock<Vec<Resource>> = std::sync::OnceLock::new();
     RESOURCES.get_or_init(|| {
-        df_model::kinds::registry()
+        df_model::registry::registry()
             .flat_map(|kind| {
                 kind.live.iter().map(move |api_version| Resource {
                     group: df_model::kinds::group_of(api_version),

@@ -167,7 +167,7 @@ pub fn canonical_kind(word: &str) -> Option<&'static str> {
     // `jobs.batch.volcano.sh`, `podgroups.scheduling.volcano.sh`: the resource, then its group.
     let resource = word.split_once('.').map_or(word, |(resource, _)| resource);
     let lower = resource.to_ascii_lowercase();
-    df_model::kinds::registry()
+    df_model::registry::registry()
         .filter(|k| k.addressable)
         .find(|k| {
             lower == k.kind.to_ascii_lowercase()
@@ -179,7 +179,7 @@ pub fn canonical_kind(word: &str) -> Option<&'static str> {
 
 /// The kinds a target may name, for the error that lists them.
 fn known_kinds() -> String {
-    let names: Vec<&str> = df_model::kinds::addressable()
+    let names: Vec<&str> = df_model::registry::addressable()
         .into_iter()
         .map(|(kind, _)| kind)
         .collect();
@@ -188,7 +188,7 @@ fn known_kinds() -> String {
 
 /// Every kind and short name a target may use, for did-you-mean.
 fn kind_words() -> impl Iterator<Item = &'static str> + Clone {
-    df_model::kinds::registry()
+    df_model::registry::registry()
         .filter(|k| k.addressable)
         .flat_map(|k| std::iter::once(k.kind).chain(k.short_names.iter().copied()))
 }

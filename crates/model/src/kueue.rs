@@ -5,8 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Object;
-
 use super::core::{Labels, ObjectMeta, Taint, Toleration, null_as_default};
 
 pub const GROUP: &str = "kueue.x-k8s.io";
@@ -156,18 +154,6 @@ pub struct KueueObjects {
 }
 
 impl KueueObjects {
-    /// Keep a copy of `object` when it is one of Kueue's; whether it was.
-    pub fn add(&mut self, object: &Object) -> bool {
-        match object {
-            Object::KueueTopology(o) => self.topologies.push(o.clone()),
-            Object::ResourceFlavor(o) => self.flavors.push(o.clone()),
-            Object::ClusterQueue(o) => self.cluster_queues.push(o.clone()),
-            Object::LocalQueue(o) => self.local_queues.push(o.clone()),
-            _ => return false,
-        }
-        true
-    }
-
     pub fn is_empty(&self) -> bool {
         self.topologies.is_empty()
             && self.flavors.is_empty()

@@ -16,13 +16,14 @@ use df_systems::flow::{self, Method, Metrics};
 use df_systems::gang::{self, SchedulerRoutes};
 
 /// Which solver places the batch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Solver {
-    /// One pod at a time, each seeing the ones before it (kube-scheduler)
+    /// One pod at a time, each seeing the ones before it (kube-scheduler).
     #[default]
     Greedy,
-    /// Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to greedy
+    /// Min-cost flow over the whole batch (Firmament); pods it cannot express fall back to
+    /// greedy.
     Flow,
 }
 

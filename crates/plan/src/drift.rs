@@ -23,8 +23,6 @@ use df_model::Pod;
 use df_state::ClusterState;
 use df_systems::gang::{self, SchedulerRoutes, System};
 
-use super::explain::Explanation;
-
 /// The most bound pods one `plan --pending --compare` compares: each costs a scheduling cycle
 /// over every node (about 2,000 cycles take seconds on a 5,000-node state).
 pub const MAX_COMPARED: usize = 2_000;
@@ -137,24 +135,20 @@ impl Drift {
 
 /// `explain-placement --compare`: the explained pod's node in the state against the explained
 /// decision (which was made with the pod taken off its node).
-pub fn of_explanation(
+pub fn of_bound_pod(
     state: &ClusterState,
-    explanation: &Explanation,
+    namespace: &str,
+    name: &str,
+    decision: &Decision,
 ) -> Result<Drift, DriftError> {
-    let (namespace, name) = (&explanation.pod.namespace, &explanation.pod.name);
     let bound = state
         .pod(namespace, name)
         .filter(|pod| !pod.spec.node_name.is_empty() && !pod.is_terminated())
         .ok_or_else(|| DriftError::NotBound {
-            namespace: namespace.clone(),
-            name: name.clone(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
         })?;
-    Ok(Drift::of(
-        namespace,
-        name,
-        &bound.spec.node_name,
-        &explanation.decision,
-    ))
+    Ok(Drift::of(namespace, name, &bound.spec.node_name, decision))
 }
 
 /// `plan --pending --compare`: the running pods of a namespace that sit where the engine

@@ -5,8 +5,6 @@
 
 mod context;
 
-pub(super) use context::beyond_the_engine;
-
 use std::collections::BTreeMap;
 
 use serde::Serialize;

@@ -315,7 +315,7 @@ pub fn trace(
             Subject::Gang {
                 namespace: gang.meta.namespace.clone(),
                 name: gang.meta.name.clone(),
-                rule: super::explain::beyond_the_engine(&gang.rule),
+                rule: gang.rule.beyond_the_engine(),
             }
         }
         Stage::Batch(i) => Subject::Batch {

@@ -169,6 +169,21 @@ fn quoted_value(chars: &mut std::str::Chars<'_>) -> String {
     value
 }
 
+/// How many pod names to list per pending reason before counting the rest.
+const NAMES_PER_REASON: usize = 5;
+
+/// `a, b, c`, or the first few names and how many more.
+pub fn name_list(names: &[&str]) -> String {
+    match names.len() {
+        n if n <= NAMES_PER_REASON => names.join(", "),
+        n => format!(
+            "{} and {} more",
+            names[..NAMES_PER_REASON].join(", "),
+            n - NAMES_PER_REASON
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

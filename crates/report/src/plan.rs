@@ -1,6 +1,7 @@
 //! Rendering a [`Plan`]: one table per flow, per gang and for the batch, each with its notes
 //! under it, or the JSON/YAML contract.
 
+use crate::excerpt;
 use df_model::NodeAffinity;
 use df_model::fluid::HOSTNAME_LABEL;
 use df_plan::flow::recorded_host;
@@ -91,21 +92,6 @@ fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) 
         out.extend(notes);
     }
     out
-}
-
-/// How many pod names to list per pending reason before counting the rest.
-const NAMES_PER_REASON: usize = 5;
-
-/// `a, b, c`, or the first few names and how many more.
-pub(super) fn name_list(names: &[&str]) -> String {
-    match names.len() {
-        n if n <= NAMES_PER_REASON => names.join(", "),
-        n => format!(
-            "{} and {} more",
-            names[..NAMES_PER_REASON].join(", "),
-            n - NAMES_PER_REASON
-        ),
-    }
 }
 
 /// How many blocking reasons a gang's one-line summary names before counting the rest.
@@ -225,7 +211,7 @@ fn group_details(group: &GroupPlan, headers: bool) -> String {
     if !pending.is_empty() {
         out.push_str("Pending:\n");
         for (reason, pods) in pending {
-            out.push_str(&format!("  {}: {reason}\n", name_list(&pods)));
+            out.push_str(&format!("  {}: {reason}\n", excerpt::name_list(&pods)));
         }
     }
     match group.status {

@@ -69,7 +69,7 @@ fn tree(group: &GroupPlan) -> String {
             if depth == node_level {
                 out.push_str(&format!(
                     "{indent}{domain}: {}\n",
-                    super::plan::name_list(pods)
+                    crate::excerpt::name_list(pods)
                 ));
             } else {
                 out.push_str(&format!("{indent}{domain} ({})\n", group.levels[depth]));

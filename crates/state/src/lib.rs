@@ -3,6 +3,7 @@
 //! recorded file or a live cluster is invisible from here on.
 
 pub mod cache;
+mod item;
 mod json_scan;
 mod msgpack;
 pub mod recorded;

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::recorded::{self, DecodedBatch};
+use crate::item::{DecodedBatch, decode_json_object};
 use df_manifest::{LoadError, Pos, block_json, validate};
 use df_model::Object;
 
@@ -170,7 +170,7 @@ fn decode_kubectl_entry(entry: &str, json: &mut Vec<u8>) -> Option<(Object, Opti
     {
         return None;
     }
-    let object = recorded::decode_json_object(json).ok()?;
+    let object = decode_json_object(json).ok()?;
     validate::validate(&object).ok()?;
     let node_position = match object {
         Object::Node(_) => Some(identity.name?),

@@ -3,7 +3,8 @@
 //! in the binary cache. A kind added to the registry is covered here without a new case.
 
 use df_model::Object;
-use df_model::kinds::{Kind, registry};
+use df_model::kinds::Kind;
+use df_model::registry::registry;
 use df_state::ClusterState;
 use df_state::recorded::{LoadOptions, load_files_with, parse_state};
 use df_state::snapshot::{Format, RedactKey, Redaction, render};

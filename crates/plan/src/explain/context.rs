@@ -8,8 +8,8 @@ use crate::{OpStatus, OperationPlan, Solver};
 use df_model::text::plural;
 use df_model::{NodeSelectorRequirement, OpKind};
 use df_systems::fluid;
+use df_systems::gang::GroupPlan;
 use df_systems::gang::outcome::PodRow;
-use df_systems::gang::{GroupPlan, PlacementRule};
 use df_systems::topology;
 
 /// Where the plan puts the traced pod, and the context to show (`None` when it would say
@@ -28,24 +28,6 @@ pub(super) fn of(traced: &Traced) -> (Placement, Option<Context>) {
         } => gang(traced, namespace, name, rule),
         Subject::Batch { from, size, notes } => batch(traced, from, *size, notes),
         Subject::Queue { position, units } => queue(traced, *position, *units),
-    }
-}
-
-/// What a gang's scheduler adds to the engine's decision, for a pod it puts elsewhere.
-pub(crate) fn beyond_the_engine(rule: &PlacementRule) -> &'static str {
-    match rule {
-        PlacementRule::VolcanoJob(_) => {
-            "Volcano adds its task-topology (bucket) score to the engine's"
-        }
-        PlacementRule::Godel(_) => {
-            "Godel fills the node group's circles (preferred domains) in order"
-        }
-        PlacementRule::PodByPod | PlacementRule::Coscheduling => {
-            "the gang's pods placed before it count for its decision"
-        }
-        PlacementRule::Kueue(_) => {
-            "Kueue's topology assignment gives it a node selector for its domain"
-        }
     }
 }
 

@@ -20,11 +20,6 @@ pub static KUEUE_KIND: GangKind = GangKind {
     honoured_by: System::KubeScheduler,
 };
 
-/// A Job Kueue manages: a Job with the queue label.
-pub fn is_kueue_job(w: &Workload) -> bool {
-    w.kind == "Job" && w.metadata.labels.contains_key(QUEUE_NAME_LABEL)
-}
-
 /// Mark a pod of `job` as a member of its Kueue workload (the Job's queue and name labels).
 pub fn mark_job_pod(job: &Workload, pod: &mut Pod) {
     if let Some(queue) = job.metadata.labels.get(QUEUE_NAME_LABEL) {

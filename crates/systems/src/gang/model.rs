@@ -255,6 +255,26 @@ pub enum PlacementRule {
     Kueue(Box<df_model::kueue::KueueObjects>),
 }
 
+impl PlacementRule {
+    /// What a gang's scheduler adds to the engine's decision, for a pod it puts elsewhere.
+    pub fn beyond_the_engine(&self) -> &'static str {
+        match self {
+            PlacementRule::VolcanoJob(_) => {
+                "Volcano adds its task-topology (bucket) score to the engine's"
+            }
+            PlacementRule::Godel(_) => {
+                "Godel fills the node group's circles (preferred domains) in order"
+            }
+            PlacementRule::PodByPod | PlacementRule::Coscheduling => {
+                "the gang's pods placed before it count for its decision"
+            }
+            PlacementRule::Kueue(_) => {
+                "Kueue's topology assignment gives it a node selector for its domain"
+            }
+        }
+    }
+}
+
 /// One gang: the shared facts every kind is read into.
 #[derive(Debug, Clone)]
 pub struct Gang {
@@ -365,7 +385,7 @@ impl<'a> GangObjects<'a> {
                 Object::VolcanoPodGroup(o) => objects.volcano_pod_groups.push(o),
                 Object::PodGroup(o) => objects.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => objects.workloads.push(o),
-                Object::Workload(o) if super::kueue::is_kueue_job(o) => objects.kueue_jobs.push(o),
+                Object::Workload(o) if o.is_kueue_job() => objects.kueue_jobs.push(o),
                 other => {
                     objects.kueue.add(other);
                 }

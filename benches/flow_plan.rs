@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use df_engine::Profile;
+use df_manifest::ManifestSet;
 use df_manifest::parse_text;
-use df_plan::{OpStatus, plan};
+use df_plan::{OpStatus, PlanOptions, plan_all};
 use df_state::{ClusterState, recorded};
 use df_synth::{SynthSpec, cluster_json};
 
@@ -28,9 +29,14 @@ fn main() {
 
     let (manifests, problems) = parse_text(&Arc::from("flow.yaml"), &flow());
     assert!(problems.is_empty(), "{problems:?}");
+    let inputs = ManifestSet {
+        manifests,
+        ..ManifestSet::default()
+    };
 
     let started = Instant::now();
-    let result = plan(&manifests, &state, Profile::default()).expect("the flow plans");
+    let result = plan_all(&inputs, &state, Profile::default(), &PlanOptions::default())
+        .expect("the flow plans");
     let planned = started.elapsed();
 
     let count = |status: OpStatus| {

@@ -32,7 +32,7 @@ use df_state::recorded::parse_state;
 use df_synth::{SynthSpec, cluster_json};
 use df_systems::gang::model::PlacementRule;
 use df_systems::gang::{
-    self, Adapter, Gang, Member, PodSource, SchedulerRoutes, kueue, volcano, workload,
+    self, Adapter, Gang, GangOptions, Member, PodSource, kueue, volcano, workload,
 };
 
 #[path = "common/gang_pods.rs"]
@@ -196,13 +196,14 @@ fn members(pods: Vec<Pod>) -> Vec<Member> {
 /// Plan `gang` alone on `state` and print the time it took, its summary and its domains.
 fn plan_and_report(state: &ClusterState, what: &str, gang: &Gang) {
     let started = Instant::now();
-    let plan = gang::plan_alone(
-        state,
-        &Profile::default(),
-        gang,
-        &SchedulerRoutes::default(),
+    let mut scheduler = Scheduler::new(state, Profile::default());
+    let plan = gang::plan_gangs(
+        std::slice::from_ref(gang),
+        &mut scheduler,
+        &GangOptions::default(),
     )
-    .expect("the bench topology builds");
+    .expect("the bench topology builds")
+    .remove(0);
     let planned = started.elapsed();
     println!("topology: plan {what} {planned:.3?}");
     println!("topology: {}", plan.summary);

@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 use df_manifest::tree::{Entry, Node, Pos, Value};
 
 /// A byte range of the original text and what replaces it.
-pub type Splice = (usize, usize, String);
+pub(crate) type Splice = (usize, usize, String);
 
 /// The splice that sets `path` (under `root`, a node parsed from `text`) to `value`, creating
 /// missing mappings on the way.

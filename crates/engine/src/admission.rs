@@ -8,7 +8,7 @@ use df_model::{Node, Pod};
 
 /// The kubelet's reason for an untolerated `NoExecute` taint (upstream reuses the
 /// TaintToleration plugin's `ErrReasonNotMatch`).
-pub const REASON_KUBELET_TAINT: &str = "node(s) had taints that the pod didn't tolerate";
+pub(crate) const REASON_KUBELET_TAINT: &str = "node(s) had taints that the pod didn't tolerate";
 
 /// The filters the kubelet runs again at admission, in upstream `AdmissionCheck`'s order:
 /// resources and pod count, required node affinity and nodeSelector, node name, host ports.

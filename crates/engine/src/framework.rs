@@ -45,7 +45,7 @@ impl Status {
         }
     }
 
-    pub fn is_success(&self) -> bool {
+    pub(crate) fn is_success(&self) -> bool {
         self.code == Code::Success
     }
 }
@@ -146,12 +146,12 @@ impl<'s, 'a> Context<'s, 'a> {
     }
 
     /// Whether `term` selects `pod`, its namespace's labels looked up as needed.
-    pub fn term_matches(&self, term: &Term, pod: &Pod) -> bool {
+    pub(crate) fn term_matches(&self, term: &Term, pod: &Pod) -> bool {
         term.matches(pod, || self.sched.namespace_labels(&pod.metadata.namespace))
             .unwrap_or(false)
     }
 
-    pub fn required_node_affinity(&self) -> Option<&'s NodeSelector> {
+    pub(crate) fn required_node_affinity(&self) -> Option<&'s NodeSelector> {
         self.pod
             .spec
             .affinity
@@ -161,7 +161,7 @@ impl<'s, 'a> Context<'s, 'a> {
     }
 
     /// nodeSelector AND required node affinity (upstream `GetRequiredNodeAffinity().Match`).
-    pub fn node_affinity_matches(&self, node: &Node) -> bool {
+    pub(crate) fn node_affinity_matches(&self, node: &Node) -> bool {
         let labels = &node.metadata.labels;
         if !node_selector_map_matches(&self.pod.spec.node_selector, labels) {
             return false;

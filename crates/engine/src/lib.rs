@@ -29,18 +29,6 @@ pub use profile::Profile;
 use terms::{PodTerms, Term, TermKind};
 pub use trace::{Assumed, PodTrace, Traced};
 
-/// Filter plugins of the default profile, in the order upstream runs them.
-pub const FILTER_ORDER: [&str; 8] = [
-    "NodeUnschedulable",
-    "NodeName",
-    "TaintToleration",
-    "NodeAffinity",
-    "NodePorts",
-    "NodeResourcesFit",
-    "PodTopologySpread",
-    "InterPodAffinity",
-];
-
 /// The verdict on one node for one pod.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -532,7 +520,7 @@ impl<'a> Scheduler<'a> {
     /// Decide among `candidates` (all nodes when `None`) and explain `node` from the same
     /// plugin calls: every filter's verdict (without stopping at the first failure) and, when
     /// it is feasible, every score with its inputs. `None` when `node` is not in the state.
-    pub fn decide_explained(
+    pub(crate) fn decide_explained(
         &self,
         pod: &Pod,
         candidates: Option<&[usize]>,
@@ -558,14 +546,6 @@ impl<'a> Scheduler<'a> {
             decision = self.decide_over(pod, &candidates[..candidates.len() - 1]);
         }
         Some((decision, detail?))
-    }
-
-    /// [`decide_explained`](Self::decide_explained) for a decision already made over
-    /// `decision`'s nodes: the same cycle, run again over the same candidates.
-    pub fn explain_node(&self, pod: &Pod, node: &str, decision: &Decision) -> Option<NodeDetail> {
-        let candidates: Vec<usize> = decision.nodes.iter().map(|v| v.index).collect();
-        self.decide_explained(pod, Some(&candidates), node)
-            .map(|(_, detail)| detail)
     }
 
     /// A node's room for new pods: allocatable minus the requests of the pods on it (from the
@@ -690,7 +670,7 @@ fn image_holders(state: &ClusterState) -> HashMap<Cow<'_, str>, Vec<(usize, i64)
 }
 
 /// Upstream's `FitError` message: counts per reason, string-sorted.
-pub fn unschedulable_summary(total_nodes: usize, verdicts: &[NodeVerdict]) -> String {
+pub(crate) fn unschedulable_summary(total_nodes: usize, verdicts: &[NodeVerdict]) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for verdict in verdicts.iter().filter(|v| !v.feasible) {
         for reason in &verdict.reasons {

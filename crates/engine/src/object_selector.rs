@@ -9,7 +9,7 @@ use df_model::{LabelSelector, Labels, Object, ObjectMeta, Pod};
 use super::selector::{label_selector_matches, parse_label_selector};
 
 /// The object fields a field selector may name, as kubectl spells them.
-pub const SUPPORTED_FIELDS: [&str; 4] = [
+pub(crate) const SUPPORTED_FIELDS: [&str; 4] = [
     "metadata.name",
     "metadata.namespace",
     "spec.nodeName",

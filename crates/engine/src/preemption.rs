@@ -18,11 +18,11 @@ use super::{Code, Decision, NodeVerdict, Scheduler};
 use df_model::{CompactString, Pod, PodDisruptionBudget};
 
 /// Upstream's status message for nodes where removing pods cannot make the pod fit.
-pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+pub(crate) const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 /// Upstream's status message for nodes without lower-priority pods.
-pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+pub(crate) const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 /// `PodEligibleToPreemptOthers` for `preemptionPolicy: Never`.
-pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
+pub(crate) const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
 
 /// DefaultPreemptionArgs defaults: at least 10% of the potential nodes, and at least 100 of
 /// them, are dry-run before a node is picked.

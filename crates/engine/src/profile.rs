@@ -9,20 +9,20 @@ use super::plugins;
 use df_manifest::LoadError;
 use df_model::null_as_default;
 
-pub const TAINT_TOLERATION: &str = "TaintToleration";
-pub const NODE_AFFINITY: &str = "NodeAffinity";
-pub const POD_TOPOLOGY_SPREAD: &str = "PodTopologySpread";
-pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
+pub(crate) const TAINT_TOLERATION: &str = "TaintToleration";
+pub(crate) const NODE_AFFINITY: &str = "NodeAffinity";
+pub(crate) const POD_TOPOLOGY_SPREAD: &str = "PodTopologySpread";
+pub(crate) const INTER_POD_AFFINITY: &str = "InterPodAffinity";
 pub const NODE_RESOURCES_FIT: &str = "NodeResourcesFit";
-pub const BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";
-pub const IMAGE_LOCALITY: &str = "ImageLocality";
+pub(crate) const BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";
+pub(crate) const IMAGE_LOCALITY: &str = "ImageLocality";
 
 /// kube-scheduler's placement scorers for topology-aware workload scheduling (KEP-5732).
 pub const POD_GROUP_PODS_COUNT: &str = "PodGroupPodsCount";
 
 /// The placement score plugins and their default weights (v1.36: 1 each, as the
 /// "Topology-Aware Workload Scheduling" page of the Kubernetes documentation says).
-pub const DEFAULT_PLACEMENT_SCORE_WEIGHTS: [(&str, i64); 2] =
+pub(crate) const DEFAULT_PLACEMENT_SCORE_WEIGHTS: [(&str, i64); 2] =
     [(NODE_RESOURCES_FIT, 1), (POD_GROUP_PODS_COUNT, 1)];
 
 /// The default profile's score plugins and weights (v1.34).

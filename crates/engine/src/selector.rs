@@ -16,7 +16,7 @@ pub struct SelectorError {
 }
 
 /// Check one node-selector requirement's shape; `Ok` when it can be evaluated.
-pub fn validate_node_requirement(req: &NodeSelectorRequirement) -> Result<(), String> {
+pub(crate) fn validate_node_requirement(req: &NodeSelectorRequirement) -> Result<(), String> {
     match req.operator.as_str() {
         "In" | "NotIn" if req.values.is_empty() => Err(format!(
             "operator {} needs at least one value",

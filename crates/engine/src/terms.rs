@@ -7,7 +7,7 @@ use super::selector::{SelectorError, label_selector_matches};
 use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Pod, PodAffinityTerm};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Term {
+pub(crate) struct Term {
     /// `None` matches no pod (a term without a labelSelector selects nothing).
     pub selector: Option<LabelSelector>,
     pub namespaces: BTreeSet<String>,
@@ -18,7 +18,7 @@ pub struct Term {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct PodTerms {
+pub(crate) struct PodTerms {
     pub required_affinity: Vec<Term>,
     pub required_anti_affinity: Vec<Term>,
     pub preferred_affinity: Vec<Term>,
@@ -27,7 +27,7 @@ pub struct PodTerms {
 
 /// The four roles a pod affinity term can play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TermKind {
+pub(crate) enum TermKind {
     Required,
     RequiredAnti,
     Preferred,
@@ -45,7 +45,7 @@ impl TermKind {
 
 impl PodTerms {
     /// Every term with its role, consuming the set.
-    pub fn into_kinds(self) -> impl Iterator<Item = (TermKind, Term)> {
+    pub(crate) fn into_kinds(self) -> impl Iterator<Item = (TermKind, Term)> {
         let PodTerms {
             required_affinity,
             required_anti_affinity,

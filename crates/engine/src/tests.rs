@@ -167,9 +167,7 @@ fn filters_stop_at_the_first_failure_in_upstream_order() {
     let state = state(cluster);
     let scheduler = Scheduler::new(&state, Profile::default());
     let incoming = pod("spec:\n  nodeSelector: {zone: b}\n");
-    let detail = scheduler
-        .explain_node(&incoming, "n1", &scheduler.decide(&incoming))
-        .unwrap();
+    let detail = explain_node(&scheduler, &incoming, "n1");
     let failed: Vec<&str> = detail
         .filters
         .iter()
@@ -187,12 +185,17 @@ fn filters_stop_at_the_first_failure_in_upstream_order() {
     );
     let scheduler = Scheduler::new(&no_pod_count, Profile::default());
     let incoming = pod("spec: {}\n");
-    let detail = scheduler
-        .explain_node(&incoming, "n1", &scheduler.decide(&incoming))
-        .unwrap();
+    let detail = explain_node(&scheduler, &incoming, "n1");
     assert!(
         detail.filters[5].detail.ends_with("; pods 0 of 110"),
         "{}",
         detail.filters[5].detail
     );
+}
+
+/// What explain shows for `node`: every filter's verdict and score, from the decision's own
+/// plugin calls over every node.
+pub(crate) fn explain_node(scheduler: &Scheduler, pod: &Pod, node: &str) -> NodeDetail {
+    let (_, detail) = scheduler.decide_explained(pod, None, node).unwrap();
+    detail
 }

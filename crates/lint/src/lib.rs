@@ -136,7 +136,7 @@ impl Finding {
     }
 
     /// A finding at the key of `path`, for fields that should not be there at all.
-    pub fn at_key(m: &Manifest, code: &'static str, path: &str, message: String) -> Finding {
+    pub(crate) fn at_key(m: &Manifest, code: &'static str, path: &str, message: String) -> Finding {
         let pos = m
             .root
             .key_pos(&parse_path(path))
@@ -171,7 +171,7 @@ impl<'a> Context<'a> {
         self.enabled.contains(code)
     }
 
-    pub fn emit(&mut self, m: &Manifest, finding: Finding) {
+    pub(crate) fn emit(&mut self, m: &Manifest, finding: Finding) {
         if !self.enabled(finding.code) {
             return;
         }
@@ -191,13 +191,13 @@ impl<'a> Context<'a> {
     }
 
     /// The source text of line `line` of `file`, for positions inside scalar values.
-    pub fn line_text(&self, file: &str, line: usize) -> Option<&'a str> {
+    pub(crate) fn line_text(&self, file: &str, line: usize) -> Option<&'a str> {
         self.lines.get(file)?.get(line.checked_sub(1)?).copied()
     }
 
     /// The position of byte `offset` inside the string scalar `node`, when the scalar sits on
     /// one line with no escapes (plain or simply quoted); else the scalar's own position.
-    pub fn pos_in_scalar(&self, m: &Manifest, node: &Node, offset: usize) -> Pos {
+    pub(crate) fn pos_in_scalar(&self, m: &Manifest, node: &Node, offset: usize) -> Pos {
         let Some(value) = node.as_str() else {
             return node.pos;
         };

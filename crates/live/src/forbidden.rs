@@ -6,7 +6,7 @@ use crate::Resource;
 
 /// Which lists the read could not make, gathered while reading and said once at the end.
 #[derive(Debug, Default)]
-pub struct Unread {
+pub(crate) struct Unread {
     /// Kinds read from the one namespace instead of all (`pods`, `poddisruptionbudgets.policy`).
     narrowed: Vec<String>,
     /// Pods among them: then the other namespaces' pods are missing, not only their objects.
@@ -36,7 +36,7 @@ impl Unread {
     }
 
     /// Whether objects of `kind` could not be listed at all.
-    pub fn skipped_kind(&self, kind: &str) -> bool {
+    pub(crate) fn skipped_kind(&self, kind: &str) -> bool {
         self.skipped_kinds.contains(&kind)
     }
 

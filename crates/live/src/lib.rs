@@ -28,7 +28,7 @@ use crate::secrets::Redactor;
 const PAGE_SIZE: usize = 500;
 /// The largest answer read from the API server. A page of 500 pods is a few MiB; a server
 /// sending more is broken or hostile, and reading on would take the memory of the machine.
-pub const MAX_RESPONSE_BYTES: usize = 128 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 128 * 1024 * 1024;
 
 /// A context of a kubeconfig file, as shell completion offers it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +192,7 @@ pub enum LiveError {
 }
 
 /// An API client bound to one server, with the per-request timeout applied to every call.
-pub struct Session {
+pub(crate) struct Session {
     client: Client,
     /// Shown in messages, its userinfo redacted.
     server: String,
@@ -240,10 +240,6 @@ impl Session {
             timeout: options.request_timeout,
             default_namespace,
         })
-    }
-
-    pub fn server(&self) -> &str {
-        &self.server
     }
 
     /// Send one request; `what` names it in errors ("list pods in all namespaces").
@@ -353,7 +349,7 @@ async fn read_bounded(
 
 /// A request failure: `NotFound` is kept apart because a missing CRD is not an error here.
 #[derive(Debug)]
-pub enum RequestError {
+pub(crate) enum RequestError {
     NotFound,
     Failed(LiveError),
 }
@@ -382,7 +378,7 @@ impl RequestError {
         })
     }
 
-    pub fn into_live(self, what: &str) -> LiveError {
+    pub(crate) fn into_live(self, what: &str) -> LiveError {
         match self {
             RequestError::NotFound => LiveError::Api {
                 what: what.to_string(),
@@ -791,7 +787,7 @@ pub fn load(
 
 /// The longest timeout accepted (8784h, a leap year): anything longer is surely a typo, and
 /// the bound keeps duration and deadline arithmetic from overflowing.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
+pub(crate) const MAX_TIMEOUT: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// Parse kubectl's `--request-timeout`: a bare number of seconds or a Go duration (`1m30s`,
 /// `500ms`); zero means no timeout. The error names the value; the caller names its flag.

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 /// What a credential is replaced with.
-pub const REDACTED: &str = "***";
+pub(crate) const REDACTED: &str = "***";
 
 /// Keys whose values are credentials, in kubeconfigs (`users[].user`, auth-provider config)
 /// and in the messages that quote them.
@@ -32,14 +32,14 @@ const MAX_KUBECONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Redacts the secret values of the kubeconfigs in use, and credential patterns.
 #[derive(Debug, Clone, Default)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     literals: Vec<String>,
 }
 
 impl Redactor {
     /// From the kubeconfig files a connection reads: `explicit`, else `KUBECONFIG`'s paths,
     /// else `~/.kube/config`. Unreadable files are skipped (the loader reports them).
-    pub fn for_kubeconfig(explicit: Option<&Path>) -> Redactor {
+    pub(crate) fn for_kubeconfig(explicit: Option<&Path>) -> Redactor {
         let paths: Vec<PathBuf> = match explicit {
             Some(path) => vec![path.to_path_buf()],
             None => match std::env::var_os("KUBECONFIG") {
@@ -60,7 +60,7 @@ impl Redactor {
 
     /// Collect secret values line by line, so a kubeconfig that does not parse is still
     /// covered: values of [`SECRET_KEYS`], env `value`s (exec plugins) and server userinfo.
-    pub fn from_texts<'t>(texts: impl IntoIterator<Item = &'t str>) -> Redactor {
+    pub(crate) fn from_texts<'t>(texts: impl IntoIterator<Item = &'t str>) -> Redactor {
         let mut literals = Vec::new();
         for line in texts.into_iter().flat_map(str::lines) {
             let line = line.trim_start().trim_start_matches("- ").trim_start();

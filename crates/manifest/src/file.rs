@@ -46,7 +46,7 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
 
 /// The file a path names once every symlink is followed; the path itself when it is no link
 /// (or does not exist yet).
-pub fn resolve_symlinks(path: &Path) -> Result<PathBuf, WriteError> {
+pub(crate) fn resolve_symlinks(path: &Path) -> Result<PathBuf, WriteError> {
     let mut current = path.to_path_buf();
     for _ in 0..MAX_SYMLINK_HOPS {
         match std::fs::symlink_metadata(&current) {

@@ -15,12 +15,12 @@ const QUOTED_SCALAR: &str = "invalid indentation in quoted scalar";
 const INDENTATION: &str = "invalid indentation";
 
 /// How many lines one text may have repaired: each retry re-parses the text.
-pub const MAX_REPAIRS: usize = 64;
+pub(crate) const MAX_REPAIRS: usize = 64;
 
 /// `text` with the lines behind `message` at `line` (1-based) and `column` (0-based, in
 /// characters) indented so saphyr accepts them, or `None` when the error is not one of the two
 /// shapes go-yaml accepts.
-pub fn repair(text: &str, message: &str, line: usize, column: usize) -> Option<String> {
+pub(crate) fn repair(text: &str, message: &str, line: usize, column: usize) -> Option<String> {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     let index = line.checked_sub(1)?;
     let at = lines.get(index)?;

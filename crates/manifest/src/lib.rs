@@ -163,7 +163,7 @@ impl ObjectRef {
 
 /// The API spelling of a kind as users type it (its name, plural or a short name, as the
 /// API's discovery lists them); `None` when it names no kind a target may name.
-pub fn canonical_kind(word: &str) -> Option<&'static str> {
+pub(crate) fn canonical_kind(word: &str) -> Option<&'static str> {
     // `jobs.batch.volcano.sh`, `podgroups.scheduling.volcano.sh`: the resource, then its group.
     let resource = word.split_once('.').map_or(word, |(resource, _)| resource);
     let lower = resource.to_ascii_lowercase();
@@ -225,7 +225,7 @@ impl ManifestSet {
     }
 
     /// Fail on the first problem: commands other than lint cannot plan around a broken input.
-    pub fn into_result(self) -> Result<ManifestSet, Vec<LoadError>> {
+    pub(crate) fn into_result(self) -> Result<ManifestSet, Vec<LoadError>> {
         if self.problems.is_empty() {
             Ok(self)
         } else {
@@ -613,7 +613,7 @@ fn in_kubernetes_terms(message: &str) -> String {
 }
 
 /// Decode one document tree into a typed object.
-pub fn decode_node(root: &Node) -> Result<Object, DecodeError> {
+pub(crate) fn decode_node(root: &Node) -> Result<Object, DecodeError> {
     if !matches!(root.value, Value::Map(_)) {
         return Err(DecodeError {
             path: String::new(),

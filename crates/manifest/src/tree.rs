@@ -123,12 +123,12 @@ pub struct SyntaxError {
 /// syntax (block, flow, quoted, JSON) from the parser's own events.
 pub const MAX_DEPTH: usize = 1024;
 /// How deep `[...]`/`{...}` (and so JSON) may nest: saphyr's scanner stops there.
-pub const MAX_FLOW_DEPTH: usize = u8::MAX as usize;
+pub(crate) const MAX_FLOW_DEPTH: usize = u8::MAX as usize;
 /// How many nodes alias expansion may add to one text before we call the input a YAML bomb.
-pub const ALIAS_EXPANSION_NODES: usize = 100_000;
+pub(crate) const ALIAS_EXPANSION_NODES: usize = 100_000;
 /// How many bytes of scalars and keys alias expansion may add to one text: a few aliases of a
 /// long string expand exponentially in bytes while adding few nodes.
-pub const ALIAS_EXPANSION_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const ALIAS_EXPANSION_BYTES: usize = 16 * 1024 * 1024;
 
 /// Parse every document of a YAML (or JSON) text.
 ///

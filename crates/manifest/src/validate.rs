@@ -218,7 +218,7 @@ fn spread(path: &str, c: &TopologySpreadConstraint) -> Result<(), DecodeError> {
 /// scheduler's admission webhook) rejects: preferred affinity weights outside 1..100, and gang
 /// sizes below their minimum. Planning such an object would show a placement that cannot
 /// happen.
-pub fn refused_for_planning(object: &Object) -> Result<(), DecodeError> {
+pub(crate) fn refused_for_planning(object: &Object) -> Result<(), DecodeError> {
     for (path, spec) in pod_specs(object) {
         if let Some(affinity) = &spec.affinity {
             affinity_weights(&format!("{path}.affinity"), affinity)?;

@@ -50,7 +50,7 @@ where
 /// A list field, `null` as empty, without spare room. A vector makes room for four elements at
 /// its first push and most of an object's lists hold one or two: a pod's one container took 576
 /// bytes for 144, and such slack was a sixth of a large state's memory.
-pub fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+pub(crate) fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,

@@ -12,7 +12,7 @@ use super::core::{
     null_as_default,
 };
 
-pub const API_VERSION: &str = "data.fluid.io/v1alpha1";
+pub(crate) const API_VERSION: &str = "data.fluid.io/v1alpha1";
 /// The annotation listing extra node label keys an operation records for its successors.
 pub const AFFINITY_LABELS_ANNOTATION: &str = "affinity.dataflow.fluid.io/labels";
 /// The spelling used before Fluid shipped the feature; lint points users to the new one.
@@ -317,7 +317,7 @@ impl FluidOp {
     /// The `affinity.dataflow.fluid.io/labels` value the operation's pod carries: Fluid copies
     /// `spec.podMetadata.annotations` to the pod and then the operation's own annotation over
     /// it whenever its key is present, even with an empty value (`dataflow.InjectAffinityAnnotation`).
-    pub fn affinity_labels(&self) -> Option<&str> {
+    pub(crate) fn affinity_labels(&self) -> Option<&str> {
         self.metadata
             .annotations
             .get(AFFINITY_LABELS_ANNOTATION)

@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::core::{LabelSelector, ObjectMeta, null_as_default};
 
-pub const HYPERNODE_API_VERSION: &str = "topology.volcano.sh/v1alpha1";
 /// Where Volcano's chart keeps the scheduler configuration.
 pub const CONFIG_NAMESPACE: &str = "volcano-system";
 pub const CONFIG_NAME: &str = "volcano-scheduler-configmap";

@@ -11,7 +11,7 @@ pub mod quantity;
 pub mod quota;
 pub mod registry;
 pub mod resources;
-pub mod sorted_map;
+pub(crate) mod sorted_map;
 pub mod text;
 pub mod workload;
 

@@ -50,7 +50,7 @@ pub struct PodDisruptionBudget {
 }
 
 /// The priority classes every cluster has without recording them (the API server creates them).
-pub const SYSTEM_PRIORITY_CLASSES: [(&str, i32); 2] = [
+pub(crate) const SYSTEM_PRIORITY_CLASSES: [(&str, i32); 2] = [
     ("system-cluster-critical", 2_000_000_000),
     ("system-node-critical", 2_000_001_000),
 ];

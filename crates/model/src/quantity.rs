@@ -20,8 +20,6 @@ pub struct Quantity {
 }
 
 impl Quantity {
-    pub const ZERO: Quantity = Quantity { milli: 0 };
-
     pub fn from_milli(milli: i64) -> Self {
         Quantity { milli }
     }

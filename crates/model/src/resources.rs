@@ -7,8 +7,8 @@ use super::{Container, Node, PodSpec, Quantity, ResourceList};
 
 /// Defaults the scorers use for containers that leave CPU or memory unset, so best-effort pods
 /// are not all piled onto one node.
-pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
-pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+pub(crate) const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+pub(crate) const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 
 /// Requested or allocatable amounts: CPU in millicores, the rest in whole units.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -120,14 +120,6 @@ impl<K: Ord + Borrow<str>, V> SortedMap<K, V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.entries.iter_mut().map(|(_, v)| v)
-    }
-
-    pub fn into_keys(self) -> impl Iterator<Item = K> {
-        self.entries.into_iter().map(|(k, _)| k)
-    }
-
     /// Builds the map from entries in any order; of equal keys the last wins, as when
     /// inserting them one by one.
     fn from_unsorted(mut entries: Vec<(K, V)>) -> Self {

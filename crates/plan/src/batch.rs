@@ -113,7 +113,7 @@ const NOT_MODELLED: &str = "not planned: schedulerName";
 impl BatchPod {
     /// Whether the pod was listed, not planned: its `schedulerName` maps to no modelled
     /// scheduler.
-    pub fn not_modelled(&self) -> bool {
+    pub(crate) fn not_modelled(&self) -> bool {
         self.node.is_none() && self.note.starts_with(NOT_MODELLED)
     }
 }
@@ -216,7 +216,7 @@ fn greedy(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<(Option<String>, String, 
 /// their node are not scheduled: the kubelet admits them first, in input order, and the
 /// solvers place the rest around the admitted ones. Pods whose `schedulerName` no modelled
 /// scheduler answers are listed, not placed. Rows keep the input order.
-pub fn plan_batch(
+pub(crate) fn plan_batch(
     scheduler: &mut Scheduler,
     members: &[Member],
     routes: &SchedulerRoutes,

@@ -30,7 +30,7 @@ pub fn runtimes<'a>(manifests: &'a [Manifest], state: &'a ClusterState) -> Vec<&
 }
 
 /// The runtime bound to a dataset: same namespace and name.
-pub fn runtime_of<'a>(
+pub(crate) fn runtime_of<'a>(
     runtimes: &[&'a FluidRuntime],
     namespace: &str,
     dataset: &str,
@@ -42,7 +42,7 @@ pub fn runtime_of<'a>(
 }
 
 /// A dataset with the nodes that hold its cache, before placement.
-pub fn cached_on(nodes: &[Node], namespace: &str, name: &str) -> DatasetLocality {
+pub(crate) fn cached_on(nodes: &[Node], namespace: &str, name: &str) -> DatasetLocality {
     let mut cache_nodes: Vec<String> = webhook::cache_nodes(nodes, namespace, name)
         .iter()
         .map(|n| n.metadata.name.clone())
@@ -86,7 +86,7 @@ pub struct Webhooked {
 
 /// Run the webhook on `pod` (its affinity is rewritten in place) against the runtimes and the
 /// nodes of the state.
-pub fn admit_pod(pod: &mut Pod, runtimes: &[&FluidRuntime], nodes: &[Node]) -> Webhooked {
+pub(crate) fn admit_pod(pod: &mut Pod, runtimes: &[&FluidRuntime], nodes: &[Node]) -> Webhooked {
     let namespace = pod.metadata.namespace.clone();
     let mut claims: Vec<&str> = Vec::new();
     for volume in &pod.spec.volumes {

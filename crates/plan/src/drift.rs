@@ -25,7 +25,7 @@ use df_systems::gang::{self, SchedulerRoutes, System};
 
 /// The most bound pods one `plan --pending --compare` compares: each costs a scheduling cycle
 /// over every node (about 2,000 cycles take seconds on a 5,000-node state).
-pub const MAX_COMPARED: usize = 2_000;
+pub(crate) const MAX_COMPARED: usize = 2_000;
 
 /// The annotation the kubelet puts on the API mirror of a static pod: no scheduler placed it.
 const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
@@ -170,7 +170,7 @@ pub struct DriftSummary {
 }
 
 /// What drift may mean; the engine cannot tell which.
-pub const DRIFT_NOTE: &str = "the pods lack a constraint the engine sees or carry one it does \
+pub(crate) const DRIFT_NOTE: &str = "the pods lack a constraint the engine sees or carry one it does \
 not model, a custom scheduler placed them, or the cluster changed since they were scheduled \
 (labels, taints, other pods)";
 
@@ -187,7 +187,7 @@ fn placed_by_kube_scheduler(pod: &Pod, routes: &SchedulerRoutes) -> bool {
 /// Compare every pod kube-scheduler placed in `namespace` (every namespace when `None`) that
 /// `selector` selects with the engine's choice now, each decided without itself on one
 /// scheduler.
-pub fn summarize(
+pub(crate) fn summarize(
     state: &ClusterState,
     profile: Profile,
     routes: &SchedulerRoutes,

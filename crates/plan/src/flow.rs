@@ -29,7 +29,7 @@ struct Outcome {
 /// namespace), in flow order, counted in `admission` before what is admitted after it.
 /// Operations that are over (Complete, Failed) or make no pod create nothing. An operation
 /// admitted here and then blocked in the plan still counts: the quota is an upper bound.
-pub fn admit_operations(graph: &mut FlowGraph, admission: &mut quota::NamespaceAdmission) {
+pub(crate) fn admit_operations(graph: &mut FlowGraph, admission: &mut quota::NamespaceAdmission) {
     let mut admitted = vec![None; graph.ops.len()];
     for &i in graph.flows.iter().flatten() {
         let op = graph.ops[i].op;
@@ -61,51 +61,20 @@ fn with_admitted_resources(mut pod: Pod, admitted: &Pod) -> Pod {
     pod
 }
 
-pub fn plan_operations(graph: &FlowGraph, scheduler: &mut Scheduler) -> Vec<OperationPlan> {
-    walk(graph, scheduler, None).0
-}
-
-/// Plan the operations up to and including `target` (graph index), in the same order as
-/// [`plan_operations`], and leave the scheduler as it was when `target`'s pod was decided:
-/// everything before it that still runs assumed, its own pod not. With each plan, whether
-/// its pod still holds its node then (a step that finished before the target started does not).
-pub fn plan_through(
-    graph: &FlowGraph,
-    scheduler: &mut Scheduler,
-    target: usize,
-) -> Vec<(OperationPlan, bool)> {
-    let (plans, order, outcomes) = walk(graph, scheduler, Some(target));
-    let held = order
-        .iter()
-        .map(|&i| outcomes[i].as_ref().is_some_and(|o| o.holds_node));
-    plans.into_iter().zip(held).collect()
-}
-
-/// The plans in run order, the graph index of each, and what each left for later steps.
-type Walked = (Vec<OperationPlan>, Vec<usize>, Vec<Option<Outcome>>);
-
-fn walk(graph: &FlowGraph, scheduler: &mut Scheduler, target: Option<usize>) -> Walked {
+/// Plan every operation of the graph, flow by flow in run order: each step's pod is assumed
+/// for the steps after it, and released once a later step starts after it finished.
+pub(crate) fn plan_operations(graph: &FlowGraph, scheduler: &mut Scheduler) -> Vec<OperationPlan> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; graph.ops.len()];
     let mut plans = Vec::with_capacity(graph.ops.len());
-    let mut order = Vec::with_capacity(graph.ops.len());
     for (flow, members) in graph.flows.iter().enumerate() {
         for (step, &i) in members.iter().enumerate() {
             release_finished(graph, i, &mut outcomes, scheduler);
             let (plan, outcome) = plan_one(graph, i, &outcomes, scheduler, flow + 1, step + 1);
             outcomes[i] = Some(outcome);
-            let placed = plan.node.is_some();
             plans.push(plan);
-            order.push(i);
-            if target == Some(i) {
-                if placed {
-                    let pod = fluid::pod_for(graph.ops[i].op, None);
-                    scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
-                }
-                return (plans, order, outcomes);
-            }
         }
     }
-    (plans, order, outcomes)
+    plans
 }
 
 /// Fluid starts an operation only once what it waits for is Complete, so those pods have
@@ -513,7 +482,7 @@ pub fn recorded_host(record: &NodeAffinity) -> Option<&str> {
 mod tests {
     use std::sync::Arc;
 
-    use crate::{OpStatus, OperationPlan, plan};
+    use crate::{OpStatus, OperationPlan, PlanOptions, plan_all};
     use df_engine::Profile;
     use df_manifest::parse_text;
     use df_model::Quantity;
@@ -590,7 +559,11 @@ items:
     fn run(docs: &[String], state: &ClusterState) -> Vec<OperationPlan> {
         let (manifests, problems) = parse_text(&Arc::from("flow.yaml"), &docs.join("---\n"));
         assert!(problems.is_empty(), "{problems:?}");
-        plan(&manifests, state, Profile::default())
+        let inputs = df_manifest::ManifestSet {
+            manifests,
+            ..Default::default()
+        };
+        plan_all(&inputs, state, Profile::default(), &PlanOptions::default())
             .unwrap()
             .operations
     }

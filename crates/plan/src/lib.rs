@@ -21,10 +21,7 @@ use serde::Serialize;
 
 pub use batch::{BatchPlan, Solver};
 use df_engine::object_selector::ObjectSelector;
-use df_engine::{Profile, Scheduler};
-use df_manifest::Manifest;
 use df_model::{Affinity, NodeAffinity};
-use df_state::ClusterState;
 use df_systems::fluid::OpKey;
 use df_systems::gang::{GangError, GroupPlan, System};
 pub use graph::{FlowError, FlowErrors};
@@ -196,24 +193,4 @@ pub struct DatasetLocality {
     pub cache_nodes: Vec<String>,
     /// `hit`, `same-zone`, `same-region`, `miss` or `not-cached`; `null` when not placed.
     pub locality: Option<String>,
-}
-
-/// Plan only the DataFlows of `manifests` (plus the operations of `state` they reach): the flow
-/// walk of [`plan_all`] on its own, as the flow benchmark and the walk's tests measure it. The
-/// commands plan through [`plan_all`].
-pub fn plan(
-    manifests: &[Manifest],
-    state: &ClusterState,
-    profile: Profile,
-) -> Result<Plan, PlanError> {
-    let mut graph = graph::build(manifests, state)?;
-    flow::admit_operations(&mut graph, &mut quota::NamespaceAdmission::new(state));
-    let mut scheduler = Scheduler::new(state, profile);
-    Ok(Plan {
-        operations: flow::plan_operations(&graph, &mut scheduler),
-        groups: Vec::new(),
-        batch: None,
-        what_if_effect: None,
-        drift: None,
-    })
 }

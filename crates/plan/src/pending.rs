@@ -82,7 +82,7 @@ impl Unit {
 }
 
 /// Whether kube-scheduler still has to place `pod`: it names no node and has not terminated.
-pub fn is_pending(pod: &Pod) -> bool {
+pub(crate) fn is_pending(pod: &Pod) -> bool {
     pod.spec.node_name.is_empty() && !pod.is_terminated()
 }
 

@@ -433,7 +433,7 @@ pub fn plan(
 /// rewritten to the new name), taints, allocatable and capacity; schedulable, with no pods and
 /// no images pulled. They are named `TEMPLATE-whatif-1`, `-2`... skipping names the state
 /// already holds, so repeated `add` edits keep counting.
-pub struct NodeCopies {
+pub(crate) struct NodeCopies {
     template: Node,
     taken: rustc_hash::FxHashSet<String>,
     next: usize,

@@ -54,7 +54,11 @@ fn headline(drift: &Drift) -> String {
 
 /// `explain-placement --compare`: the verdict, then both nodes' scores per plugin with the
 /// weighted difference, when both nodes are feasible and differ.
-pub fn explain_section(drift: &Drift, weights: &BTreeMap<String, i64>, headers: bool) -> String {
+pub(crate) fn explain_section(
+    drift: &Drift,
+    weights: &BTreeMap<String, i64>,
+    headers: bool,
+) -> String {
     let mut out = format!("Drift: {}\n", headline(drift));
     let Some(chosen) = drift.chosen.as_deref().filter(|c| *c != drift.node) else {
         return out;
@@ -93,7 +97,7 @@ pub fn explain_section(drift: &Drift, weights: &BTreeMap<String, i64>, headers: 
 
 /// `plan --pending --compare`: how many running pods drifted, the first few, and what it may
 /// mean.
-pub fn plan_section(summary: &DriftSummary, headers: bool) -> String {
+pub(crate) fn plan_section(summary: &DriftSummary, headers: bool) -> String {
     let scope = match &summary.namespace {
         Some(ns) => format!("in namespace {ns}"),
         None => "in every namespace".to_string(),

@@ -24,14 +24,14 @@ const ELLIPSIS: char = '…';
 /// next line (tabs where the text has tabs, so both meet the same tab stops), then `carets`
 /// carets.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Excerpt {
+pub(crate) struct Excerpt {
     pub text: String,
     pub indent: String,
     pub carets: usize,
 }
 
 /// `line` around 1-based `column`, with a token `token_chars` characters long there.
-pub fn excerpt(line: &str, column: usize, token_chars: usize) -> Excerpt {
+pub(crate) fn excerpt(line: &str, column: usize, token_chars: usize) -> Excerpt {
     let chars: Vec<char> = line.chars().collect();
     let at = column.saturating_sub(1).min(chars.len());
     let (start, end) = window(&chars, at);
@@ -173,7 +173,7 @@ fn quoted_value(chars: &mut std::str::Chars<'_>) -> String {
 const NAMES_PER_REASON: usize = 5;
 
 /// `a, b, c`, or the first few names and how many more.
-pub fn name_list(names: &[&str]) -> String {
+pub(crate) fn name_list(names: &[&str]) -> String {
     match names.len() {
         n if n <= NAMES_PER_REASON => names.join(", "),
         n => format!(

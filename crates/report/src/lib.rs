@@ -3,7 +3,7 @@
 pub mod capacity;
 pub mod columns;
 pub mod drift;
-pub mod excerpt;
+pub(crate) mod excerpt;
 pub mod explain;
 pub mod jsonpath;
 pub mod lint;
@@ -52,7 +52,7 @@ pub fn table(header: &[&str]) -> comfy_table::Table {
 /// character, a CJK name or an emoji cannot shift the columns after it. comfy-table pads every
 /// line, including the last column; kubectl does not. Without `headers` (kubectl's
 /// `--no-headers`) the header row is left out, and does not widen the columns either.
-pub fn render_table(table: &comfy_table::Table, headers: bool) -> String {
+pub(crate) fn render_table(table: &comfy_table::Table, headers: bool) -> String {
     let safe_cells = |row: &comfy_table::Row| -> Vec<String> {
         row.cell_iter()
             .map(|cell| cell_text(&cell.content()).into_owned())
@@ -73,14 +73,14 @@ pub fn render_table(table: &comfy_table::Table, headers: bool) -> String {
 
 /// How many terminal columns `text` takes (a CJK character or an emoji two, a combining mark
 /// none), for text that is already [`cell_text`].
-pub fn display_width(text: &str) -> usize {
+pub(crate) fn display_width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
 /// One table cell as the terminal shows it: [`terminal_safe`], and a tab or line break escaped
 /// too, so that every cell is one line of the width the aligner measures (a name with a line
 /// break would otherwise start a row of its own; a tab jumps to the terminal's next stop).
-pub fn cell_text(text: &str) -> Cow<'_, str> {
+pub(crate) fn cell_text(text: &str) -> Cow<'_, str> {
     escape_chars(text, |c| unsafe_char(c) || matches!(c, '\n' | '\t'))
 }
 

@@ -24,7 +24,7 @@ use std::mem::MaybeUninit;
 use super::{Run, msgpack};
 
 /// What a cache file is called: the state's path with this appended.
-pub const SUFFIX: &str = ".dfcache";
+pub(crate) const SUFFIX: &str = ".dfcache";
 
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below changes; the tool's version is checked as well, since the

@@ -99,7 +99,7 @@ impl ClusterState {
     /// copied again each time their list doubles. Each run is freed once its objects moved.
     /// A run of pods that holds every pod (the cache decodes them in place) becomes the list
     /// as it is.
-    pub fn from_runs(runs: Vec<Run>) -> ClusterState {
+    pub(crate) fn from_runs(runs: Vec<Run>) -> ClusterState {
         let mut state = ClusterState::default();
         let count = |is: fn(&Object) -> bool| {
             let in_run = |run: &Run| match run {

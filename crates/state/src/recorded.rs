@@ -129,7 +129,7 @@ pub fn parse_state(file: &str, bytes: &[u8]) -> Result<Vec<Object>, LoadError> {
 
 /// Decode one state file's objects from a reader, JSON streaming or YAML. Two nodes with the
 /// same name in one file are an error naming both places (across files the later one wins).
-pub fn read_state(
+pub(crate) fn read_state(
     file: &str,
     reader: impl Read,
     options: LoadOptions,

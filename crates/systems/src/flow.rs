@@ -643,7 +643,11 @@ pub fn place_greedily(sched: &mut Scheduler, pods: &[&Pod]) -> Vec<GreedyOutcome
 }
 
 /// The greedy solver's placement of the batch, in input order.
-pub fn greedy_batch(state: &ClusterState, profile: &Profile, pods: &[Pod]) -> Vec<Option<String>> {
+pub(crate) fn greedy_batch(
+    state: &ClusterState,
+    profile: &Profile,
+    pods: &[Pod],
+) -> Vec<Option<String>> {
     let mut sched = Scheduler::new(state, profile.clone());
     let order: Vec<&Pod> = pods.iter().collect();
     place_greedily(&mut sched, &order)

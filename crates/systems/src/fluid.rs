@@ -32,14 +32,14 @@ pub mod webhook;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use df_model::fluid::{AffinityStrategy, HOSTNAME_LABEL, Prefer, ZONE_LABEL};
+use df_model::fluid::{AffinityStrategy, HOSTNAME_LABEL, Prefer};
 use df_model::{
     Affinity, Container, FluidOp, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement,
     NodeSelectorTerm, ObjectMeta, OpKind, Pod, PodSpec, PreferredSchedulingTerm,
 };
 
 /// The weight of the default `Prefer` term (hostname).
-pub const DEFAULT_PREFER_WEIGHT: i32 = 100;
+pub(crate) const DEFAULT_PREFER_WEIGHT: i32 = 100;
 
 /// An operation as `Kind/namespace/name`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -536,7 +536,7 @@ pub fn recorded_node_affinity(op: &FluidOp, node: &Node) -> Option<NodeAffinity>
     })
 }
 
-pub fn in_requirement(key: &str, value: &str) -> NodeSelectorRequirement {
+pub(crate) fn in_requirement(key: &str, value: &str) -> NodeSelectorRequirement {
     NodeSelectorRequirement {
         key: key.to_string(),
         operator: "In".to_string(),
@@ -580,17 +580,12 @@ pub fn describe_inherited(affinity: &NodeAffinity) -> String {
     parts.join("; ")
 }
 
-/// The zone label of a node, shown next to where each step lands.
-pub fn zone_of(node: &Node) -> Option<&str> {
-    node.metadata.labels.get(ZONE_LABEL).map(|v| v.as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use df_model::fluid::{
         AFFINITY_LABELS_ANNOTATION, JobProcessor, ObjectRef, OpSpec, OpStatus, OperationRef,
-        Processor, REGION_LABEL, Require, ScriptProcessor,
+        Processor, REGION_LABEL, Require, ScriptProcessor, ZONE_LABEL,
     };
     use df_model::{Quantity, ResourceRequirements};
 

@@ -8,9 +8,9 @@ use crate::framework::{Code, Context, Filter, MAX_NODE_SCORE, PreFilter, PreScor
 use crate::terms::TermKind;
 use df_model::Labels;
 
-pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
-pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
-pub const REASON_EXISTING_ANTI_AFFINITY: &str =
+pub(crate) const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
+pub(crate) const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
+pub(crate) const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
 type TopologyPair = (String, String);

@@ -2,15 +2,15 @@
 //! registry that maps a plugin's configuration name to its kind and extension points.
 //! Profiles (`--scheduler-config`) and score weights are checked against it.
 
-pub mod balanced_allocation;
-pub mod image_locality;
-pub mod inter_pod_affinity;
+pub(crate) mod balanced_allocation;
+pub(crate) mod image_locality;
+pub(crate) mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
-pub mod node_ports;
-pub mod node_resources_fit;
-pub mod node_unschedulable;
-pub mod pod_topology_spread;
+pub(crate) mod node_ports;
+pub(crate) mod node_resources_fit;
+pub(crate) mod node_unschedulable;
+pub(crate) mod pod_topology_spread;
 pub mod taint_toleration;
 
 /// A modelled plugin.
@@ -49,7 +49,7 @@ const fn plugin(name: &'static str, kind: PluginKind, filter: bool, score: bool)
 }
 
 /// Every modelled plugin; the filters in the order the default profile runs them.
-pub const REGISTRY: [Registration; 10] = [
+pub(crate) const REGISTRY: [Registration; 10] = [
     plugin(
         "NodeUnschedulable",
         PluginKind::NodeUnschedulable,
@@ -80,7 +80,7 @@ pub const REGISTRY: [Registration; 10] = [
 /// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA,
 /// queueing, binding, preemption's PostFilter): a configuration may name them; they change
 /// nothing here.
-pub const UNMODELLED: [&str; 13] = [
+pub(crate) const UNMODELLED: [&str; 13] = [
     "PrioritySort",
     "DefaultBinder",
     "DefaultPreemption",
@@ -96,7 +96,7 @@ pub const UNMODELLED: [&str; 13] = [
     "SchedulingGates",
 ];
 
-pub fn registration(name: &str) -> Option<&'static Registration> {
+pub(crate) fn registration(name: &str) -> Option<&'static Registration> {
     REGISTRY.iter().find(|r| r.name == name)
 }
 
@@ -118,6 +118,18 @@ pub fn filters() -> impl Iterator<Item = &'static Registration> {
 mod tests {
     use super::*;
 
+    /// Filter plugins of the default profile, in the order upstream runs them.
+    const FILTER_ORDER: [&str; 8] = [
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "PodTopologySpread",
+        "InterPodAffinity",
+    ];
+
     #[test]
     fn every_kind_has_one_registration_and_names_round_trip() {
         for r in &REGISTRY {
@@ -126,7 +138,7 @@ mod tests {
             assert!(!UNMODELLED.contains(&r.name), "{}", r.name);
         }
         let order: Vec<&str> = filters().map(|r| r.name).collect();
-        assert_eq!(order, crate::FILTER_ORDER);
+        assert_eq!(order, FILTER_ORDER);
         for (name, _) in crate::profile::DEFAULT_SCORE_WEIGHTS {
             assert!(registration(name).is_some_and(|r| r.score), "{name}");
         }

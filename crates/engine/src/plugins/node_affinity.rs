@@ -11,9 +11,9 @@ use df_model::NodeSelector;
 
 pub const REASON: &str = "node(s) didn't match Pod's node affinity/selector";
 /// PreFilter: the `metadata.name` fields of the required terms share no node.
-pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
+pub(crate) const REASON_CONFLICT: &str = "pod affinity terms conflict";
 /// The status upstream gives nodes a PreFilter result left out of the candidate set.
-pub const REASON_PRE_FILTER: &str = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
+pub(crate) const REASON_PRE_FILTER: &str = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 
 /// What NodeAffinity's PreFilter makes of the pod's required terms (upstream
 /// `PreFilterResult`): when every term names nodes by `matchFields: metadata.name In`, only
@@ -71,7 +71,7 @@ impl NodeNameSet {
     }
 
     /// Why PreFilter left `node` out, if it did.
-    pub fn excludes(&self, node: &str) -> Option<&'static str> {
+    pub(crate) fn excludes(&self, node: &str) -> Option<&'static str> {
         match self {
             NodeNameSet::AllNodes => None,
             NodeNameSet::Only(names) if names.contains(node) => None,
@@ -325,8 +325,7 @@ mod tests {
         let state = state(&cluster);
         let scheduler = Scheduler::new(&state, Profile::default());
         let incoming = pod(&required(&[term(&names("n1"), "")]));
-        let decision = scheduler.decide(&incoming);
-        let detail = scheduler.explain_node(&incoming, "n3", &decision).unwrap();
+        let detail = explain_node(&scheduler, &incoming, "n3");
         assert_eq!(detail.filters.len(), 1);
         assert_eq!(detail.filters[0].plugin, "NodeAffinity");
         assert_eq!(detail.filters[0].reasons, [left_out]);

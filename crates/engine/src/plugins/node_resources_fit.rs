@@ -5,7 +5,7 @@ use crate::framework::{Code, Context, Filter, MAX_NODE_SCORE, PreFilter, PreScor
 use crate::profile::ScoringStrategyType;
 use crate::resources::format_bytes;
 
-pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
+pub(crate) const REASON_TOO_MANY_PODS: &str = "Too many pods";
 
 pub(crate) struct NodeResourcesFit;
 

@@ -10,7 +10,7 @@ use crate::selector::label_selector_matches;
 use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Node};
 
 pub const REASON: &str = "node(s) didn't match pod topology spread constraints";
-pub const REASON_LABEL: &str =
+pub(crate) const REASON_LABEL: &str =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 const HOSTNAME: &str = "kubernetes.io/hostname";
 

@@ -165,7 +165,7 @@ impl<'a> NamespaceAdmission<'a> {
 /// Admit the gang's pods of the inputs, in member order (those of the state exist already): a
 /// rejected pod is never created, so it leaves `members` for `rejected`, and a gang left
 /// with fewer pods than its minimum waits for them, saying why.
-pub fn admit_gang(gang: &mut Gang, admission: &mut NamespaceAdmission) {
+pub(crate) fn admit_gang(gang: &mut Gang, admission: &mut NamespaceAdmission) {
     for mut member in std::mem::take(&mut gang.members) {
         if matches!(member.source, PodSource::State) {
             gang.members.push(member);

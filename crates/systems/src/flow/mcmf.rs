@@ -17,7 +17,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 /// Index of an arc, as returned by [`Network::add_arc`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArcId(usize);
+pub(crate) struct ArcId(usize);
 
 #[derive(Debug, Clone)]
 struct Arc {
@@ -30,7 +30,7 @@ struct Arc {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Solution {
+pub(crate) struct Solution {
     pub flow: i64,
     pub cost: i64,
 }
@@ -58,18 +58,18 @@ impl Network {
         }
     }
 
-    pub fn add_vertex(&mut self) -> usize {
+    pub(crate) fn add_vertex(&mut self) -> usize {
         self.out.push(Vec::new());
         self.out.len() - 1
     }
 
     /// An arc whose every unit costs `cost`.
-    pub fn add_arc(&mut self, from: usize, to: usize, capacity: u32, cost: u32) -> ArcId {
+    pub(crate) fn add_arc(&mut self, from: usize, to: usize, capacity: u32, cost: u32) -> ArcId {
         self.add_convex_arc(from, to, capacity, cost, 0)
     }
 
     /// An arc whose k-th unit (0-based) costs `cost + step * k`.
-    pub fn add_convex_arc(
+    pub(crate) fn add_convex_arc(
         &mut self,
         from: usize,
         to: usize,

@@ -30,8 +30,8 @@ use super::in_requirement;
 use super::webhook::{self, MountedDataset};
 
 /// The pod labels the chart's object selectors match.
-pub const SERVERLESS_INJECT_LABEL: &str = "serverless.fluid.io/inject";
-pub const SERVERFUL_INJECT_LABEL: &str = "fuse.serverful.fluid.io/inject";
+pub(crate) const SERVERLESS_INJECT_LABEL: &str = "serverless.fluid.io/inject";
+pub(crate) const SERVERFUL_INJECT_LABEL: &str = "fuse.serverful.fluid.io/inject";
 /// Also marks a pod serverless, but does not make the webhook see it.
 const FUSE_SIDECAR_INJECT_LABEL: &str = "fuse.sidecar.fluid.io/inject";
 /// `"false"` opts a pod out.
@@ -39,10 +39,10 @@ const ENABLE_INJECTION_LABEL: &str = "fluid.io/enable-injection";
 /// `"true"` once the sidecar was injected: the webhook leaves the pod alone.
 const INJECTION_DONE_LABEL: &str = "fluid.io/inject-sidecar-done";
 /// The label on every node that holds the cache of at least one dataset.
-pub const DATASET_NUM_LABEL: &str = "fluid.io/dataset-num";
+pub(crate) const DATASET_NUM_LABEL: &str = "fluid.io/dataset-num";
 
-pub const REQUIRE_NODE_WITH_FUSE: &str = "RequireNodeWithFuse";
-pub const PREFER_NODES_WITHOUT_CACHE: &str = "PreferNodesWithoutCache";
+pub(crate) const REQUIRE_NODE_WITH_FUSE: &str = "RequireNodeWithFuse";
+pub(crate) const PREFER_NODES_WITHOUT_CACHE: &str = "PreferNodesWithoutCache";
 const FUSE_SIDECAR: &str = "FuseSidecar";
 
 /// How the webhook treats a pod it sees.

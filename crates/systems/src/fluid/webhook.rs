@@ -26,7 +26,7 @@ use df_model::{
 use super::in_requirement;
 
 /// The plugin name shown as the source of the affinity it adds.
-pub const NODE_AFFINITY_WITH_CACHE: &str = "NodeAffinityWithCache";
+pub(crate) const NODE_AFFINITY_WITH_CACHE: &str = "NodeAffinityWithCache";
 /// The tier name for "a node that holds the dataset's cache".
 const NODE_TIER: &str = "fluid.io/node";
 /// The chart's default preferred tiers and their weights.
@@ -35,7 +35,7 @@ const PREFERRED_TIERS: [(&str, i32); 3] = [(NODE_TIER, 100), (ZONE_LABEL, 50), (
 const REQUIRED_TIERS: [&str; 1] = [NODE_TIER];
 
 /// The node label Fluid puts on every node holding the dataset's cache (`GetCommonLabelName`).
-pub fn cache_label(namespace: &str, dataset: &str) -> String {
+pub(crate) fn cache_label(namespace: &str, dataset: &str) -> String {
     format!("fluid.io/s-{namespace}-{dataset}")
 }
 
@@ -49,7 +49,7 @@ fn requires_cache(labels: &Labels, dataset: &str) -> bool {
 
 /// What NodeAffinityWithCache adds to one pod.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CacheAffinity {
+pub(crate) struct CacheAffinity {
     /// The terms it adds, as a NodeAffinity (before merging into the pod's own).
     pub added: Option<NodeAffinity>,
     /// Why it added nothing although the pod mounts a dataset.
@@ -67,7 +67,7 @@ pub struct MountedDataset<'a> {
 
 /// NodeAffinityWithCache for a pod in `namespace` with `labels` and its current `affinity`,
 /// mounting `datasets`.
-pub fn node_affinity_with_cache(
+pub(crate) fn node_affinity_with_cache(
     namespace: &str,
     labels: &Labels,
     affinity: Option<&Affinity>,

@@ -55,7 +55,7 @@ impl Adapter for Coscheduling {
 /// The PreFilter's cluster resource check: `None` when the nodes' free resources (with the
 /// group's own running pods given back) cover `minResources` and `minMember` pod slots, else
 /// upstream's `resource gap: ...` naming what is still missing.
-pub fn resource_gap(scheduler: &Scheduler, gang: &Gang) -> Option<String> {
+pub(crate) fn resource_gap(scheduler: &Scheduler, gang: &Gang) -> Option<String> {
     if gang.min_resources.is_empty() {
         return None;
     }

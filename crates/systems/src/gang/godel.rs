@@ -77,20 +77,20 @@ pub fn gang(group: &GodelPodGroup) -> Gang {
 }
 
 /// The GPU resource Godel pre-checks and sorts by.
-pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
+pub(crate) const GPU_RESOURCE: &str = "nvidia.com/gpu";
 
 /// The three resources Godel pre-checks a topology domain against (its `preCheckResource`):
 /// CPU in millicores, memory in bytes, GPUs in units.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Demand {
+pub(crate) struct Demand {
     pub milli_cpu: i64,
     pub memory: i64,
     pub gpu: i64,
 }
 
 impl Demand {
-    pub fn from_resources(r: &Resources) -> Demand {
+    pub(crate) fn from_resources(r: &Resources) -> Demand {
         Demand {
             milli_cpu: r.milli_cpu,
             memory: r.memory,
@@ -148,7 +148,7 @@ impl fmt::Display for Demand {
 
 /// What a node offers and what is already requested on it, in Godel's three resources.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct NodeCapacity {
+pub(crate) struct NodeCapacity {
     pub allocatable: Demand,
     pub requested: Demand,
 }
@@ -157,7 +157,7 @@ pub struct NodeCapacity {
 /// unit has ever been scheduled (pods of it run) that is the smallest single pod; otherwise all
 /// pods when `minMember` covers them all, else `minMember` copies of the first pod (upstream
 /// assumes the pods of a unit are alike). A resource a pod does not request counts as zero.
-pub fn unit_min_request(pods: &[Demand], min_member: usize, ever_scheduled: bool) -> Demand {
+pub(crate) fn unit_min_request(pods: &[Demand], min_member: usize, ever_scheduled: bool) -> Demand {
     let Some(first) = pods.first() else {
         return Demand::default();
     };
@@ -199,7 +199,7 @@ pub struct Rule {
 }
 
 /// Godel's default when a PodGroup names no rule.
-pub const DEFAULT_RULE: Rule = Rule {
+pub(crate) const DEFAULT_RULE: Rule = Rule {
     resource: SortResource::Cpu,
     dimension: SortDimension::Capacity,
     descending: false,
@@ -207,7 +207,7 @@ pub const DEFAULT_RULE: Rule = Rule {
 
 /// The PodGroup's sort rules, or why one is invalid. Upstream logs an invalid rule and then
 /// neither sorts nor cuts off; the planner does the same and reports the message.
-pub fn parse_sort_rules(rules: &[SortRule]) -> Result<Vec<Rule>, String> {
+pub(crate) fn parse_sort_rules(rules: &[SortRule]) -> Result<Vec<Rule>, String> {
     if rules.is_empty() {
         return Ok(vec![DEFAULT_RULE]);
     }
@@ -255,20 +255,20 @@ pub fn parse_sort_rules(rules: &[SortRule]) -> Result<Vec<Rule>, String> {
 /// A set of nodes sharing topology values, named like `bigPod=a` (required keys together:
 /// `bigPod=a,zone=z1`, keys sorted).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Circle {
+pub(crate) struct Circle {
     pub label: String,
     pub nodes: Vec<usize>,
 }
 
 /// A candidate domain for the whole unit: either all of its pods that fit go here or none.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeGroup {
+pub(crate) struct NodeGroup {
     pub label: String,
     pub circles: Vec<Circle>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Grouping {
+pub(crate) struct Grouping {
     /// In the order the unit tries them.
     pub groups: Vec<NodeGroup>,
     /// Domains cut off for capacity, with the reason (only the top of a cut-off subtree).
@@ -288,7 +288,7 @@ pub enum GroupingError {
 }
 
 /// The inputs of node grouping: nodes already narrowed by the PodGroup's nodeSelector.
-pub struct GroupingInput<'a> {
+pub(crate) struct GroupingInput<'a> {
     pub nodes: &'a [Node],
     pub capacity: &'a [NodeCapacity],
     pub candidates: &'a [usize],
@@ -427,7 +427,7 @@ impl GroupingInput<'_> {
 }
 
 /// Divide the candidate nodes into the node groups the unit tries, in order.
-pub fn node_groups(input: &GroupingInput) -> Result<Grouping, GroupingError> {
+pub(crate) fn node_groups(input: &GroupingInput) -> Result<Grouping, GroupingError> {
     let mut grouping = Grouping::default();
     let rules = match parse_sort_rules(input.sort_rules) {
         Ok(rules) => Some(rules),

@@ -16,7 +16,7 @@ pub static KIND: GangKind = GangKind {
     honoured_by: System::KubeBatch,
 };
 
-pub struct KubeBatch;
+pub(crate) struct KubeBatch;
 
 impl Adapter for KubeBatch {
     fn kind(&self) -> &'static GangKind {

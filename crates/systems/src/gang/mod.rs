@@ -8,7 +8,7 @@
 
 pub mod coscheduling;
 pub mod godel;
-pub mod kube_batch;
+pub(crate) mod kube_batch;
 pub mod kueue;
 pub mod model;
 pub mod outcome;
@@ -22,7 +22,7 @@ mod tests;
 use std::collections::BTreeMap;
 
 use crate::topology::{self, Constraint};
-use df_engine::{Profile, Scheduler};
+use df_engine::Scheduler;
 use df_manifest::ManifestSet;
 use df_model::{Object, ObjectMeta, Pod, PodStatus};
 use df_state::ClusterState;
@@ -429,17 +429,6 @@ pub fn plan_gangs(
         .iter()
         .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))
         .collect()
-}
-
-/// Plan one gang alone against `state` (what `explain-placement` shows a gang pod inside).
-pub fn plan_alone(
-    state: &ClusterState,
-    profile: &Profile,
-    gang: &Gang,
-    routes: &SchedulerRoutes,
-) -> Result<GroupPlan, GangError> {
-    let mut scheduler = Scheduler::new(state, profile.clone());
-    plan_gang(&mut scheduler, gang, routes, false)
 }
 
 /// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.

@@ -69,7 +69,7 @@ pub struct SchedulerRoutes {
 }
 
 /// A pod without `schedulerName` goes to this one.
-pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
+pub(crate) const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
 
 impl Default for SchedulerRoutes {
     fn default() -> SchedulerRoutes {
@@ -113,7 +113,7 @@ impl SchedulerRoutes {
 /// The routes a KubeSchedulerConfiguration declares: each profile's `schedulerName` (default
 /// `default-scheduler`) goes to coscheduling when any extension point of the profile enables
 /// the `Coscheduling` plugin, else to kube-scheduler.
-pub fn routes_from_scheduler_config(text: &str) -> Vec<(String, System)> {
+pub(crate) fn routes_from_scheduler_config(text: &str) -> Vec<(String, System)> {
     #[derive(serde::Deserialize, Default)]
     #[serde(rename_all = "camelCase", default)]
     struct Config {
@@ -411,7 +411,7 @@ impl<'a> GangObjects<'a> {
 pub const TASK_SPEC_KEY: &str = "volcano.sh/task-spec";
 
 /// The Volcano task of a pod, as Volcano's gang plugin counts tasks.
-pub fn task_of(pod: &Pod) -> Option<String> {
+pub(crate) fn task_of(pod: &Pod) -> Option<String> {
     pod.metadata
         .annotations
         .get(TASK_SPEC_KEY)

@@ -174,7 +174,7 @@ pub struct LevelSpread {
 
 /// Pods per domain at each level; pods without a node, or on nodes without the label, are not
 /// counted.
-pub fn count_domains<'a>(
+pub(crate) fn count_domains<'a>(
     levels: &[String],
     nodes_of_pods: impl IntoIterator<Item = &'a Node> + Clone,
 ) -> Vec<LevelCount> {
@@ -391,7 +391,7 @@ impl GroupPlan {
     }
 }
 
-pub fn placed_nodes<'a>(
+pub(crate) fn placed_nodes<'a>(
     state: &'a ClusterState,
     placements: &'a BTreeMap<String, Option<String>>,
 ) -> impl Iterator<Item = &'a Node> + Clone {
@@ -404,7 +404,7 @@ pub fn placed_nodes<'a>(
 /// Place the same pending pods with the plain default scheduler, one by one over all nodes
 /// (each placed pod assumed, as the default scheduler would have bound it), starting from the
 /// plan's state `before` the gang, and count the domains each plan spans.
-pub fn compare_with_default(
+pub(crate) fn compare_with_default(
     before: &Scheduler,
     pods: &[Pod],
     running: &[&Pod],

@@ -17,7 +17,7 @@ use df_model::fluid::HOSTNAME_LABEL;
 use df_state::ClusterState;
 
 /// Where one pod of the gang goes, given everything assumed so far.
-pub trait Chooser {
+pub(crate) trait Chooser {
     /// The node for pod `index`, or why none fits.
     fn choose(&mut self, scheduler: &Scheduler, index: usize, pod: &Pod) -> Result<String, String>;
     /// Pod `index` was assumed on `node`.
@@ -26,7 +26,7 @@ pub trait Chooser {
 
 /// The engine's decision for `pod` over every node, or only over `within` (state node indexes:
 /// the topology domain a network-topology-aware system gave the gang).
-pub fn decide_in(scheduler: &Scheduler, pod: &Pod, within: Option<&[usize]>) -> Decision {
+pub(crate) fn decide_in(scheduler: &Scheduler, pod: &Pod, within: Option<&[usize]>) -> Decision {
     match within {
         Some(nodes) => scheduler.decide_within(pod, nodes),
         None => scheduler.decide(pod),
@@ -34,7 +34,7 @@ pub fn decide_in(scheduler: &Scheduler, pod: &Pod, within: Option<&[usize]>) -> 
 }
 
 /// Plain pod-by-pod placement: the engine's own decision, over every node or only `within`.
-pub struct AnyNode<'n> {
+pub(crate) struct AnyNode<'n> {
     pub within: Option<&'n [usize]>,
 }
 
@@ -50,13 +50,13 @@ impl Chooser for AnyNode<'_> {
 /// How many of the pending pods must fit: in total, and per task for the kinds that count
 /// tasks (Volcano `minTaskMember`, a Job task's `minAvailable`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Quorum {
+pub(crate) struct Quorum {
     pub total: usize,
     pub per_task: BTreeMap<String, usize>,
 }
 
 impl Quorum {
-    pub fn met(&self, placed: &[bool], tasks: &[Option<&str>]) -> bool {
+    pub(crate) fn met(&self, placed: &[bool], tasks: &[Option<&str>]) -> bool {
         let count = placed.iter().filter(|p| **p).count();
         count >= self.total
             && self.per_task.iter().all(|(task, need)| {
@@ -72,7 +72,7 @@ impl Quorum {
 
 /// One attempt at placing a gang's pending pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     /// Per pod: its node, why it fit nowhere, or `None` when it was not tried.
     pub outcomes: Vec<Option<Result<String, String>>>,
     /// Pods that fit (whether or not the attempt was kept).
@@ -85,7 +85,7 @@ impl Attempt {
     /// The group's plan once the attempt is made, for gangs placed node by node (hostname
     /// level): how many fit counting the `running` members, and, when the quorum is missed,
     /// the group is Unschedulable with each unplaced pod's first blocking reason summarised.
-    pub fn group_plan(
+    pub(crate) fn group_plan(
         &self,
         gang: &Gang,
         state: &ClusterState,
@@ -105,7 +105,7 @@ impl Attempt {
     }
 
     /// The first reason each unplaced pod was blocked by (`not_tried` for pods never tried).
-    pub fn first_reasons<'a>(&'a self, not_tried: &'a str) -> impl Iterator<Item = &'a str> {
+    pub(crate) fn first_reasons<'a>(&'a self, not_tried: &'a str) -> impl Iterator<Item = &'a str> {
         self.outcomes.iter().filter_map(move |o| match o {
             Some(Ok(_)) => None,
             Some(Err(reason)) => Some(reason.as_str()),
@@ -117,7 +117,7 @@ impl Attempt {
 /// Place `pods` in order through `chooser`, stopping once the quorum can no longer be met (or
 /// at the first pod that fits nowhere, when `stop_at_first_failure`, as Volcano's allocate
 /// does). Placements are kept only when the quorum is met.
-pub fn all_or_nothing(
+pub(crate) fn all_or_nothing(
     scheduler: &mut Scheduler,
     pods: &[&Pod],
     tasks: &[Option<&str>],
@@ -184,7 +184,7 @@ impl Quorum {
 /// Volcano PodGroups, coscheduling, Workload gangs). `refused` is a reason the scheduler
 /// turns the whole group away before trying any pod (coscheduling's PreFilter). `within`
 /// restricts the pods to a topology domain's nodes.
-pub fn plan_pod_by_pod(
+pub(crate) fn plan_pod_by_pod(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,

@@ -43,7 +43,7 @@ pub static POD_GROUP_KIND: GangKind = GangKind {
 };
 
 /// Volcano Jobs: their pods are their tasks' replicas; placed with task-topology buckets.
-pub struct VolcanoJobs;
+pub(crate) struct VolcanoJobs;
 
 impl Adapter for VolcanoJobs {
     fn kind(&self) -> &'static GangKind {
@@ -66,7 +66,7 @@ impl Adapter for VolcanoJobs {
 
 /// A Volcano Job read into the gang model: `minAvailable` (all pods when unset or not
 /// positive, as the job controller defaults it) and each task's `minAvailable`.
-pub fn job_gang(job: &VolcanoJob) -> Gang {
+pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
     let members: Vec<Member> = expand_job(job)
         .into_iter()
         .map(|(task, pod)| Member {
@@ -144,7 +144,7 @@ const MAX_NODE_SCORE: f64 = 100.0;
 /// names kept (Volcano skips them when checking and they match no task).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskTopology {
+pub(crate) struct TaskTopology {
     pub affinity: Vec<Vec<String>>,
     pub anti_affinity: Vec<Vec<String>>,
     pub task_order: Vec<String>,
@@ -152,7 +152,7 @@ pub struct TaskTopology {
 
 /// Annotation errors, worded as Volcano words them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TopologyError {
+pub(crate) enum TopologyError {
     #[error("task {task} do not exist in job <{namespace}/{job}>")]
     UnknownTask {
         task: String,
@@ -169,7 +169,7 @@ pub enum TopologyError {
 
 /// Read the topology from the annotations; `None` when none of the three is set. Affinity is
 /// checked first, then anti-affinity, then the task order, and the first error wins.
-pub fn read_topology(
+pub(crate) fn read_topology(
     annotations: &Annotations,
     tasks: &BTreeSet<String>,
     namespace: &str,
@@ -227,7 +227,7 @@ pub fn read_topology(
 /// Resources as Volcano's scheduler holds them: CPU in millicores, memory and ephemeral
 /// storage in bytes, every other resource in thousandths.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VResource {
+pub(crate) struct VResource {
     pub milli_cpu: i64,
     pub memory: i64,
     pub ephemeral: i64,
@@ -236,7 +236,7 @@ pub struct VResource {
 
 impl VResource {
     /// From the engine's resources, whose extended resources are whole units.
-    pub fn from_resources(r: &Resources) -> VResource {
+    pub(crate) fn from_resources(r: &Resources) -> VResource {
         VResource {
             milli_cpu: r.milli_cpu,
             memory: r.memory,
@@ -268,7 +268,7 @@ impl VResource {
     }
 
     /// Every resource at most what `capacity` has (a resource it lacks counts as zero).
-    pub fn fits_in(&self, capacity: &VResource) -> bool {
+    pub(crate) fn fits_in(&self, capacity: &VResource) -> bool {
         self.milli_cpu <= capacity.milli_cpu
             && self.memory <= capacity.memory
             && self.ephemeral <= capacity.ephemeral
@@ -288,7 +288,7 @@ impl VResource {
 
 /// One pod of the job: `<job>-<task>-<index>`, bound when it already runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskPod {
+pub(crate) struct TaskPod {
     pub name: String,
     pub task: String,
     pub request: VResource,
@@ -305,7 +305,7 @@ enum TopologyKind {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     pub index: usize,
     /// Pending pods (indexes into the job's pods), in the order they joined.
     pub pending: Vec<usize>,
@@ -318,7 +318,7 @@ pub struct Bucket {
 
 /// The job's buckets and affinity relations (upstream's `JobManager`).
 #[derive(Debug, Clone, Default)]
-pub struct JobManager {
+pub(crate) struct JobManager {
     pub buckets: Vec<Bucket>,
     bucket_of: Vec<Option<usize>>,
     priority: BTreeMap<String, i32>,
@@ -494,13 +494,13 @@ impl JobManager {
         }
     }
 
-    pub fn bucket_of(&self, pod: usize) -> Option<usize> {
+    pub(crate) fn bucket_of(&self, pod: usize) -> Option<usize> {
         self.bucket_of.get(pod).copied().flatten()
     }
 
     /// The order pods are allocated in (upstream's `TaskOrderFn`): pods in buckets first,
     /// larger buckets first, older buckets first, by task order inside a bucket, then by name.
-    pub fn task_order(&self, pending: &[usize], pods: &[TaskPod]) -> Vec<usize> {
+    pub(crate) fn task_order(&self, pending: &[usize], pods: &[TaskPod]) -> Vec<usize> {
         let mut order = pending.to_vec();
         order.sort_by(|&a, &b| {
             let (ba, bb) = (self.bucket_of(a), self.bucket_of(b));
@@ -528,7 +528,13 @@ impl JobManager {
     /// bucket's pods already there, minus anti-affine pods of the job there, plus the bucket's
     /// pending pods, minus those that would not fit. Upstream drops pods in random (map)
     /// order; we drop the most recently added first, so the plan is reproducible.
-    pub fn bucket_score(&self, pod: usize, node: &str, idle: &VResource, pods: &[TaskPod]) -> i64 {
+    pub(crate) fn bucket_score(
+        &self,
+        pod: usize,
+        node: &str,
+        idle: &VResource,
+        pods: &[TaskPod],
+    ) -> i64 {
         if !pods[pod].request.fits_in(idle) {
             return 0;
         }
@@ -593,7 +599,7 @@ pub fn pod_name(job: &str, task: &str, index: usize) -> String {
 
 /// The pods a Volcano job creates: `<job>-<task>-<index>` from each task's template, labelled
 /// and annotated as the job controller does, in task order.
-pub fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
+pub(crate) fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
     let mut pods = Vec::new();
     for task in &job.spec.tasks {
         for index in 0..usize::try_from(task.replicas).unwrap_or(0) {
@@ -627,7 +633,7 @@ pub fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
 }
 
 /// The job controller's labels: which job and which task a pod belongs to.
-pub const JOB_NAME_LABEL: &str = "volcano.sh/job-name";
+pub(crate) const JOB_NAME_LABEL: &str = "volcano.sh/job-name";
 pub use super::model::TASK_SPEC_KEY;
 
 /// The task-topology node choice: the feasible node with the best sum of the engine's
@@ -686,7 +692,7 @@ impl Buckets<'_> {
 /// `minAvailable`, fit. Task-topology annotations Volcano cannot read are skipped with a
 /// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
 /// nodes.
-pub fn plan_job(
+pub(crate) fn plan_job(
     scheduler: &mut Scheduler,
     gang: &Gang,
     job: &VolcanoJob,

@@ -16,7 +16,7 @@ use df_model::gang::{
     SchedulingPolicy, TopologyTerm, WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2,
 };
 
-pub static WORKLOAD_KIND: GangKind = GangKind {
+pub(crate) static WORKLOAD_KIND: GangKind = GangKind {
     id: "workload",
     kind: "Workload",
     api_versions: &[WORKLOAD_API_V1ALPHA1],

@@ -35,7 +35,7 @@ use df_model::fluid::HOSTNAME_LABEL;
 use df_state::ClusterState;
 
 /// One network-topology-aware system: which gangs it constrains and how.
-pub trait TopologySystem: Sync {
+pub(crate) trait TopologySystem: Sync {
     /// What this system makes of `gang`, read from the gang and `state` (its topology objects
     /// and scheduler configuration): `None` when it does not constrain the gang; an error (one
     /// line naming the object and field) when its topology cannot be read.
@@ -53,7 +53,8 @@ pub enum Constraint {
 }
 
 /// Every network-topology-aware system; the first that constrains a gang plans it.
-pub static SYSTEMS: &[&dyn TopologySystem] = &[&hypernode::HyperNodes, &workload::PodGroupTopology];
+pub(crate) static SYSTEMS: &[&dyn TopologySystem] =
+    &[&hypernode::HyperNodes, &workload::PodGroupTopology];
 
 /// What the first system in [`SYSTEMS`] that constrains `gang` makes of it.
 pub fn constraint_for(gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String> {
@@ -257,7 +258,7 @@ pub fn pods_that_fit(scheduler: &Scheduler, gang: &Gang, domains: &[Domain]) -> 
 
 /// The kind's own all-or-nothing placement of a gang, over every node (`None`) or only over
 /// the given nodes (state indexes).
-pub type PlaceFn<'p> =
+pub(crate) type PlaceFn<'p> =
     dyn FnMut(&mut Scheduler, Option<&[usize]>) -> Result<GroupPlan, GangError> + 'p;
 
 /// Plan `gang` as `request` says: each candidate domain in turn, through `place` (the kind's
@@ -266,7 +267,7 @@ pub type PlaceFn<'p> =
 /// scored of those that take it). A domain whose free capacity cannot
 /// hold the gang's minimum is turned down without trying its pods. `compare` adds the plain
 /// default scheduler's placement of the same pods.
-pub fn plan_in_domains(
+pub(crate) fn plan_in_domains(
     scheduler: &mut Scheduler,
     gang: &Gang,
     request: &Request,
@@ -450,7 +451,7 @@ fn chosen_path(request: &Request, level: &str, domain: &Domain) -> Vec<DomainRef
 
 /// Show each pod's domain path: the plan's levels become the topology's levels then the node,
 /// each row's domains that node's domains, and the per-level counts and summary follow.
-pub fn with_domains(plan: &mut GroupPlan, request: &Request, state: &ClusterState) {
+pub(crate) fn with_domains(plan: &mut GroupPlan, request: &Request, state: &ClusterState) {
     let path_of = |node: &str| -> Vec<Option<String>> {
         let mut path = state
             .node_index(node)

@@ -70,7 +70,7 @@ impl fmt::Display for Score {
 }
 
 /// The highest score a scorer gives (`framework.MaxNodeScore`).
-pub const MAX_SCORE: i64 = 100;
+pub(crate) const MAX_SCORE: i64 = 100;
 
 /// Every placement's score, in order.
 pub fn score(placements: &[Placement]) -> Vec<Score> {
@@ -94,7 +94,7 @@ pub fn score(placements: &[Placement]) -> Vec<Score> {
 /// 100 of allocatable, averaged over the resources the domain has by the profile's
 /// NodeResourcesFit resource weights (CPU and memory; 1 each by default). `extra` is added to
 /// what the nodes request (the pods still to place there, for a domain's best possible score).
-pub fn bin_packing(scheduler: &Scheduler, nodes: &[usize], extra: &Resources) -> i64 {
+pub(crate) fn bin_packing(scheduler: &Scheduler, nodes: &[usize], extra: &Resources) -> i64 {
     let (mut allocatable, mut requested) = ([0i64; 2], [extra.milli_cpu, extra.memory]);
     for (held, asked) in nodes.iter().filter_map(|&n| scheduler.scored_usage(n)) {
         allocatable[0] += held.milli_cpu;

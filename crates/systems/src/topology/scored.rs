@@ -84,7 +84,7 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
     }
 
     /// Whether a domain tried so far already beats whatever `domain` could score.
-    pub fn settled(&self, domain: &Domain) -> bool {
+    pub(crate) fn settled(&self, domain: &Domain) -> bool {
         let i = self.index(domain);
         let ceiling = self.ceilings[i].total;
         self.settled_by
@@ -92,7 +92,7 @@ impl<'d, 'a> ScoredRound<'d, 'a> {
     }
 
     /// `domain` is left untried; `fit` pods fit its free capacity.
-    pub fn untried(&mut self, domain: &Domain, fit: usize) {
+    pub(crate) fn untried(&mut self, domain: &Domain, fit: usize) {
         let i = self.index(domain);
         self.untried.push((i, fit));
     }

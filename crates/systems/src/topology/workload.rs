@@ -24,7 +24,7 @@ use df_state::ClusterState;
 pub const SYSTEM: &str = "workload-topology";
 
 /// The topology constraint of Workload API PodGroups.
-pub struct PodGroupTopology;
+pub(crate) struct PodGroupTopology;
 
 impl TopologySystem for PodGroupTopology {
     fn constraint(&self, gang: &Gang, state: &ClusterState) -> Result<Option<Constraint>, String> {

@@ -1,6 +1,10 @@
-//! The placement engine: Kubernetes v1.34 default-profile filters and scores over a
-//! [`ClusterState`]. Pure and synchronous; `plan`, `lint` and `explain-placement` all decide
-//! through [`Scheduler`], and nothing else in the project matches selectors or scores nodes.
+//! The placement engine: the kube-scheduler framework (typed statuses, extension points, one
+//! file per upstream plugin in [`plugins`], profiles, preemption) over a [`ClusterState`]. Pure
+//! and synchronous; `plan`, `lint` and `explain-placement` all decide through [`Scheduler`],
+//! and nothing else in the project matches selectors or scores nodes.
+//!
+//! Above `model`, `manifest`, `state` and `parallel`; it must not import the systems, the
+//! planner, the network or anything above.
 
 mod admission;
 mod cycle;

@@ -3,6 +3,9 @@
 //!
 //! Rules read the typed objects for meaning and the positioned tree for locations, so a
 //! diagnostic in the fifth document of a file points into the fifth document.
+//!
+//! Above the planner (rules plan to find what never fits); it must not import the reports,
+//! the network or clap.
 
 mod field_issue;
 mod fluid;

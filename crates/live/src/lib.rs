@@ -1,9 +1,13 @@
-//! The live cluster: the one place (with `apply/`) that talks to an API server.
+//! The live cluster: the one crate that talks to an API server (tokio, kube, HTTP). It reads the
+//! objects placement depends on into a `ClusterState` and applies changes (`apply`).
 //!
 //! Lists are read as raw JSON pages (`limit` + `continue`) and every item is decoded by the same
 //! `Object::decode` the recorded path uses, so the `ClusterState` built here is indistinguishable
 //! from one loaded with `--state`. Raw pages rather than typed k8s-openapi lists keep memory at
 //! the slim model's size on clusters with 100,000+ pods.
+//!
+//! Above `model`, `manifest` and `state`; the engine and everything that plans must not import
+//! it (only `apply` and the binary do).
 
 use std::path::PathBuf;
 use std::time::Duration;

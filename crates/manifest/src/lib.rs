@@ -1,5 +1,8 @@
 //! Reading manifests: files, directories and stdin, split into documents, decoded into typed
-//! objects, each kept with its file, document index and source tree for exact positions.
+//! objects, each kept with its file, document index and source tree for exact positions; and
+//! atomic file writes ([`file`]).
+//!
+//! Above `model` (and `parallel`); it must not import the state, the engine or anything above.
 
 pub mod block_json;
 pub mod file;

@@ -1,4 +1,9 @@
-//! Typed objects: what the tool understands of each manifest or state item.
+//! The model: typed Kubernetes objects (the slim subset placement reads), quantities and pod
+//! requests, and the one registry of object kinds ([`kinds`], [`registry`]): how the API names
+//! each kind and how it is decoded, from which every per-kind list of the other crates derives.
+//!
+//! The bottom layer: it imports no other crate of the workspace, does no I/O and knows no
+//! scheduler.
 
 pub mod core;
 pub mod fluid;

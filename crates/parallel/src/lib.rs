@@ -1,4 +1,5 @@
-//! Work shared out on every core, for loaders whose pieces are known up front.
+//! Work shared out on every core with plain threads, for loaders and schedulers whose pieces
+//! are known up front. Imports nothing of the workspace.
 
 use std::convert::Infallible;
 

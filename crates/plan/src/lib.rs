@@ -1,6 +1,10 @@
-//! Plans: where each operation of a DataFlow lands and what it inherits, computed from the
-//! manifests and the cluster state through the one engine (`sched`). The `Plan` structs are
-//! the `plan -o json|yaml` contract of DESIGN.md section 4: field names are fixed.
+//! Plans: one planning request (manifests, state, profile, routes, what-ifs) into one planned
+//! result: where each operation of a DataFlow lands and what it inherits, each gang and batch
+//! pod, the Pending pods of the state, what-ifs, drift and capacity, through the one engine.
+//! The `Plan` structs are the `plan -o json|yaml` contract of DESIGN.md section 4: field names
+//! are fixed.
+//!
+//! Above the systems; it must not import lint, the reports, the network or clap.
 
 pub mod batch;
 pub mod capacity;

@@ -1,4 +1,8 @@
-//! Renderers: tables for people, the JSON/YAML contracts for scripts.
+//! Renderers: tables for people, the JSON/YAML contracts for scripts, jsonpath and
+//! custom-columns, lint's SARIF and GitHub annotations, terminal-safe stderr lines.
+//!
+//! Above the planner and lint, whose results it renders; it must not import the network or
+//! clap, and decides nothing itself.
 
 pub mod capacity;
 pub mod columns;

@@ -1,6 +1,10 @@
-//! The cluster state placement is computed against: nodes, pods, namespaces and the Fluid and
-//! gang objects, with the indexes the engine needs. It is pure data: whether it came from a
+//! The cluster state placement is computed against: one list per registered kind, with the
+//! indexes the engine needs, and its recorded forms: the JSON and YAML loaders, the binary
+//! cache, and `snapshot`'s writer with its redaction. It is pure data: whether it came from a
 //! recorded file or a live cluster is invisible from here on.
+//!
+//! Above `model`, `manifest` and `parallel`; it must not import the engine, the network (the
+//! live read is `df-live`'s) or anything above.
 
 pub mod cache;
 mod item;

@@ -496,7 +496,7 @@ fn values_the_api_server_rejects_fail_plan_and_lint_with_positions() {
         ),
         (
             pod_group,
-            "4:19: spec.minMember: -1: must be at least 1",
+            "4:19: spec.minMember: -1: must be at least 0",
             "DF209",
         ),
     ];

@@ -257,6 +257,7 @@ const FAILING: &[(&str, Expected)] = &[
         &[
             (15, 14, "DF209", "spec.minMember"),
             (27, 19, "DF209", "spec.podGroups[0].policy.gang.minCount"),
+            (35, 14, "DF209", "spec.minMember"),
         ],
     ),
     (
@@ -552,6 +553,22 @@ fn every_rule_has_a_failing_and_a_passing_fixture() {
             "{passing}"
         );
     }
+}
+
+/// Each group kind's least minimum is its own CRD's: coscheduling's says `Minimum=1`,
+/// Volcano's `Minimum=0` (a Volcano group of 0 is no gang: its pods are placed one by one).
+#[test]
+fn gang_minimums_follow_each_crd() {
+    let (_, report) = run(&[format!("{DIR}/df209-fail.yaml")], &opt_in("DF209"));
+    let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "minMember is 0; a gang needs at least 1",
+            "minCount is -1; a gang needs at least 1",
+            "minMember is -1; Volcano's PodGroup CRD requires at least 0",
+        ]
+    );
 }
 
 /// The topology rules' messages, in the scheduler's own terms, for each failing fixture.

@@ -1125,6 +1125,46 @@ fn coscheduling_prefilter_turns_away_a_group_whose_min_resources_exceed_the_clus
     );
 }
 
+/// Volcano's PodGroup CRD allows `minMember: 0`: the group is ready from the start and Volcano
+/// commits each pod as it is allocated, so the pods that fit are placed and the rest wait.
+/// Three 3-CPU pods on two 4-CPU nodes: one per node, the third pending.
+#[test]
+fn a_volcano_group_of_zero_is_no_gang() {
+    let group = "\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: loose, namespace: default}
+spec: {minMember: 0}
+";
+    let pod = |i: usize| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: loose-{i}\n  namespace: default\n  annotations: {{scheduling.k8s.io/group-name: loose}}\nspec:\n  schedulerName: volcano\n  containers: [{{name: c, image: c, resources: {{requests: {{cpu: \"3\"}}}}}}]\n"
+        )
+    };
+    let manifests = format!("{group}{}{}{}", pod(0), pod(1), pod(2));
+    let (code, plan) = plan_stdin_json(&manifests, &["--state", TWO_NODES]);
+    assert_eq!(code, 0);
+    let g = &plan["groups"][0];
+    assert_eq!(
+        (
+            &g["status"],
+            &g["minMember"],
+            &g["scheduled"],
+            &g["summary"]
+        ),
+        (
+            &json!("Scheduled"),
+            &json!(0),
+            &json!(2),
+            &json!("2/3 pods placed; nodes: small-1 x1, small-2 x1")
+        )
+    );
+    assert_eq!(
+        g["placements"],
+        json!({"loose-0": "small-1", "loose-1": "small-2", "loose-2": null})
+    );
+}
+
 /// Gangs the scheduler cannot try yet: no member pods (waiting, nothing pending: exit 0), too
 /// few (waiting, those stay pending: exit 1), and pods joined to a group that exists nowhere.
 #[test]

@@ -134,12 +134,12 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
                 None => g.spec.min_member.map(i64::from),
             };
             let group = (g.api_version.as_str(), &g.metadata);
-            check_minimum(ctx, index, m, group, min, min_path);
+            check_minimum(ctx, index, m, group, (min, GANG_LEAST), min_path);
             check_quantities(ctx, m, &g.spec.min_resources);
             check_min_resources(ctx, index, m, group, &g.spec.min_resources);
         }
         Object::VolcanoPodGroup(g) => {
-            let min = Some(i64::from(g.spec.min_member));
+            let min = (Some(i64::from(g.spec.min_member)), VOLCANO_LEAST);
             let group = (VOLCANO_POD_GROUP_API_VERSION, &g.metadata);
             check_minimum(ctx, index, m, group, min, "spec.minMember");
             check_quantities(ctx, m, &g.spec.min_resources);
@@ -155,9 +155,10 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
                 } else {
                     "schedulingPolicy"
                 };
-                if gang.min_count < 1 {
+                if i64::from(gang.min_count) < GANG_LEAST.0 {
                     let path = format!("{path}.{policy}.gang.minCount");
-                    ctx.emit(m, below_one(m, &path, i64::from(gang.min_count)));
+                    let min = i64::from(gang.min_count);
+                    ctx.emit(m, below_least(m, &path, min, GANG_LEAST));
                 }
             }
         }
@@ -166,30 +167,39 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     }
 }
 
-fn below_one(m: &Manifest, path: &str, value: i64) -> Finding {
+/// The least a gang minimum may be, and who says so.
+#[derive(Clone, Copy)]
+struct Least(i64, &'static str);
+
+/// Gangs of Godel, kube-batch, coscheduling (its CRD says `Minimum=1`) and the Workload API.
+const GANG_LEAST: Least = Least(1, "a gang needs");
+/// Volcano's PodGroup CRD says `Minimum=0`: a group of 0 is valid and scheduled pod by pod.
+const VOLCANO_LEAST: Least = Least(0, "Volcano's PodGroup CRD requires");
+
+fn below_least(m: &Manifest, path: &str, value: i64, Least(least, who): Least) -> Finding {
     let field = path.rsplit('.').next().unwrap_or(path);
     Finding::at(
         m,
         "DF209",
         path,
-        format!("{field} is {value}; a gang needs at least 1"),
+        format!("{field} is {value}; {who} at least {least}"),
     )
 }
 
-/// DF209 below 1, DF211 above the pods that can ever join.
+/// DF209 below the group's least, DF211 above the pods that can ever join.
 fn check_minimum(
     ctx: &mut Context<'_>,
     index: &Index,
     m: &Manifest,
     (api_version, meta): (&str, &ObjectMeta),
-    min: Option<i64>,
+    (min, least): (Option<i64>, Least),
     path: &str,
 ) {
     let Some(min) = min else {
         return;
     };
-    if min < 1 {
-        ctx.emit(m, below_one(m, path, min));
+    if min < least.0 {
+        ctx.emit(m, below_least(m, path, min, least));
         return;
     }
     let Some((count, _)) = index.members_of(api_version, meta) else {

@@ -311,8 +311,8 @@ pub const RULES: &[Rule] = &[
         "DF209",
         "gang-minimum",
         Error,
-        "gang minimum below 1 (or a negative minAvailable)",
-        "`minMember` (kube-batch, Volcano, coscheduling) and `minCount` (Workload API gangs) are the pods that must be placed together; zero or negative values are rejected (the Workload API validates minCount >= 1) or make the gang meaningless. Volcano's job webhook rejects a negative `minAvailable`.",
+        "gang minimum below 1 (or a negative Volcano minMember or minAvailable)",
+        "`minMember` (kube-batch, Volcano, coscheduling) and `minCount` (Workload API gangs) are the pods that must be placed together; zero or negative values are rejected (the Workload API validates minCount >= 1, coscheduling's PodGroup CRD minMember >= 1) or make the gang meaningless. Volcano's PodGroup CRD accepts `minMember: 0` (no gang: Volcano places the pods one at a time) and rejects a negative one; its job webhook rejects a negative `minAvailable`.",
         "Set the minimum to the number of pods that must start together (at least 1).",
     ),
     rule(

@@ -255,8 +255,9 @@ fn affinity_weights(path: &str, affinity: &Affinity) -> Result<(), DecodeError> 
     Ok(())
 }
 
-/// A gang of fewer than one pod means nothing (Godel, kube-batch, coscheduling, Volcano and
-/// Workload pod groups); Volcano's job webhook refuses a negative `minAvailable`.
+/// A gang of fewer than one pod means nothing (Godel, kube-batch, coscheduling and Workload pod
+/// groups: coscheduling's CRD says `Minimum=1`). Volcano's PodGroup CRD says `Minimum=0` (a
+/// group of 0 is scheduled pod by pod) and its job webhook refuses a negative `minAvailable`.
 fn gang_sizes(object: &Object) -> Result<(), DecodeError> {
     let gang_min = |policy: Option<&SchedulingPolicy>| {
         policy
@@ -265,7 +266,7 @@ fn gang_sizes(object: &Object) -> Result<(), DecodeError> {
     };
     let sizes: Vec<(String, i32, i32)> = match object {
         Object::GodelPodGroup(g) => vec![("spec.minMember".into(), g.spec.min_member, 1)],
-        Object::VolcanoPodGroup(g) => vec![("spec.minMember".into(), g.spec.min_member, 1)],
+        Object::VolcanoPodGroup(g) => vec![("spec.minMember".into(), g.spec.min_member, 0)],
         Object::VolcanoJob(job) => vec![("spec.minAvailable".into(), job.spec.min_available, 0)],
         Object::PodGroup(g) => match &g.spec.scheduling_policy {
             Some(policy) => gang_min(Some(policy))
@@ -427,7 +428,11 @@ mod tests {
                     "PodGroup",
                     "{minMember: -1}",
                 ),
-                "m.yaml:4:19: spec.minMember: -1: must be at least 1",
+                "m.yaml:4:19: spec.minMember: -1: must be at least 0",
+            ),
+            (
+                group("scheduling.x-k8s.io/v1alpha1", "PodGroup", "{minMember: 0}"),
+                "m.yaml:4:19: spec.minMember: 0: must be at least 1",
             ),
             (
                 group(
@@ -483,7 +488,7 @@ mod tests {
             group(
                 "scheduling.volcano.sh/v1beta1",
                 "PodGroup",
-                "{minMember: 1}",
+                "{minMember: 0}",
             ),
             group("scheduling.x-k8s.io/v1alpha1", "PodGroup", "{}"),
         ] {

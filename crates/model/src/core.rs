@@ -36,6 +36,11 @@ pub struct ObjectMeta {
     /// scheduling-queue timestamp, and the creation time is what that timestamp starts as.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<CompactString>,
+    /// RFC 3339, set once the object is being deleted. A terminating pod stays on its node,
+    /// holding its resources, until its grace period ends: PodTopologySpread no longer counts
+    /// it, and a preemptor waits for the victims it is terminating (`Pod::terminating_by_preemption`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<CompactString>,
 }
 
 /// `field: null` in YAML means "absent"; serde's `default` alone would reject it.
@@ -457,6 +462,76 @@ pub struct PodStatus {
     /// The node a preemption nominated for this Pending pod: kube-scheduler tries it first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
+    /// The `DisruptionTarget` entry of `status.conditions`, the one condition the scheduler
+    /// reads. The others (a running pod has four or five) are dropped as the pod is decoded,
+    /// and this one is written back as a list of one.
+    #[serde(
+        rename = "conditions",
+        skip_serializing_if = "Option::is_none",
+        with = "disruption_target"
+    )]
+    pub disruption_target: Option<Box<PodCondition>>,
+}
+
+/// A pod condition, as far as the scheduler reads one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PodCondition {
+    #[serde(rename = "type", deserialize_with = "null_as_default")]
+    pub kind: CompactString,
+    #[serde(deserialize_with = "null_as_default")]
+    pub status: CompactString,
+    #[serde(
+        skip_serializing_if = "CompactString::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub reason: CompactString,
+}
+
+/// `status.conditions` read down to its first `DisruptionTarget` condition (the one upstream's
+/// `podTerminatingByPreemption` decides on), without keeping a list.
+mod disruption_target {
+    use serde::de::{SeqAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::PodCondition;
+
+    const DISRUPTION_TARGET: &str = "DisruptionTarget";
+
+    pub fn serialize<S: Serializer>(
+        condition: &Option<Box<PodCondition>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        condition.as_slice().serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Box<PodCondition>>, D::Error> {
+        struct First(Option<Box<PodCondition>>);
+        impl<'de> Deserialize<'de> for First {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_seq(FirstVisitor)
+            }
+        }
+        struct FirstVisitor;
+        impl<'de> Visitor<'de> for FirstVisitor {
+            type Value = First;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of pod conditions")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First, A::Error> {
+                let mut first = None;
+                while let Some(condition) = seq.next_element::<PodCondition>()? {
+                    if first.is_none() && condition.kind == DISRUPTION_TARGET {
+                        first = Some(Box::new(condition));
+                    }
+                }
+                Ok(First(first))
+            }
+        }
+        Ok(Option::<First>::deserialize(deserializer)?.and_then(|first| first.0))
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -471,6 +546,22 @@ impl Pod {
     /// Succeeded and Failed pods hold no resources; the scheduler's cache drops them.
     pub fn is_terminated(&self) -> bool {
         matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
+    }
+
+    /// Being deleted (`metadata.deletionTimestamp`), yet still on its node.
+    pub fn is_terminating(&self) -> bool {
+        self.metadata.deletion_timestamp.is_some()
+    }
+
+    /// Upstream's `podTerminatingByPreemption`: terminating, and its `DisruptionTarget`
+    /// condition is True for reason `PreemptionByScheduler` (the scheduler evicted it).
+    pub fn terminating_by_preemption(&self) -> bool {
+        self.is_terminating()
+            && self
+                .status
+                .disruption_target
+                .as_deref()
+                .is_some_and(|c| c.status == "True" && c.reason == "PreemptionByScheduler")
     }
 }
 

@@ -64,7 +64,7 @@ fn from_template(w: &Workload, name: String) -> Pod {
             namespace: w.metadata.namespace.clone(),
             labels: w.template.metadata.labels.clone(),
             annotations: w.template.metadata.annotations.clone(),
-            creation_timestamp: None,
+            ..ObjectMeta::default()
         },
         spec: w.template.spec.clone(),
         status: PodStatus::default(),

@@ -27,9 +27,10 @@ use super::{Run, msgpack};
 pub(crate) const SUFFIX: &str = ".dfcache";
 
 const MAGIC: &[u8; 8] = b"KDFCACHE";
-/// Bumped whenever the layout below changes; the tool's version is checked as well, since the
-/// model's fields change between releases.
-const FORMAT: u32 = 4;
+/// Bumped whenever the layout below, or what the model keeps of an object, changes (5: a pod's
+/// `deletionTimestamp` and `DisruptionTarget` condition); the tool's version is checked as
+/// well, since the model's fields change between releases.
+const FORMAT: u32 = 5;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
@@ -592,11 +593,12 @@ mod tests {
         df_synth::write_cluster_json(&spec, df_synth::Detail::Realistic, &mut file).unwrap();
         sources.push(realistic);
         // Kinds no shipped state holds: a Fluid runtime, a Deployment (counted, not kept) and
-        // an unknown kind; and a pod listed twice, the later one replacing the first.
+        // an unknown kind; a pod listed twice, the later one replacing the first; and a pod
+        // the scheduler's preemption is terminating (its DisruptionTarget condition is kept).
         let others = dir.path().join("others.yaml");
         std::fs::write(
             &others,
-            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n2}\n",
+            "apiVersion: data.fluid.io/v1alpha1\nkind: AlluxioRuntime\nmetadata: {name: imagenet, namespace: data}\nspec:\n  fuse: {nodeSelector: {fuse: \"true\"}}\nstatus:\n  cacheAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: data}\nspec: {nodeName: n2}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: leaving, namespace: data, deletionTimestamp: \"2024-05-01T10:00:00Z\"}\nspec: {nodeName: n1}\nstatus:\n  conditions:\n  - {type: Ready, status: \"False\", lastTransitionTime: \"2024-05-01T10:00:00Z\"}\n  - {type: DisruptionTarget, status: \"True\", reason: PreemptionByScheduler, message: preempted}\n",
         )
         .unwrap();
         sources.push(others);
@@ -651,7 +653,8 @@ mod tests {
                 let warnings = from_cache.warnings.join("\n");
                 assert!(warnings.contains("Deployment") && warnings.contains("Widget"));
                 let pods: Vec<_> = from_cache.pods.iter().map(|p| &p.spec.node_name).collect();
-                assert_eq!(pods, ["n2"]);
+                assert_eq!(pods, ["n2", "n1"]);
+                assert!(from_cache.pods[1].terminating_by_preemption());
             }
             if source.ends_with("dangling.yaml") {
                 assert_eq!(from_cache.pods.len(), 1);

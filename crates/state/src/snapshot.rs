@@ -756,13 +756,15 @@ mod tests {
 
     const STATE: &str = r#"{"apiVersion": "v1", "kind": "List", "items": [
   {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "loader-0", "namespace": "team",
-     "labels": {"app": "loader"}, "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+     "labels": {"app": "loader"}, "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"},
+     "deletionTimestamp": "2024-05-01T10:00:00Z"},
    "spec": {"nodeName": "node-b", "containers": [{"name": "c", "image": "registry.corp/loader:1",
      "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-b"]},
                              {"key": "gpu-count", "operator": "Gt", "values": ["2"]}]}]}}}},
-   "status": {"phase": "Running"}},
+   "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"},
+     {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]}},
   {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-b",
      "labels": {"kubernetes.io/hostname": "node-b", "gpu-count": "4"}},
    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
@@ -791,6 +793,7 @@ mod tests {
             let back = ClusterState::from_objects(parse_state("snap", text.as_bytes()).unwrap());
             assert_eq!(back.nodes, state.nodes, "{format:?}");
             assert_eq!(back.pods, state.pods, "{format:?}");
+            assert!(back.pods[0].terminating_by_preemption(), "{format:?}");
             assert_eq!(back.namespaces, state.namespaces, "{format:?}");
             assert_eq!(back.fluid_ops, state.fluid_ops, "{format:?}");
             assert_eq!(back.fluid_runtimes, state.fluid_runtimes, "{format:?}");

@@ -3,10 +3,9 @@
 //! (`SelectVictimsOnNode`), the node it would nominate (`pickOneNodeForPreemption`), and,
 //! when it cannot help, upstream's `preemption: ...` message that ends the pod's summary.
 //!
-//! Not modelled: nominated pods of other pending pods (the preview has none), extenders, the
-//! "terminating victim on the nominated node" eligibility check (the state records no
-//! deletions), and upstream's random start offset over the candidate nodes (we start at the
-//! first node, so the preview is deterministic; it matters only past 100 candidate nodes).
+//! Not modelled: nominated pods of other pending pods (the preview has none), extenders, and
+//! upstream's random start offset over the candidate nodes (we start at the first node, so the
+//! preview is deterministic; it matters only past 100 candidate nodes).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -23,6 +22,10 @@ pub(crate) const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 pub(crate) const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 /// `PodEligibleToPreemptOthers` for `preemptionPolicy: Never`.
 pub(crate) const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
+/// `PodEligibleToPreemptOthers` while the victims of an earlier preemption are still leaving
+/// the pod's nominated node.
+pub(crate) const NOT_ELIGIBLE_TERMINATING: &str =
+    "not eligible due to a terminating pod on the nominated node.";
 
 /// DefaultPreemptionArgs defaults: at least 10% of the potential nodes, and at least 100 of
 /// them, are dry-run before a node is picked.
@@ -304,6 +307,10 @@ impl<'a> Scheduler<'a> {
             preemption.message = Some(format!("preemption: {NOT_ELIGIBLE_NEVER}"));
             return preemption;
         }
+        if self.waits_for_its_victims(pod, resolved.value, verdicts) {
+            preemption.message = Some(format!("preemption: {NOT_ELIGIBLE_TERMINATING}"));
+            return preemption;
+        }
         let potential: Vec<usize> = verdicts
             .iter()
             .filter(|v| preemption_might_help(v))
@@ -368,6 +375,31 @@ impl<'a> Scheduler<'a> {
         preemption.victims = candidates[0].victims.clone();
         preemption.candidates = candidates;
         preemption
+    }
+
+    /// The rest of upstream's `PodEligibleToPreemptOthers`: a pod that already preempted
+    /// (`status.nominatedNodeName`) does not preempt again while a lower-priority pod that the
+    /// scheduler's preemption is terminating is still on that node, unless the filters now
+    /// find the node unresolvable (a node absent from the verdicts counts as unresolvable, as
+    /// upstream's absent nodes do).
+    fn waits_for_its_victims(&self, pod: &Pod, priority: i32, verdicts: &[NodeVerdict]) -> bool {
+        let Some(node) = pod
+            .status
+            .nominated_node_name
+            .as_deref()
+            .and_then(|name| self.state.node_index(name))
+        else {
+            return false;
+        };
+        let resolvable = verdicts
+            .iter()
+            .find(|v| v.index == node)
+            .is_some_and(|v| v.code != Some(Code::UnschedulableAndUnresolvable));
+        resolvable
+            && self.nodes[node].pods.iter().any(|&placed| {
+                let other = &self.placed[placed].pod;
+                self.state.pod_priority(other).value < priority && other.terminating_by_preemption()
+            })
     }
 
     fn victims(&self, ranked: &[Ranked]) -> Vec<Victim> {

@@ -213,6 +213,180 @@ fn post_filter_nominates_or_says_why_not() {
     }
 }
 
+/// A running pod (as [`running`]) that is being deleted, with `conditions` as its
+/// `status.conditions`.
+fn terminating(name: &str, node: &str, cpu: &str, priority: i32, conditions: &str) -> String {
+    running(name, node, cpu, priority, "", "")
+        .replace(
+            "namespace: default,",
+            "namespace: default, deletionTimestamp: \"2024-05-01T10:00:00Z\",",
+        )
+        .replace(
+            "  phase: Running\n",
+            &format!("  phase: Running\n  conditions: {conditions}\n"),
+        )
+}
+
+/// Upstream's `PodEligibleToPreemptOthers` rows (default_preemption_test.go): a pod that
+/// already preempted waits while a lower-priority victim of the scheduler's preemption is
+/// terminating on its nominated node. Two 1-CPU nodes, each full; `high` (priority 1000) asks
+/// for 1 CPU, so both nodes fail with Insufficient cpu (resolvable) unless tainted.
+#[test]
+fn a_pod_waits_for_the_victims_terminating_on_its_nominated_node() {
+    let preempted = "[{type: DisruptionTarget, status: \"True\", reason: PreemptionByScheduler}]";
+    let nominated =
+        |node: &str| format!("  priorityClassName: high\nstatus: {{nominatedNodeName: {node}}}\n");
+    let nodes = node("n1", "1", 110, "") + &node("n2", "1", 110, "");
+    // n2's pod outranks every n1 victim, so when preemption runs it picks n1 by "a lower
+    // highest victim priority" rather than by node order.
+    let n2 = running("mid", "n2", "1", 500, "", "");
+    let waits = Some(
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node..",
+    );
+    let resolved = Some("0/2 nodes are available: 2 Insufficient cpu.");
+    let cases: Vec<PostFilterCase> = vec![
+        (
+            "a lower-priority victim of preemption is terminating on the nominated node",
+            nodes.clone() + &terminating("leaving", "n1", "1", 10, preempted) + &n2,
+            incoming("1", &nominated("n1")),
+            None,
+            vec![],
+            waits,
+        ),
+        (
+            "terminating without the DisruptionTarget condition: preempts again",
+            nodes.clone()
+                + &terminating(
+                    "leaving",
+                    "n1",
+                    "1",
+                    10,
+                    "[{type: Ready, status: \"False\"}]",
+                )
+                + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "a DisruptionTarget condition that is not the scheduler's preemption",
+            nodes.clone()
+                + &terminating(
+                    "leaving",
+                    "n1",
+                    "1",
+                    10,
+                    "[{type: DisruptionTarget, status: \"True\", reason: EvictionByEvictionAPI}]",
+                )
+                + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "only the first DisruptionTarget condition counts",
+            nodes.clone()
+                + &terminating(
+                    "leaving",
+                    "n1",
+                    "1",
+                    10,
+                    "[{type: DisruptionTarget, status: \"False\"}, {type: DisruptionTarget, status: \"True\", reason: PreemptionByScheduler}]",
+                )
+                + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "the condition without a deletionTimestamp is no terminating pod",
+            nodes.clone()
+                + &running("leaving", "n1", "1", 10, "", "").replace(
+                    "  phase: Running\n",
+                    &format!("  phase: Running\n  conditions: {preempted}\n"),
+                )
+                + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "the terminating pod outranks the preemptor: no reason to wait",
+            nodes.clone() + &terminating("leaving", "n1", "1", 2000, preempted) + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n2"),
+            vec!["mid"],
+            resolved,
+        ),
+        (
+            "the nominated node is now unresolvable (an untolerated taint): preempts elsewhere",
+            node(
+                "n1",
+                "1",
+                110,
+                "spec:\n  taints: [{key: k, effect: NoSchedule}]\n",
+            ) + &node("n2", "1", 110, "")
+                + &terminating("leaving", "n1", "1", 10, preempted)
+                + &n2,
+            incoming("1", &nominated("n1")),
+            Some("n2"),
+            vec!["mid"],
+            Some(
+                "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).",
+            ),
+        ),
+        (
+            "the terminating victim is on another node than the nominated one",
+            nodes.clone()
+                + &running("low", "n1", "1", 10, "", "")
+                + &terminating("leaving", "n2", "1", 500, preempted),
+            incoming("1", &nominated("n1")),
+            Some("n1"),
+            vec!["low"],
+            resolved,
+        ),
+        (
+            "no nominated node: terminating pods anywhere are victims like any other",
+            nodes.clone() + &terminating("leaving", "n1", "1", 10, preempted) + &n2,
+            incoming("1", "  priorityClassName: high\n"),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "a nominated node the state lacks",
+            nodes.clone() + &terminating("leaving", "n1", "1", 10, preempted) + &n2,
+            incoming("1", &nominated("gone")),
+            Some("n1"),
+            vec!["leaving"],
+            resolved,
+        ),
+        (
+            "preemptionPolicy Never is checked first",
+            nodes.clone() + &terminating("leaving", "n1", "1", 10, preempted) + &n2,
+            incoming(
+                "1",
+                "  priorityClassName: high-never\nstatus: {nominatedNodeName: n1}\n",
+            ),
+            None,
+            vec![],
+            Some(
+                "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..",
+            ),
+        ),
+    ];
+    for (name, state, pod, node, victims, summary) in cases {
+        let (preemption, got_summary) = preview(&state, &pod);
+        assert_eq!(preemption.node.as_deref(), node, "{name}");
+        assert_eq!(victim_names(&preemption.victims), victims, "{name}");
+        assert_eq!(got_summary.as_deref(), summary, "{name}");
+    }
+}
+
 #[test]
 fn select_victims_reprieves_the_most_important_first() {
     let high = "  priorityClassName: high\n";

@@ -53,6 +53,14 @@ pub(super) fn running(name: &str, node: &str, labels: &str, extra: &str) -> Stri
     )
 }
 
+/// A pod as [`running`] puts it, being deleted (`metadata.deletionTimestamp`).
+pub(super) fn terminating(name: &str, node: &str, labels: &str, extra: &str) -> String {
+    running(name, node, labels, extra).replace(
+        "  namespace: default\n",
+        "  namespace: default\n  deletionTimestamp: \"2024-05-01T10:00:00Z\"\n",
+    )
+}
+
 /// `node: reason` for infeasible nodes, `node` for feasible ones.
 pub(super) fn verdicts(decision: &Decision) -> Vec<String> {
     decision

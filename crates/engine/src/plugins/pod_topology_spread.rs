@@ -70,7 +70,8 @@ impl Constraint {
     }
 
     /// Pods in the incoming pod's namespace the selector selects, per node (a missing selector
-    /// selects nothing).
+    /// selects nothing), as upstream's `countPodsMatchSelector`: terminating pods are leaving
+    /// and do not count (kubernetes#87621), though they still hold their resources.
     fn matching_pods_per_node(&self, cx: &Context) -> HashMap<usize, i64> {
         let mut counts: HashMap<usize, i64> = HashMap::default();
         let Some(selector) = &self.selector else {
@@ -79,6 +80,7 @@ impl Constraint {
         for placed in cx
             .sched
             .pods_in_namespaces(vec![&cx.pod.metadata.namespace])
+            .filter(|placed| !placed.pod.is_terminating())
         {
             if label_selector_matches(selector, &placed.pod.metadata.labels).unwrap_or(false) {
                 *counts.entry(placed.node).or_default() += 1;
@@ -356,6 +358,78 @@ mod tests {
         assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
         assert_eq!(decision.selected.as_deref(), Some("n2"));
         assert_eq!(decision.tied, ["n2", "n3"]);
+    }
+
+    /// Upstream filtering_test.go and scoring_test.go, "terminating Pods should be excluded":
+    /// a pod being deleted is not counted in any domain, though it still holds its resources.
+    #[test]
+    fn terminating_pods_are_not_counted() {
+        let hard = |key: &str, extra: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n{extra}  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: {key}\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {{matchLabels: {{app: web}}}}\n"
+            )
+        };
+        let skew = "node(s) didn't match pod topology spread constraints";
+        let other_namespace = |pod: String| pod.replace("namespace: default", "namespace: other");
+        let big = "  containers: [{name: c, resources: {requests: {cpu: \"3\"}}}]\n";
+        let cases: Vec<(&str, String, String, Vec<&str>)> = vec![
+            // Per hostname n1 counts 0 and n2 1: the minimum is 0, so n2's skew is 1 + 1 > 1.
+            (
+                "hostname: the terminating pod's node counts 0",
+                nodes(&["zone: a", "zone: b"])
+                    + &terminating("w1", "n1", "app: web", "")
+                    + &running("w2", "n2", "app: web", ""),
+                hard("kubernetes.io/hostname", ""),
+                vec!["", skew],
+            ),
+            // Zone a has one counted pod (w1 is leaving), zone b one: every skew is 1.
+            (
+                "zone: the terminating pod leaves its zone level with the other",
+                nodes(&["zone: a", "zone: a", "zone: b"])
+                    + &terminating("w1", "n1", "app: web", "")
+                    + &running("w2", "n2", "app: web", "")
+                    + &running("w3", "n3", "app: web", ""),
+                hard("zone", ""),
+                vec!["", "", ""],
+            ),
+            // Another namespace's pods never count, terminating or not: 1 against 1.
+            (
+                "another namespace's terminating pod",
+                nodes(&["zone: a", "zone: b"])
+                    + &running("w1", "n1", "app: web", "")
+                    + &other_namespace(terminating("w0", "n1", "app: web", ""))
+                    + &running("w2", "n2", "app: web", ""),
+                hard("kubernetes.io/hostname", ""),
+                vec!["", ""],
+            ),
+            // w1 holds 3 of n1's 4 CPUs while it terminates: the 2-CPU pod does not fit
+            // there, yet n1 counts 0, so n2 (1 web pod) is 1 + 1 above the minimum.
+            (
+                "a terminating pod still holds its resources",
+                nodes(&["zone: a", "zone: b"])
+                    + &terminating("w1", "n1", "app: web", big)
+                    + &running("w2", "n2", "app: web", ""),
+                hard(
+                    "kubernetes.io/hostname",
+                    "  containers: [{name: c, resources: {requests: {cpu: \"2\"}}}]\n",
+                ),
+                vec!["Insufficient cpu", skew],
+            ),
+        ];
+        for (name, cluster, spec, want) in cases {
+            let got = reasons(&decide(&cluster, &spec));
+            assert_eq!(got, want, "{name}");
+        }
+        // ScheduleAnyway per hostname, weight ln(2 + 2) = 1.39: raw n1 = 0, n2 = round(1.39)
+        // = 1, normalised 100 * (1 + 0 - raw) / 1.
+        let cluster = nodes(&["zone: a", "zone: b"])
+            + &terminating("w1", "n1", "app: web", "")
+            + &running("w2", "n2", "app: web", "");
+        let soft = "  labels: {app: web}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector: {matchLabels: {app: web}}\n";
+        assert_eq!(
+            scores(&decide(&cluster, soft), "PodTopologySpread"),
+            [100, 0]
+        );
     }
 
     /// Upstream scoring_test.go (initPreScoreState / PreScore): only domains holding a feasible

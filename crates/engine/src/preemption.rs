@@ -129,8 +129,9 @@ fn mark_budget_violations(victims: &mut [Ranked], pods: &[&Pod], budgets: &[PodD
             let Some(selector) = &budget.spec.selector else {
                 continue;
             };
-            let empty = selector.match_labels.is_empty() && selector.match_expressions.is_empty();
-            if empty || !label_selector_matches(selector, &pod.metadata.labels).unwrap_or(false) {
+            if selector.is_empty()
+                || !label_selector_matches(selector, &pod.metadata.labels).unwrap_or(false)
+            {
                 continue;
             }
             if budget

@@ -218,6 +218,15 @@ pub struct LabelSelector {
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
+impl LabelSelector {
+    /// No requirement at all (`{}`). It matches every label set, yet the upstream code that
+    /// asks `Selector.Empty()` (PodDisruptionBudgets, PodTopologySpread's counts, HyperNode
+    /// label matches) takes it as selecting nothing.
+    pub fn is_empty(&self) -> bool {
+        self.match_labels.is_empty() && self.match_expressions.is_empty()
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodAffinityTerm {

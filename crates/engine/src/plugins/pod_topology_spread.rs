@@ -69,12 +69,13 @@ impl Constraint {
             && (!self.honor_taints || untolerated_taint(node, &cx.pod.spec.tolerations).is_none())
     }
 
-    /// Pods in the incoming pod's namespace the selector selects, per node (a missing selector
-    /// selects nothing), as upstream's `countPodsMatchSelector`: terminating pods are leaving
-    /// and do not count (kubernetes#87621), though they still hold their resources.
+    /// Pods in the incoming pod's namespace the selector selects, per node, as upstream's
+    /// `countPodsMatchSelector`: a missing selector selects nothing, and so does an empty one
+    /// (`labelSelector: {}`, though it matches the incoming pod itself); terminating pods are
+    /// leaving and do not count (kubernetes#87621), though they still hold their resources.
     fn matching_pods_per_node(&self, cx: &Context) -> HashMap<usize, i64> {
         let mut counts: HashMap<usize, i64> = HashMap::default();
-        let Some(selector) = &self.selector else {
+        let Some(selector) = self.selector.as_ref().filter(|s| !s.is_empty()) else {
             return counts;
         };
         for placed in cx
@@ -429,6 +430,28 @@ mod tests {
         assert_eq!(
             scores(&decide(&cluster, soft), "PodTopologySpread"),
             [100, 0]
+        );
+    }
+
+    /// Upstream's `countPodsMatchSelector` counts nothing for an empty selector, while the
+    /// incoming pod still matches it: with `labelSelector: {}` every domain counts 0 and the
+    /// skew is 0 + 1 - 0 = 1. `matchLabelKeys` make it a real selector (here app in (web)).
+    #[test]
+    fn an_empty_selector_counts_no_pods() {
+        let cluster = nodes(&["zone: a", "zone: b"])
+            + &running("w1", "n1", "app: web", "")
+            + &running("w2", "n1", "app: web", "");
+        let spec = |extra: &str| {
+            format!(
+                "  labels: {{app: web}}\nspec:\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {{}}\n{extra}"
+            )
+        };
+        let skew = "node(s) didn't match pod topology spread constraints";
+        assert_eq!(reasons(&decide(&cluster, &spec(""))), ["", ""]);
+        // app=web: zone a counts 2, b 0, so a's skew is 2 + 1 - 0.
+        assert_eq!(
+            reasons(&decide(&cluster, &spec("    matchLabelKeys: [app]\n"))),
+            [skew, ""]
         );
     }
 

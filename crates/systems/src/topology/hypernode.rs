@@ -335,7 +335,7 @@ fn member_nodes(
         );
     }
     if let Some(labels) = &selector.label_match
-        && !(labels.match_labels.is_empty() && labels.match_expressions.is_empty())
+        && !labels.is_empty()
     {
         for (i, node) in state.nodes.iter().enumerate() {
             let matched = label_selector_matches(labels, &node.metadata.labels)

@@ -64,7 +64,7 @@ const FAILING: &[(&str, Expected)] = &[
                 "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoreDuringExecution",
             ),
             (36, 9, "DF005", "spec.template.spec.tolerations[0].operater"),
-            (37, 20, "DF005", "spec.template.spec.hostNetwork"),
+            (37, 16, "DF005", "spec.template.spec.hostPID"),
             (
                 58,
                 13,

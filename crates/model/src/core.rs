@@ -349,6 +349,13 @@ pub struct PodSpec {
     pub affinity: Option<Box<Affinity>>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
     pub tolerations: Vec<Toleration>,
+    /// On the host's network: the DaemonSet controller then adds a toleration of
+    /// `node.kubernetes.io/network-unavailable`, since such a pod needs no pod network.
+    #[serde(
+        skip_serializing_if = "std::ops::Not::not",
+        deserialize_with = "null_as_default"
+    )]
+    pub host_network: bool,
     #[serde(deserialize_with = "exact_list")]
     pub containers: Vec<Container>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]

@@ -7,15 +7,14 @@
 use df_engine::{Profile, Scheduler};
 use df_model::{
     NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, Pod,
-    PodStatus, Toleration, Workload,
+    PodSpec, PodStatus, Toleration, Workload,
 };
 use df_state::ClusterState;
 
 pub use df_model::{JOB_NAME_LABELS, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL};
 
-/// Tolerations the DaemonSet controller adds to every daemon pod (upstream
-/// `AddOrUpdateDaemonPodTolerations`; the network-unavailable one needs hostNetwork, which the
-/// model does not read).
+/// Tolerations (key, effect; `operator: Exists`) the DaemonSet controller adds to every daemon
+/// pod (upstream `AddOrUpdateDaemonPodTolerations`).
 const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
     ("node.kubernetes.io/not-ready", "NoExecute"),
     ("node.kubernetes.io/unreachable", "NoExecute"),
@@ -24,6 +23,10 @@ const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
     ("node.kubernetes.io/pid-pressure", "NoSchedule"),
     ("node.kubernetes.io/unschedulable", "NoSchedule"),
 ];
+/// The one it adds to daemon pods on the host's network (`spec.hostNetwork`), which need no
+/// pod network.
+const HOST_NETWORK_TOLERATION: (&str, &str) =
+    ("node.kubernetes.io/network-unavailable", "NoSchedule");
 
 /// The pods `w` creates against `state`, in the order its controller names them.
 pub fn pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
@@ -78,7 +81,7 @@ fn from_template(w: &Workload, name: String) -> Pod {
 /// `ReplaceDaemonSetPodNodeNameNodeAffinity` does. Named `<name>-<node>`.
 fn daemon_pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
     let mut template = from_template(w, w.metadata.name.clone());
-    add_daemon_tolerations(&mut template.spec.tolerations);
+    add_daemon_tolerations(&mut template.spec);
     let judge = Scheduler::new(state, Profile::default());
     state
         .nodes
@@ -93,19 +96,35 @@ fn daemon_pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
         .collect()
 }
 
-/// Add each daemon toleration the pod does not already carry (same key and effect).
-fn add_daemon_tolerations(tolerations: &mut Vec<Toleration>) {
-    for (key, effect) in DAEMON_TOLERATIONS {
-        if !tolerations
-            .iter()
-            .any(|t| t.key == key && t.effect == effect)
-        {
-            tolerations.push(Toleration {
-                key: key.into(),
-                operator: "Exists".into(),
-                effect: effect.into(),
-                ..Default::default()
-            });
+/// Add the daemon tolerations as upstream's `AddOrUpdateTolerationInPodSpec` does each: every
+/// toleration of the pod that `MatchToleration`s it (the same key, operator, value and effect,
+/// compared as written) is replaced by it, which drops a `tolerationSeconds`; with none, it is
+/// appended. (Upstream first looks for an identical one to keep the list as it is, but compares
+/// a pointer with a value, which is never equal; replacing an identical one changes nothing.)
+fn add_daemon_tolerations(spec: &mut PodSpec) {
+    let host_network = spec.host_network.then_some(HOST_NETWORK_TOLERATION);
+    for (key, effect) in DAEMON_TOLERATIONS.into_iter().chain(host_network) {
+        let daemon = Toleration {
+            key: key.into(),
+            operator: "Exists".into(),
+            effect: effect.into(),
+            ..Default::default()
+        };
+        let mut matched = false;
+        for toleration in &mut spec.tolerations {
+            if (
+                &toleration.key,
+                &toleration.operator,
+                &toleration.value,
+                &toleration.effect,
+            ) == (&daemon.key, &daemon.operator, &daemon.value, &daemon.effect)
+            {
+                *toleration = daemon.clone();
+                matched = true;
+            }
+        }
+        if !matched {
+            spec.tolerations.push(daemon);
         }
     }
 }
@@ -230,6 +249,84 @@ metadata: {name: hdd, labels: {disk: hdd}}
             .map(|t| (t.key.as_str(), t.effect.as_str()))
             .collect();
         assert_eq!(tolerations, DAEMON_TOLERATIONS);
+    }
+
+    /// Upstream daemonset_util_test.go (`AddOrUpdateDaemonPodTolerations`) and
+    /// helpers_test.go (`AddOrUpdateTolerationInPodSpec`), on nodes tainted as the node
+    /// lifecycle controller taints them.
+    #[test]
+    fn daemon_tolerations_are_added_or_updated_as_the_controller_does() {
+        let state = ClusterState::from_objects(objects(
+            "apiVersion: v1\nkind: Node\nmetadata: {name: plain}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: cordoned}\nspec:\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n---\napiVersion: v1\nkind: Node\nmetadata: {name: no-network}\nspec:\n  taints: [{key: node.kubernetes.io/network-unavailable, effect: NoSchedule}]\n",
+        ));
+        let exists =
+            |(key, effect): (&'static str, &'static str)| (key, "Exists", "", effect, None);
+        let daemon = || DAEMON_TOLERATIONS.map(exists).to_vec();
+        let with_host_network = || [daemon(), vec![exists(HOST_NETWORK_TOLERATION)]].concat();
+        let equal_x = (
+            "node.kubernetes.io/unschedulable",
+            "Equal",
+            "x",
+            "NoSchedule",
+            None,
+        );
+        let everything = ("", "Exists", "", "", None);
+        type Listed<'a> = (&'a str, &'a str, &'a str, &'a str, Option<i64>);
+        // (template spec lines, daemon pods, the tolerations they carry)
+        let cases: Vec<(&str, Vec<&str>, Vec<Listed<'static>>)> = vec![
+            // Only a pod on the host's network tolerates an unavailable pod network.
+            ("", vec!["ds-plain", "ds-cordoned"], daemon()),
+            (
+                "      hostNetwork: true\n",
+                vec!["ds-plain", "ds-cordoned", "ds-no-network"],
+                with_host_network(),
+            ),
+            // Another operator and value do not match: the Exists one is appended.
+            (
+                "      tolerations: [{key: node.kubernetes.io/unschedulable, operator: Equal, value: x, effect: NoSchedule}]\n",
+                vec!["ds-plain", "ds-cordoned"],
+                [vec![equal_x], daemon()].concat(),
+            ),
+            // A matching one is replaced in place, without its seconds.
+            (
+                "      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]\n",
+                vec!["ds-plain", "ds-cordoned"],
+                daemon(),
+            ),
+            (
+                "      hostNetwork: true\n      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]\n",
+                vec!["ds-plain", "ds-cordoned", "ds-no-network"],
+                with_host_network(),
+            ),
+            // Tolerating everything matches none of them (its key and effect are empty).
+            (
+                "      tolerations: [{operator: Exists}]\n",
+                vec!["ds-plain", "ds-cordoned", "ds-no-network"],
+                [vec![everything], daemon()].concat(),
+            ),
+        ];
+        for (spec, expected, tolerations) in cases {
+            let w = workload(&format!(
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: ds}}\nspec:\n  template:\n    spec:\n{spec}      containers: [{{name: c}}]\n"
+            ));
+            let pods = pods(&w, &state);
+            assert_eq!(names(&pods), expected, "{spec}");
+            let listed: Vec<Listed<'_>> = pods[0]
+                .spec
+                .tolerations
+                .iter()
+                .map(|t| {
+                    (
+                        t.key.as_str(),
+                        t.operator.as_str(),
+                        t.value.as_str(),
+                        t.effect.as_str(),
+                        t.toleration_seconds,
+                    )
+                })
+                .collect();
+            assert_eq!(listed, tolerations, "{spec}");
+        }
     }
 
     #[test]

@@ -17,7 +17,6 @@ pub mod selector;
 mod terms;
 mod trace;
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -26,7 +25,7 @@ use serde::Serialize;
 
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use df_model::resources::{self, Resources, pod_requests};
-use df_model::{Labels, Node, Pod, normalized_image_name};
+use df_model::{Labels, Node, Pod};
 use df_state::ClusterState;
 pub use framework::Code;
 pub use profile::Profile;
@@ -176,10 +175,10 @@ pub struct Scheduler<'a> {
     term_group_index: HashMap<Term, [Option<usize>; 4]>,
     /// Indexes into `placed` by namespace: a term looks only at the namespaces it can select.
     placed_by_namespace: HashMap<String, Vec<usize>>,
-    /// Normalised image name -> the nodes that hold it, in node order, with its size there.
-    /// One entry per image rather than a map per node: 5,000 nodes each list dozens of images,
-    /// mostly the same ones.
-    images: HashMap<Cow<'a, str>, Vec<(usize, i64)>>,
+    /// Image name as the nodes list it -> the nodes that hold it, in node order, with its size
+    /// there. One entry per image rather than a map per node: 5,000 nodes each list dozens of
+    /// images, mostly the same ones.
+    images: HashMap<&'a str, Vec<(usize, i64)>>,
     namespace_labels: HashMap<String, Labels>,
     /// The pod `explain-placement` asks about, when this scheduler plans for it.
     trace: trace::Tracer,
@@ -650,19 +649,20 @@ fn same_terms(a: &Pod, b: &Pod) -> bool {
     }
 }
 
-/// Every image the nodes hold, with the nodes that hold it and its size on each. A node that
-/// lists a name twice counts once, with the size listed last (the node's image states are a
-/// map by name upstream).
-fn image_holders(state: &ClusterState) -> HashMap<Cow<'_, str>, Vec<(usize, i64)>> {
+/// Every image the nodes hold, with the nodes that hold it and its size on each. Names are
+/// kept exactly as the nodes list them (upstream's image states are keyed so; only the pod's
+/// names are normalised). A node that lists a name twice counts once, with the size listed
+/// last (the node's image states are a map by name upstream).
+fn image_holders(state: &ClusterState) -> HashMap<&str, Vec<(usize, i64)>> {
     // Sized for every name listed: most are distinct in a cluster of image digests.
     let listed = state.nodes.iter().flat_map(|node| &node.status.images);
     let names = listed.map(|image| image.names.len()).sum();
-    let mut images: HashMap<Cow<'_, str>, Vec<(usize, i64)>> =
+    let mut images: HashMap<&str, Vec<(usize, i64)>> =
         HashMap::with_capacity_and_hasher(names, Default::default());
     for (i, node) in state.nodes.iter().enumerate() {
         for image in &node.status.images {
             for name in &image.names {
-                let holders = images.entry(normalized_image_name(name)).or_default();
+                let holders = images.entry(name.as_str()).or_default();
                 match holders.last_mut() {
                     Some((node, size)) if *node == i => *size = image.size_bytes,
                     _ => holders.push((i, image.size_bytes)),

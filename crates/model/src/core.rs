@@ -647,19 +647,41 @@ pub struct Namespace {
     pub metadata: ObjectMeta,
 }
 
-/// `nginx` and `nginx:latest` are the same image; digests and explicit tags stay as written.
+/// A pod's image name as ImageLocality looks it up among the nodes' images (upstream
+/// `normalizedImageName`): `:latest` is added unless a `:` follows the last `/`, so
+/// `nginx` is `nginx:latest`, while `reg.io:5000/app` gains a tag and `app@sha256:...` keeps
+/// its digest. Node image names are compared as they are listed.
 pub fn normalized_image_name(name: &str) -> Cow<'_, str> {
-    let last_segment = name.rsplit('/').next().unwrap_or(name);
-    if name.contains('@') || last_segment.contains(':') {
-        Cow::Borrowed(name)
-    } else {
+    // `None` (no such character) orders below any position, as Go's -1 does.
+    if name.rfind(':') <= name.rfind('/') {
         Cow::Owned(format!("{name}:latest"))
+    } else {
+        Cow::Borrowed(name)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Upstream image_locality_test.go `TestNormalizedImageName`, and a name with `@` but no
+    /// `:` after its last `/`, which gains a tag too.
+    #[test]
+    fn image_names_are_normalised_as_upstream_does() {
+        let digest = format!("app@sha256:{}", "0123456789abcdef".repeat(4));
+        let cases = [
+            ("app", "app:latest"),
+            ("reg.io:5000/app", "reg.io:5000/app:latest"),
+            ("reg.io:5000/app:2", "reg.io:5000/app:2"),
+            ("app:1.0", "app:1.0"),
+            (&digest, &digest),
+            ("app@v1", "app@v1:latest"),
+            ("team/app", "team/app:latest"),
+        ];
+        for (name, normalised) in cases {
+            assert_eq!(normalized_image_name(name), normalised, "{name}");
+        }
+    }
 
     /// Lists hold exactly their elements, however they grew while decoding: the slack of a
     /// vector's first growth, kept for every pod of a large state, was a sixth of its memory.

@@ -273,13 +273,14 @@ impl Redaction {
         }
     }
 
-    /// A container image, hashed in the form the engine compares (`nginx` is `nginx:latest`)
-    /// and given a tag so the engine does not add one.
+    /// An image name, hashed as the engine compares it (a pod's `nginx` is looked up as
+    /// `nginx:latest` among the names the nodes list, which are taken as written) and given a
+    /// tag so the engine adds none: the same matches, and misses, as in the clear.
     fn image(&self, image: &str) -> String {
         if image.is_empty() {
             return String::new();
         }
-        format!("{}:redacted", self.value(&normalized_image_name(image)))
+        format!("{}:redacted", self.value(image))
     }
 
     fn values(&self, values: &mut [String]) {
@@ -434,7 +435,7 @@ impl Redaction {
             .chain(spec.init_containers.iter_mut())
         {
             container.name = self.value(&container.name).into();
-            container.image = self.image(&container.image).into();
+            container.image = self.image(&normalized_image_name(&container.image)).into();
         }
         for constraint in &mut spec.topology_spread_constraints {
             constraint.topology_key = self.key(&constraint.topology_key);
@@ -767,7 +768,8 @@ mod tests {
      {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]}},
   {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-b",
      "labels": {"kubernetes.io/hostname": "node-b", "gpu-count": "4"}},
-   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+     "images": [{"names": ["registry.corp/loader:1", "registry.corp/loader"], "sizeBytes": 1048576}]}},
   {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team",
      "labels": {"kubernetes.io/metadata.name": "team"}}},
   {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataProcess", "metadata": {"name": "train", "namespace": "team",
@@ -833,6 +835,15 @@ mod tests {
         assert_eq!(
             container.image,
             format!("{}:redacted", r.value("registry.corp/loader:1"))
+        );
+        // The nodes' image names are hashed as listed, the pod's once normalised: a pod's
+        // untagged `loader` (`loader:latest`) misses a node's untagged `loader`, redacted too.
+        assert_eq!(
+            back.nodes[0].status.images[0].names,
+            [
+                format!("{}:redacted", r.value("registry.corp/loader:1")),
+                format!("{}:redacted", r.value("registry.corp/loader")),
+            ]
         );
         let node_affinity = pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref();
         let requirements: Vec<(&str, &str)> = node_affinity

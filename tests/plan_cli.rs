@@ -1326,7 +1326,7 @@ fn cache_labels_of_a_recorded_state_place_and_require() {
         )
     );
 
-    // The runtime's recorded cache affinity gives the zone (50) and region (10) tiers; with no
+    // The runtime's recorded cache affinity gives the zone (50) and region (20) tiers; with no
     // node labelled yet, the zone tier alone moves the step into us-east-1a.
     let runtime_state = format!(
         "{}---\n{}",
@@ -1357,7 +1357,7 @@ status:
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 tier(100, "fluid.io/s-data-imagenet", "true"),
                 tier(50, "topology.kubernetes.io/zone", "us-east-1a"),
-                tier(10, "topology.kubernetes.io/region", "us-east-1"),
+                tier(20, "topology.kubernetes.io/region", "us-east-1"),
             ]}}]),
             json!([{"namespace": "data", "name": "imagenet", "cacheNodes": [], "locality": "not-cached"}])
         )

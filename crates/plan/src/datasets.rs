@@ -118,6 +118,7 @@ pub(crate) fn admit_pod(pod: &mut Pod, runtimes: &[&FluidRuntime], nodes: &[Node
         &namespace,
         &pod.metadata.labels,
         pod.spec.affinity.as_deref().cloned(),
+        &pod.spec.node_selector,
         &mounted,
     );
     pod.spec.affinity = admitted.affinity.map(Box::new);

@@ -4,7 +4,7 @@
 
 use df_engine::Scheduler;
 use df_model::fluid::{HOSTNAME_LABEL, ZONE_LABEL};
-use df_model::{Affinity, FluidOp, NodeAffinity, OpKind, Pod};
+use df_model::{Affinity, FluidOp, Labels, NodeAffinity, OpKind, Pod};
 use df_systems::fluid::admission;
 use df_systems::fluid::webhook::MountedDataset;
 use df_systems::fluid::{self, Policy};
@@ -280,7 +280,9 @@ fn admit(
             }
         })
         .collect();
-    let admission = admission::admit(op.namespace(), labels, affinity, &mounted);
+    let none = Labels::default();
+    let node_selector = fluid::own_node_selector(op).unwrap_or(&none);
+    let admission = admission::admit(op.namespace(), labels, affinity, node_selector, &mounted);
     plan.warnings.extend(admission.notes);
     plan.webhook_affinity = datasets::sources(admission.added);
     admission.affinity

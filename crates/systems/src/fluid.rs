@@ -398,6 +398,20 @@ pub fn own_affinity(op: &FluidOp) -> Option<&Affinity> {
     }
 }
 
+/// The nodeSelector the operation's own pod template carries (as [`pod_for`] gives the pod).
+pub fn own_node_selector(op: &FluidOp) -> Option<&df_model::Labels> {
+    match op.kind {
+        OpKind::DataLoad | OpKind::DataMigrate => Some(&op.spec.node_selector),
+        OpKind::DataProcess => op
+            .spec
+            .processor
+            .as_ref()
+            .and_then(|p| p.job.as_ref())
+            .map(|j| &j.pod_spec.node_selector),
+        OpKind::DataBackup => None,
+    }
+}
+
 /// Whether Fluid can create a pod for the operation at all (a DataProcess needs a processor).
 pub fn has_pod(op: &FluidOp) -> bool {
     op.kind != OpKind::DataProcess

@@ -91,12 +91,13 @@ pub struct Admission {
     pub notes: Vec<String>,
 }
 
-/// Run the chart's default plugins for a pod in `namespace` with `labels` and `affinity`,
-/// mounting `datasets` (each with its runtime when known).
+/// Run the chart's default plugins for a pod in `namespace` with `labels`, `affinity` and
+/// `node_selector`, mounting `datasets` (each with its runtime when known).
 pub fn admit(
     namespace: &str,
     labels: &Labels,
     affinity: Option<Affinity>,
+    node_selector: &Labels,
     datasets: &[MountedDataset<'_>],
 ) -> Admission {
     let mut admission = Admission {
@@ -119,8 +120,8 @@ pub fn admit(
     if let Some(fuse) = require_node_with_fuse(datasets) {
         admission.apply(REQUIRE_NODE_WITH_FUSE, fuse);
     }
-    let cache =
-        webhook::node_affinity_with_cache(namespace, labels, admission.affinity.as_ref(), datasets);
+    let own = admission.affinity.as_ref();
+    let cache = webhook::node_affinity_with_cache(namespace, labels, own, node_selector, datasets);
     admission.notes.extend(cache.skipped);
     if let Some(added) = cache.added {
         admission.apply(webhook::NODE_AFFINITY_WITH_CACHE, added);
@@ -458,7 +459,13 @@ mod tests {
                     fuse_node_selector: Some(selector),
                 })
                 .collect();
-            let got = admit("ml", &labels(case.labels), case.own.clone(), &mounted);
+            let got = admit(
+                "ml",
+                &labels(case.labels),
+                case.own.clone(),
+                &Labels::default(),
+                &mounted,
+            );
             let added: Vec<(&str, NodeAffinity)> = got
                 .added
                 .iter()

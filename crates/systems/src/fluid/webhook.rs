@@ -4,14 +4,17 @@
 //!
 //! What the code does, which the docs leave out:
 //! - NodeAffinityWithCache with the chart's default tiers (preferred `fluid.io/node` 100, zone
-//!   50, region 10; required `fluid.io/node`). The `fluid.io/node` tier is the dataset's cache
+//!   50, region 20 (10 before Fluid's chart of 2023-10); required `fluid.io/node`). The `fluid.io/node` tier is the dataset's cache
 //!   node label `fluid.io/s-<namespace>-<dataset> In [true]`; the zone and region tiers copy
 //!   the expressions of the runtime's recorded `status.cacheAffinity` with those keys, never
 //!   node labels, so without a runtime (or one that records none) they add nothing. Fluid
 //!   skips a dataset whose runtime it cannot find; we keep the node tier then, since a state
 //!   may simply not include runtimes. A dataset whose pod label `fluid.io/dataset.<name>.sched` is
 //!   `required` gets a required term instead of a preferred one.
-//! - A pod whose own node affinity already names a tier key is left alone.
+//! - A pod that already names a tier key is left alone (`hasRepeatedLocality`): in a preferred
+//!   node-affinity expression, a required one, or a nodeSelector key; but a pod with node
+//!   affinity and no required terms is not left alone for its nodeSelector (upstream returns
+//!   before looking at it), and `matchFields` are never looked at.
 //! - Required terms: with no required terms of its own the pod gets one term per required
 //!   dataset, and terms are ORed, so two required datasets mean "either cache"; with terms of
 //!   its own, each of its terms is combined (ANDed) with each new term.
@@ -29,8 +32,8 @@ use super::in_requirement;
 pub(crate) const NODE_AFFINITY_WITH_CACHE: &str = "NodeAffinityWithCache";
 /// The tier name for "a node that holds the dataset's cache".
 const NODE_TIER: &str = "fluid.io/node";
-/// The chart's default preferred tiers and their weights.
-const PREFERRED_TIERS: [(&str, i32); 3] = [(NODE_TIER, 100), (ZONE_LABEL, 50), (REGION_LABEL, 10)];
+/// The chart's default preferred tiers and their weights (`charts/fluid/fluid/values.yaml`).
+const PREFERRED_TIERS: [(&str, i32); 3] = [(NODE_TIER, 100), (ZONE_LABEL, 50), (REGION_LABEL, 20)];
 /// The chart's default required tiers.
 const REQUIRED_TIERS: [&str; 1] = [NODE_TIER];
 
@@ -65,22 +68,23 @@ pub struct MountedDataset<'a> {
     pub fuse_node_selector: Option<&'a Labels>,
 }
 
-/// NodeAffinityWithCache for a pod in `namespace` with `labels` and its current `affinity`,
-/// mounting `datasets`.
+/// NodeAffinityWithCache for a pod in `namespace` with `labels`, its current `affinity` and
+/// its `node_selector`, mounting `datasets`.
 pub(crate) fn node_affinity_with_cache(
     namespace: &str,
     labels: &Labels,
     affinity: Option<&Affinity>,
+    node_selector: &Labels,
     datasets: &[MountedDataset<'_>],
 ) -> CacheAffinity {
     if datasets.is_empty() {
         return CacheAffinity::default();
     }
-    if let Some(key) = repeated_tier_key(affinity) {
+    if let Some((field, key)) = repeated_tier_key(affinity, node_selector) {
         return CacheAffinity {
             added: None,
             skipped: Some(format!(
-                "the pod's own node affinity already uses the locality key {key}: Fluid's {NODE_AFFINITY_WITH_CACHE} adds no cache affinity"
+                "the pod's own {field} already uses the locality key {key}: Fluid's {NODE_AFFINITY_WITH_CACHE} adds no cache affinity"
             )),
         };
     }
@@ -139,30 +143,33 @@ pub(crate) fn node_affinity_with_cache(
     }
 }
 
-/// The first tier key the pod's node affinity already uses (`hasRepeatedLocality`).
-fn repeated_tier_key(affinity: Option<&Affinity>) -> Option<&'static str> {
-    let node_affinity = affinity?.node_affinity.as_ref()?;
-    let keys = node_affinity
-        .preferred
-        .iter()
-        .flat_map(|t| &t.preference.match_expressions)
-        .chain(
-            node_affinity
-                .required
-                .iter()
-                .flat_map(|r| &r.node_selector_terms)
-                .flat_map(|t| &t.match_expressions),
-        );
-    for expression in keys {
-        let tiers = PREFERRED_TIERS
-            .iter()
-            .map(|(tier, _)| *tier)
-            .chain(REQUIRED_TIERS);
-        if let Some(tier) = tiers.into_iter().find(|t| *t == expression.key) {
-            return Some(tier);
+/// Where the pod already uses a tier key, and the key, as upstream's `hasRepeatedLocality`
+/// looks: its preferred node-affinity expressions, then its required ones (when it has node
+/// affinity without required terms upstream returns "no" here, so its nodeSelector is not
+/// looked at), then its nodeSelector keys. `matchFields` are never looked at.
+fn repeated_tier_key(
+    affinity: Option<&Affinity>,
+    node_selector: &Labels,
+) -> Option<(&'static str, &'static str)> {
+    let tier = |key: &str| {
+        let tiers = PREFERRED_TIERS.iter().map(|(tier, _)| *tier);
+        tiers.chain(REQUIRED_TIERS).find(|tier| *tier == key)
+    };
+    if let Some(node_affinity) = affinity.and_then(|a| a.node_affinity.as_ref()) {
+        let required = node_affinity.required.as_ref();
+        let preferred = node_affinity.preferred.iter().map(|t| &t.preference);
+        let terms = preferred.chain(required.into_iter().flat_map(|r| &r.node_selector_terms));
+        if let Some(key) = terms
+            .flat_map(|t| &t.match_expressions)
+            .find_map(|e| tier(&e.key))
+        {
+            return Some(("node affinity", key));
         }
+        // Upstream's early "no" for node affinity without required terms.
+        required?;
     }
-    None
+    let key = node_selector.keys().find_map(|key| tier(key))?;
+    Some(("nodeSelector", key))
 }
 
 /// The pod's affinity with the webhook's terms injected (`InjectNodeSelectorTerms`,
@@ -362,7 +369,7 @@ pub fn assume_cached(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use df_model::ObjectMeta;
+    use df_model::{ObjectMeta, PodAffinity};
 
     use crate::fluid::tests::{labels, term};
 
@@ -405,6 +412,7 @@ mod tests {
             name: &'static str,
             labels: Labels,
             own: Option<Affinity>,
+            node_selector: Labels,
             datasets: &'static [&'static str],
             /// The runtimes' recorded cache affinity (the same for every dataset of the case).
             runtime: Option<NodeAffinity>,
@@ -432,6 +440,7 @@ mod tests {
                 name: "no mounted dataset: nothing",
                 labels: labels(&[]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &[],
                 runtime: None,
                 want: CacheAffinity::default(),
@@ -440,6 +449,7 @@ mod tests {
                 name: "a mounted dataset is preferred with the node tier's weight",
                 labels: labels(&[]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
@@ -448,6 +458,7 @@ mod tests {
                 name: "the sched label makes it required",
                 labels: labels(&[("fluid.io/dataset.hbase.sched", "required")]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: None,
                 want: added(vec![term(&[("fluid.io/s-ns-hbase", "true")])], vec![]),
@@ -456,6 +467,7 @@ mod tests {
                 name: "a sched label of another value keeps it preferred",
                 labels: labels(&[("fluid.io/dataset.hbase.sched", "preferred")]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
@@ -468,6 +480,7 @@ mod tests {
                     ("fluid.io/dataset.absent.sched", "required"),
                 ]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["a", "b", "c"],
                 runtime: None,
                 want: added(
@@ -485,6 +498,7 @@ mod tests {
                     weight: 80,
                     preference: term(&[(ZONE_LABEL, "z1")]),
                 }])),
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: None,
                 want: CacheAffinity {
@@ -492,10 +506,98 @@ mod tests {
                     skipped: Some("the pod's own node affinity already uses the locality key topology.kubernetes.io/zone: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
                 },
             },
+            // hasRepeatedLocality also reads the nodeSelector (tiered_locaity_test.go).
+            Case {
+                name: "a nodeSelector on a tier key: the plugin skips the pod",
+                labels: labels(&[]),
+                own: None,
+                node_selector: labels(&[(ZONE_LABEL, "z1")]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: CacheAffinity {
+                    added: None,
+                    skipped: Some("the pod's own nodeSelector already uses the locality key topology.kubernetes.io/zone: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
+                },
+            },
+            Case {
+                name: "a nodeSelector on another key",
+                labels: labels(&[]),
+                own: None,
+                node_selector: labels(&[("example.com/disk", "ssd")]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
+            },
+            Case {
+                name: "pod affinity only: the nodeSelector is still read",
+                labels: labels(&[]),
+                own: Some(Affinity {
+                    pod_affinity: Some(PodAffinity::default()),
+                    ..Affinity::default()
+                }),
+                node_selector: labels(&[(ZONE_LABEL, "z1")]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: CacheAffinity {
+                    added: None,
+                    skipped: Some("the pod's own nodeSelector already uses the locality key topology.kubernetes.io/zone: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
+                },
+            },
+            // Upstream returns "no" once node affinity without required terms has no tier
+            // key among its preferences, before it reads the nodeSelector.
+            Case {
+                name: "node affinity without required terms hides a nodeSelector tier",
+                labels: labels(&[]),
+                own: Some(affinity(vec![], vec![preferred(10, "example.com/disk")])),
+                node_selector: labels(&[(ZONE_LABEL, "z1")]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
+            },
+            Case {
+                name: "required terms without a tier key: the nodeSelector is read",
+                labels: labels(&[]),
+                own: Some(affinity(vec![term(&[("example.com/disk", "ssd")])], vec![])),
+                node_selector: labels(&[(ZONE_LABEL, "z1")]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: CacheAffinity {
+                    added: None,
+                    skipped: Some("the pod's own nodeSelector already uses the locality key topology.kubernetes.io/zone: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
+                },
+            },
+            Case {
+                name: "matchFields are not looked at",
+                labels: labels(&[]),
+                own: Some(affinity(
+                    vec![NodeSelectorTerm {
+                        match_expressions: Vec::new(),
+                        match_fields: vec![in_requirement("metadata.name", "n1")],
+                    }],
+                    vec![],
+                )),
+                node_selector: labels(&[]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
+            },
+            Case {
+                name: "a required tier expression",
+                labels: labels(&[]),
+                own: Some(affinity(vec![term(&[(REGION_LABEL, "r1")])], vec![])),
+                node_selector: labels(&[]),
+                datasets: &["hbase"],
+                runtime: None,
+                want: CacheAffinity {
+                    added: None,
+                    skipped: Some("the pod's own node affinity already uses the locality key topology.kubernetes.io/region: Fluid's NodeAffinityWithCache adds no cache affinity".into()),
+                },
+            },
             Case {
                 name: "own hostname affinity is not a tier: the cache term is added",
                 labels: labels(&[]),
                 own: Some(affinity(vec![term(&[("kubernetes.io/hostname", "n1")])], vec![])),
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: None,
                 want: added(vec![], vec![preferred(100, "fluid.io/s-ns-hbase")]),
@@ -504,6 +606,7 @@ mod tests {
                 name: "tiered locality: zone and region terms from the runtime's cache affinity",
                 labels: labels(&[]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: Some(pinned.clone()),
                 want: added(
@@ -511,7 +614,7 @@ mod tests {
                     vec![
                         preferred(100, "fluid.io/s-ns-hbase"),
                         tier(50, ZONE_LABEL, "z1"),
-                        tier(10, REGION_LABEL, "r1"),
+                        tier(20, REGION_LABEL, "r1"),
                     ],
                 ),
             },
@@ -519,6 +622,7 @@ mod tests {
                 name: "required mode: zone and region are not required tiers",
                 labels: labels(&[("fluid.io/dataset.hbase.sched", "required")]),
                 own: None,
+                node_selector: labels(&[]),
                 datasets: &["hbase"],
                 runtime: Some(pinned.clone()),
                 want: added(vec![term(&[("fluid.io/s-ns-hbase", "true")])], vec![]),
@@ -534,7 +638,13 @@ mod tests {
                     fuse_node_selector: None,
                 })
                 .collect();
-            let got = node_affinity_with_cache("ns", &case.labels, case.own.as_ref(), &mounted);
+            let got = node_affinity_with_cache(
+                "ns",
+                &case.labels,
+                case.own.as_ref(),
+                &case.node_selector,
+                &mounted,
+            );
             assert_eq!(got, case.want, "{}", case.name);
         }
     }

@@ -1623,6 +1623,42 @@ fn jsonpath_and_custom_columns_outputs() {
     }
 }
 
+/// A path that fails on the report (here an index past the three operations, and into an
+/// empty list) fails the command as it fails kubectl, with client-go's error (exit 2, nothing
+/// printed): jsonpath wrapped as kubectl's JSONPath printer wraps it, custom-columns bare.
+#[test]
+fn jsonpath_and_custom_columns_fail_on_an_index_out_of_range() {
+    let flow = [
+        "plan",
+        "-f",
+        "testdata/flows/three-step.yaml",
+        "--state",
+        THREE_ZONE,
+    ];
+    let cases: &[(&str, &str)] = &[
+        (
+            "jsonpath={.operations[5]}",
+            "error: error executing jsonpath \"{.operations[5]}\": Error executing template: array index out of bounds: index 5, length 3.\n",
+        ),
+        (
+            "jsonpath={range .operations[*]}{.name}{\"\\n\"}{end}{.operations[-4]}",
+            "error: error executing jsonpath \"{range .operations[*]}{.name}{\\\"\\\\n\\\"}{end}{.operations[-4]}\": Error executing template: array index out of bounds: index -1, length 3.\n",
+        ),
+        (
+            "custom-columns=NAME:.name,WARNING:.warnings[0]",
+            "error: array index out of bounds: index 0, length 0\n",
+        ),
+    ];
+    for (output, stderr) in cases {
+        let out = cli::run(&[&flow[..], &["-o", output]].concat());
+        assert_eq!(
+            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (2, "", *stderr),
+            "{output}"
+        );
+    }
+}
+
 /// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods.
 const CAPACITY: [&str; 4] = [
     "-f",

@@ -129,17 +129,30 @@ pub enum ReportFormat {
 
 impl ReportFormat {
     /// The two template formats over `report`'s JSON contract (`rows` picks the objects that
-    /// custom-columns prints a row each for); `None` for the other formats.
+    /// custom-columns prints a row each for); `None` for the other formats. A path that fails
+    /// on the report (an index out of range) fails the command as it fails kubectl: jsonpath
+    /// with kubectl's `error executing jsonpath` (without the dump of the object that kubectl
+    /// adds after it), custom-columns with the bare error.
     pub fn templated<T: serde::Serialize>(
         &self,
         report: &T,
         rows: fn(&serde_json::Value) -> Vec<&serde_json::Value>,
         headers: bool,
-    ) -> Option<String> {
+    ) -> Option<Result<String, CommandError>> {
         let json = || serde_json::to_value(report).expect("report types serialize to JSON");
+        let failed = |message: String| CommandError::Other(anyhow::anyhow!(message));
         match self {
-            ReportFormat::JsonPath(template) => Some(template.render(&json())),
-            ReportFormat::CustomColumns(columns) => Some(columns.render(&rows(&json()), headers)),
+            ReportFormat::JsonPath(template) => Some(template.render(&json()).map_err(|e| {
+                failed(format!(
+                    "error executing jsonpath {:?}: Error executing template: {e}.",
+                    template.source()
+                ))
+            })),
+            ReportFormat::CustomColumns(columns) => Some(
+                columns
+                    .render(&rows(&json()), headers)
+                    .map_err(|e| failed(e.to_string())),
+            ),
             _ => None,
         }
     }

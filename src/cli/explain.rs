@@ -147,7 +147,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         ReportFormat::Name => df_report::explain::selected_name(&explanation),
         templated => templated
             .templated(&explanation, df_report::explain::rows, headers)
-            .expect("the other formats are matched above"),
+            .expect("the other formats are matched above")?,
     };
     print_stdout(&text)?;
     Ok(if explanation.placed() && !explanation.drifted() {

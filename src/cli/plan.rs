@@ -202,7 +202,7 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Name => df_report::plan::names(&plan),
         templated => templated
             .templated(&plan, df_report::plan::rows, headers)
-            .expect("the other formats are matched above"),
+            .expect("the other formats are matched above")?,
     };
     print_stdout(&text)?;
     if let Some(reason) = plan.empty_reason(&opts) {

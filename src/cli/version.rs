@@ -64,7 +64,7 @@ pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
         }
         templated => templated
             .templated(&info, |info| vec![info], true)
-            .expect("the other formats are matched above"),
+            .expect("the other formats are matched above")?,
     };
     print_stdout(&text)?;
     Ok(Outcome::Clean)

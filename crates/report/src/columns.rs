@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::jsonpath::{self, JsonPathError, Template};
+use super::jsonpath::{self, EvalError, JsonPathError, Template};
 use super::{cell_text, display_width};
 
 /// Spaces between columns (kubectl's tabwriter padding).
@@ -54,8 +54,9 @@ impl Columns {
         Ok(Columns { columns })
     }
 
-    /// The table of `rows`, with the header row unless `headers` is false.
-    pub fn render(&self, rows: &[&Value], headers: bool) -> String {
+    /// The table of `rows`, with the header row unless `headers` is false; a path that fails
+    /// on a row fails the table, with client-go's bare error as kubectl prints it.
+    pub fn render(&self, rows: &[&Value], headers: bool) -> Result<String, EvalError> {
         let mut lines: Vec<Vec<String>> = Vec::new();
         if headers {
             lines.push(
@@ -66,27 +67,24 @@ impl Columns {
             );
         }
         for row in rows {
-            lines.push(
-                self.columns
-                    .iter()
-                    .map(|(_, template)| {
-                        let mut found = template.values(row);
-                        found.retain(|v| !v.is_null());
-                        let cell = if found.is_empty() {
-                            "<none>".to_string()
-                        } else {
-                            found
-                                .into_iter()
-                                .map(jsonpath::print)
-                                .collect::<Vec<_>>()
-                                .join(",")
-                        };
-                        cell_text(&cell).into_owned()
-                    })
-                    .collect(),
-            );
+            let mut cells = Vec::with_capacity(self.columns.len());
+            for (_, template) in &self.columns {
+                let mut found = template.values(row)?;
+                found.retain(|v| !v.is_null());
+                let cell = if found.is_empty() {
+                    "<none>".to_string()
+                } else {
+                    found
+                        .into_iter()
+                        .map(jsonpath::print)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
+                cells.push(cell_text(&cell).into_owned());
+            }
+            lines.push(cells);
         }
-        aligned(&lines)
+        Ok(aligned(&lines))
     }
 }
 
@@ -146,7 +144,11 @@ mod tests {
         ];
         for (spec, headers, want) in cases {
             let columns = Columns::parse(spec).unwrap();
-            assert_eq!(columns.render(&rows, headers), want, "{spec}");
+            assert_eq!(
+                columns.render(&rows, headers).as_deref(),
+                Ok(want),
+                "{spec}"
+            );
         }
     }
 
@@ -162,8 +164,22 @@ mod tests {
         let rows: Vec<&Value> = rows.iter().collect();
         let columns = Columns::parse("名前:.name,NODE:.node").unwrap();
         assert_eq!(
+            columns.render(&rows, true).as_deref(),
+            Ok("名前            NODE\n数据-0          a\n🚀              b\nx\\u{9}y\\u{a}z   c\n")
+        );
+    }
+
+    /// kubectl's custom-columns printer returns the engine's error as it is.
+    #[test]
+    fn a_path_failing_on_a_row_fails_the_table() {
+        let rows = [json!({"ports": [80, 443]}), json!({"ports": [53]})];
+        let rows: Vec<&Value> = rows.iter().collect();
+        let columns = Columns::parse("FIRST:.ports[0],SECOND:.ports[1]").unwrap();
+        assert_eq!(
             columns.render(&rows, true),
-            "名前            NODE\n数据-0          a\n🚀              b\nx\\u{9}y\\u{a}z   c\n"
+            Err(EvalError(
+                "array index out of bounds: index 1, length 1".into()
+            ))
         );
     }
 

@@ -5,7 +5,10 @@
 //! `[?(@.x=="y")]`, `[?(@.x)]`, `[?(@<5)]`; `\.` escapes a dot in a key), a quoted string, or
 //! `range PATH` ... `end`. Several results of one path print separated by spaces, strings
 //! raw and everything else as compact JSON. As kubectl's `--allow-missing-template-keys`
-//! default, a missing key prints nothing.
+//! default, a missing key prints nothing (and so does an index into `null`); but an index out
+//! of range, a reversed slice, a step below 1 or an index into a value that is no list fails
+//! the whole template with client-go's error, as it fails kubectl's (`[i]` is the slice
+//! `[i:i+1]`, `[*]` the slice `[:]`).
 //! No crate fits: the JSONPath crates implement RFC 9535 (`$.a`), not this template language.
 
 use serde_json::Value;
@@ -18,9 +21,17 @@ pub struct JsonPathError {
     pub message: String,
 }
 
+/// A template that parsed but fails on the value it is applied to, in client-go's words
+/// (`array index out of bounds: index 5, length 2`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EvalError(pub String);
+
 /// A parsed template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
+    /// The template as written, which kubectl's errors quote.
+    source: String,
     pieces: Vec<Piece>,
 }
 
@@ -43,11 +54,20 @@ enum Step {
     /// The value itself and everything below it, before the next step.
     Descendants,
     Wildcard,
-    Indexes(Vec<i64>),
-    Slice(Option<i64>, Option<i64>, Option<i64>),
-    /// `['a.b', 'c']`: each is a path from the current values.
+    Slice(Slice),
+    /// `['a.b', 'c']`, `[0,2]`: each is a path from the current values.
     Union(Vec<Path>),
     Filter(Box<Filter>),
+}
+
+/// `[start:end:step]` as client-go's ArrayNode holds it: `None` is a bound left out, and
+/// `[i]` is `[i:i+1]` with its end marked derived, so that `[-1]` ends at the length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Slice {
+    start: Option<i64>,
+    end: Option<i64>,
+    derived_end: bool,
+    step: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,27 +133,33 @@ impl Template {
             return Err(error("range without its {end}".into()));
         }
         Ok(Template {
+            source: template.to_string(),
             pieces: frames.pop().expect("the template frame").1,
         })
     }
 
-    /// The template applied to `root`.
-    pub fn render(&self, root: &Value) -> String {
+    /// The template as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The template applied to `root`; nothing of it when any path fails (client-go finds
+    /// every result before it prints one).
+    pub fn render(&self, root: &Value) -> Result<String, EvalError> {
         let mut out = String::new();
-        render_pieces(&self.pieces, root, root, &mut out);
-        out
+        render_pieces(&self.pieces, root, root, &mut out).map_err(EvalError)?;
+        Ok(out)
     }
 
     /// Every value the template's paths find in `root`, in order (custom-columns joins them).
-    pub fn values<'a>(&self, root: &'a Value) -> Vec<&'a Value> {
-        self.pieces
-            .iter()
-            .filter_map(|piece| match piece {
-                Piece::Path(path) => Some(path.eval(root, root)),
-                _ => None,
-            })
-            .flatten()
-            .collect()
+    pub fn values<'a>(&self, root: &'a Value) -> Result<Vec<&'a Value>, EvalError> {
+        let mut found = Vec::new();
+        for piece in &self.pieces {
+            if let Piece::Path(path) = piece {
+                found.extend(path.eval(root, root).map_err(EvalError)?);
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -147,21 +173,27 @@ fn push_text(frames: &mut [(Option<Path>, Vec<Piece>)], text: &str) {
     }
 }
 
-fn render_pieces(pieces: &[Piece], root: &Value, current: &Value, out: &mut String) {
+fn render_pieces(
+    pieces: &[Piece],
+    root: &Value,
+    current: &Value,
+    out: &mut String,
+) -> Result<(), String> {
     for piece in pieces {
         match piece {
             Piece::Text(text) => out.push_str(text),
             Piece::Path(path) => {
-                let found: Vec<String> = path.eval(root, current).into_iter().map(print).collect();
+                let found: Vec<String> = path.eval(root, current)?.into_iter().map(print).collect();
                 out.push_str(&found.join(" "));
             }
             Piece::Range(path, body) => {
-                for item in path.eval(root, current) {
-                    render_pieces(body, root, item, out);
+                for item in path.eval(root, current)? {
+                    render_pieces(body, root, item, out)?;
                 }
             }
         }
     }
+    Ok(())
 }
 
 /// How client-go prints one result: strings raw, the rest as compact JSON.
@@ -298,27 +330,27 @@ fn bracket_end(text: &str) -> Option<usize> {
     None
 }
 
+/// What client-go's `parseArray` makes of `[inner]`: a filter, a union of the comma-separated
+/// parts (each parsed as `[part]`), a quoted key (a path: `['a.b']` is `.a.b`), or a slice.
 fn parse_bracket(inner: &str) -> Result<Step, String> {
-    if inner == "*" {
-        return Ok(Step::Wildcard);
-    }
     if let Some(filter) = inner.strip_prefix("?(").and_then(|f| f.strip_suffix(')')) {
         return parse_filter(filter.trim()).map(|f| Step::Filter(Box::new(f)));
     }
-    if inner.starts_with(['\'', '"']) {
+    if inner.contains(',') {
         let paths = inner
             .split(',')
-            .map(|key| {
-                let key = key.trim();
-                let key = key
-                    .strip_prefix(['\'', '"'])
-                    .and_then(|k| k.strip_suffix(['\'', '"']))
-                    .ok_or_else(|| format!("unterminated key {key}"))?;
-                parse_path(&format!(".{key}"))
-            })
+            .map(|part| parse_path(&format!("[{}]", part.trim())))
             .collect::<Result<_, _>>()?;
         return Ok(Step::Union(paths));
     }
+    if inner.starts_with(['\'', '"']) {
+        let key = inner
+            .strip_prefix(['\'', '"'])
+            .and_then(|k| k.strip_suffix(['\'', '"']))
+            .ok_or_else(|| format!("unterminated key {inner}"))?;
+        return Ok(Step::Union(vec![parse_path(&format!(".{key}"))?]));
+    }
+    let inner = if inner == "*" { ":" } else { inner };
     let number = |text: &str| -> Result<Option<i64>, String> {
         let text = text.trim();
         if text.is_empty() {
@@ -326,21 +358,30 @@ fn parse_bracket(inner: &str) -> Result<Step, String> {
         }
         text.parse()
             .map(Some)
-            .map_err(|_| format!("invalid array index {text}"))
+            .map_err(|_| format!("invalid array index {inner}"))
     };
-    if inner.contains(':') {
-        let parts: Vec<&str> = inner.split(':').collect();
-        if parts.len() > 3 {
-            return Err(format!("invalid array slice [{inner}]"));
-        }
-        let part = |i: usize| parts.get(i).map_or(Ok(None), |p| number(p));
-        return Ok(Step::Slice(part(0)?, part(1)?, part(2)?));
+    let parts: Vec<&str> = inner.split(':').collect();
+    if parts.len() > 3 {
+        return Err(format!("invalid array index {inner}"));
     }
-    let indexes = inner
-        .split(',')
-        .map(|i| number(i)?.ok_or_else(|| format!("invalid array index [{inner}]")))
-        .collect::<Result<_, _>>()?;
-    Ok(Step::Indexes(indexes))
+    let start = number(parts[0])?;
+    let part = |i: usize| parts.get(i).map_or(Ok(None), |p| number(p));
+    let slice = match parts.len() {
+        // `[i]`: up to the next element; `[]` is `[0]` in client-go too.
+        1 => Slice {
+            start,
+            end: Some(start.unwrap_or(0) + 1),
+            derived_end: true,
+            step: None,
+        },
+        _ => Slice {
+            start,
+            end: part(1)?,
+            derived_end: false,
+            step: part(2)?,
+        },
+    };
+    Ok(Step::Slice(slice))
 }
 
 fn parse_filter(text: &str) -> Result<Filter, String> {
@@ -386,28 +427,115 @@ fn parse_filter(text: &str) -> Result<Filter, String> {
 }
 
 impl Path {
-    fn eval<'a>(&self, root: &'a Value, current: &'a Value) -> Vec<&'a Value> {
+    fn eval<'a>(&self, root: &'a Value, current: &'a Value) -> Result<Vec<&'a Value>, String> {
         let start = if self.from_root { root } else { current };
-        let mut values = vec![start];
+        self.walk(root, vec![start])
+    }
+
+    /// The path's steps over a list of values, each step over the whole list as client-go
+    /// walks it.
+    fn walk<'a>(
+        &self,
+        root: &'a Value,
+        mut values: Vec<&'a Value>,
+    ) -> Result<Vec<&'a Value>, String> {
         for step in &self.steps {
             values = match step {
                 // client-go takes each path of a union over all values in turn.
-                Step::Union(paths) => paths
-                    .iter()
-                    .flat_map(|p| values.iter().flat_map(|v| p.eval(root, v)))
-                    .collect(),
-                _ => values
-                    .into_iter()
-                    .flat_map(|v| step.apply(root, v))
-                    .collect(),
+                Step::Union(paths) => {
+                    let mut found = Vec::new();
+                    for path in paths {
+                        found.extend(path.walk(root, values.clone())?);
+                    }
+                    found
+                }
+                Step::Slice(slice) => slice.apply(&values)?,
+                Step::Filter(filter) => {
+                    let mut found = Vec::new();
+                    for value in values {
+                        if let Value::Array(items) = value {
+                            for item in items {
+                                if filter.passes(root, item)? {
+                                    found.push(item);
+                                }
+                            }
+                        }
+                    }
+                    found
+                }
+                _ => values.into_iter().flat_map(|v| step.apply(v)).collect(),
             };
         }
-        values
+        Ok(values)
+    }
+}
+
+impl Slice {
+    /// client-go's `evalArray`: bounds are checked only when the slice is not empty, and an
+    /// empty one ends the step there (the values after it are not looked at either).
+    fn apply<'a>(&self, values: &[&'a Value]) -> Result<Vec<&'a Value>, String> {
+        let mut found = Vec::new();
+        for value in values {
+            let items = match value {
+                Value::Null => continue,
+                Value::Array(items) => items,
+                other => return Err(format!("{} is not array or slice", go_type(other))),
+            };
+            let len = items.len() as i64;
+            let mut start = self.start.unwrap_or(0);
+            if start < 0 {
+                start += len;
+            }
+            let mut end = self.end.unwrap_or(len);
+            if end < 0 || (end == 0 && self.derived_end) {
+                end += len;
+            }
+            if start == end {
+                return Ok(found);
+            }
+            if start >= len || start < 0 {
+                return Err(format!(
+                    "array index out of bounds: index {start}, length {len}"
+                ));
+            }
+            if end > len || end < 0 {
+                return Err(format!(
+                    "array index out of bounds: index {}, length {len}",
+                    end - 1
+                ));
+            }
+            if start > end {
+                return Err(format!(
+                    "starting index {start} is greater than ending index {end}"
+                ));
+            }
+            let step = match self.step {
+                Some(step) if step <= 0 => return Err("step must be > 0".into()),
+                Some(step) => step as usize,
+                None => 1,
+            };
+            found.extend(items[start as usize..end as usize].iter().step_by(step));
+        }
+        Ok(found)
+    }
+}
+
+/// The Go type a JSON value decodes to (`encoding/json` into `interface{}`), as client-go's
+/// errors name it.
+fn go_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
     }
 }
 
 impl Step {
-    fn apply<'a>(&self, root: &'a Value, value: &'a Value) -> Vec<&'a Value> {
+    /// A step that finds values in each value on its own and cannot fail.
+    fn apply<'a>(&self, value: &'a Value) -> Vec<&'a Value> {
         match (self, value) {
             (Step::Field(name), Value::Object(map)) => map.get(name).into_iter().collect(),
             (Step::Descendants, _) => {
@@ -417,34 +545,9 @@ impl Step {
             }
             (Step::Wildcard, Value::Array(items)) => items.iter().collect(),
             (Step::Wildcard, Value::Object(map)) => map.values().collect(),
-            (Step::Indexes(indexes), Value::Array(items)) => indexes
-                .iter()
-                .filter_map(|&i| items.get(resolve(i, items.len())?))
-                .collect(),
-            (Step::Slice(start, end, step), Value::Array(items)) => {
-                let len = items.len() as i64;
-                let clamp = |i: i64| if i < 0 { (i + len).max(0) } else { i.min(len) };
-                let from = start.map_or(0, clamp);
-                let to = end.map_or(len, clamp);
-                let step = step.unwrap_or(1).max(1) as usize;
-                (from..to.max(from))
-                    .step_by(step)
-                    .map(|i| &items[i as usize])
-                    .collect()
-            }
-            (Step::Filter(filter), Value::Array(items)) => items
-                .iter()
-                .filter(|item| filter.passes(root, item))
-                .collect(),
             _ => Vec::new(),
         }
     }
-}
-
-/// A negative index counts from the end, as in client-go.
-fn resolve(index: i64, len: usize) -> Option<usize> {
-    let index = if index < 0 { len as i64 + index } else { index };
-    usize::try_from(index).ok().filter(|&i| i < len)
 }
 
 fn descendants<'a>(value: &'a Value, out: &mut Vec<&'a Value>) {
@@ -457,24 +560,28 @@ fn descendants<'a>(value: &'a Value, out: &mut Vec<&'a Value>) {
 }
 
 impl Filter {
-    fn passes(&self, root: &Value, item: &Value) -> bool {
+    /// Whether `item` passes. An existence test passes when its path fails too (client-go's
+    /// failing step hands back the values it was given, which are there); a comparison's
+    /// failure fails the template.
+    fn passes(&self, root: &Value, item: &Value) -> Result<bool, String> {
         let found = self.left.eval(root, item);
         let Some((op, operand)) = &self.compare else {
-            return !found.is_empty();
+            return Ok(found.map_or(true, |found| !found.is_empty()));
         };
+        let found = found?;
         let right = match operand {
             Operand::Literal(value) => Some(value),
-            Operand::Path(path) => path.eval(root, item).into_iter().next(),
+            Operand::Path(path) => path.eval(root, item)?.into_iter().next(),
         };
         let (Some(left), Some(right)) = (found.first(), right) else {
-            return false;
+            return Ok(false);
         };
         let ordering = match (left, right) {
             (Value::Number(a), Value::Number(b)) => a.as_f64().partial_cmp(&b.as_f64()),
             (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
             (a, b) => (a == &b).then_some(std::cmp::Ordering::Equal),
         };
-        match (op, ordering) {
+        Ok(match (op, ordering) {
             (Op::Eq, Some(o)) => o.is_eq(),
             (Op::Ne, o) => o.is_none_or(|o| o.is_ne()),
             (Op::Lt, Some(o)) => o.is_lt(),
@@ -482,7 +589,7 @@ impl Filter {
             (Op::Gt, Some(o)) => o.is_gt(),
             (Op::Ge, Some(o)) => o.is_ge(),
             _ => false,
-        }
+        })
     }
 }
 

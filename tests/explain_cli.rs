@@ -133,7 +133,7 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
         "{text}"
     );
     assert!(
-        text.ends_with("\n0/9 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 3 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are available: 9 Preemption is not helpful for scheduling..\n"),
+        text.ends_with("\n0/9 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 3 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/9 nodes are available: 9 Preemption is not helpful for scheduling.\n"),
         "{text}"
     );
 }
@@ -443,13 +443,13 @@ Preemption (pod priority 100000): 3 candidate node(s)
         (
             "pod/research",
             Value::Null,
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..",
+            "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
         ),
         (
             "pod/huge",
             Value::Null,
             // After pod/critical, placed before it in the batch, took node-1 (evicting batch-a).
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..",
+            "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu.",
         ),
     ];
     for (pod, node, summary) in cases {

@@ -989,7 +989,7 @@ fn pending_mode_plans_the_live_clusters_pending_pods() {
             (
                 "web-1",
                 &serde_json::Value::Null,
-                "pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
+                "pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
             ),
         ]
     );
@@ -1036,7 +1036,7 @@ Pod team/web-1 would stay Pending.
  1         node(s) didn't match pod anti-affinity rules  node-a
  1         node(s) had untolerated taint(s)              node-b
 
-0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.
 "
     );
 
@@ -1079,7 +1079,7 @@ Drift: team/misplaced-0 runs on node-a (score 460); the engine would put it on n
         "\
 Batch (1 pod, solver greedy): 0/1 pods placed
  POD         FROM           NODE       METHOD  NOTE
- team/web-1  cluster state  <pending>  greedy  pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+ team/web-1  cluster state  <pending>  greedy  pending: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.
 
 Drift in namespace team: 1 of 2 running kube-scheduler pods sit where the engine would not put them now.
  POD               RUNS ON             ENGINE NOW          WHY
@@ -1181,7 +1181,7 @@ fn every_what_if_verb_edits_the_live_state() {
 Batch (2 pods, solver greedy): 1/2 pods placed
  POD             FROM        NODE             METHOD  NOTE
  default/work-0  Pod/work-0  node-a-whatif-1  greedy  -
- default/work-1  Pod/work-1  <pending>        greedy  pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+ default/work-1  Pod/work-1  <pending>        greedy  pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.
 
 What-if effect (placed: Pods 1 -> 1)
  SUBJECT             BEFORE  AFTER            REASON

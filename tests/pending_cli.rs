@@ -31,7 +31,7 @@ Batch (6 pods, solver greedy): 4/6 pods placed
  POD              FROM           NODE       METHOD  NOTE
  shop/checkout-0  cluster state  node-1     greedy  would preempt 1 pod on node-1
  shop/audit-0     cluster state  <pending>  greedy  not planned: schedulerName audit-scheduler maps to no modelled scheduler
- shop/import-0    cluster state  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..
+ shop/import-0    cluster state  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.
  shop/search-0    cluster state  node-2     greedy  -
  shop/web-0       cluster state  node-3     greedy  -
  shop/web-1       cluster state  node-1     greedy  -

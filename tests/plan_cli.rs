@@ -1408,8 +1408,8 @@ fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
 Batch (3 pods, solver greedy): 1/3 pods placed
  POD            FROM          NODE       METHOD  NOTE
  prod/critical  Pod/critical  node-1     greedy  would preempt 1 pod on node-1
- prod/research  Pod/research  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..
- prod/huge      Pod/huge      <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu..
+ prod/research  Pod/research  <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.
+ prod/huge      Pod/huge      <pending>  greedy  pending: 0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Insufficient cpu.
 prod/critical would preempt on node-1: prod/batch-a
 "
     );
@@ -1833,7 +1833,7 @@ fn how_many_nodes_names_what_no_count_fixes() {
         (run.code, run.stdout.as_str()),
         (
             1,
-            "Does not fit with any number of nodes like worker-1 up to 5: Pod/default/needs-ssd: pending: 0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling..
+            "Does not fit with any number of nodes like worker-1 up to 5: Pod/default/needs-ssd: pending: 0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling.
  0  no  1
  1  no  1
  2  no  1

@@ -15,6 +15,9 @@ use super::plugins::{
     pod_topology_spread, taint_toleration,
 };
 use super::{Decision, NodeVerdict, Scheduler};
+
+/// Upstream's ErrNoNodesAvailable: the FailedScheduling message of a cluster without nodes.
+pub(crate) const NO_NODES: &str = "no nodes available to schedule pods";
 use df_model::Pod;
 
 /// One filter's verdict on one node, for `explain-placement --node`.
@@ -262,8 +265,12 @@ impl<'s, 'a> Cycle<'s, 'a> {
         tied.sort();
         let selected = tied.first().cloned();
         // A PreFilter rejection is said once, not counted per node (upstream FitError).
+        let rejected_in_pre_filter = self.node_affinity == node_affinity::NodeNameSet::Conflict;
         let summary = selected.is_none().then(|| {
-            if self.node_affinity == node_affinity::NodeNameSet::Conflict {
+            if self.cx.sched.state.nodes.is_empty() {
+                // Upstream's ErrNoNodesAvailable: no filter runs, nothing is counted.
+                NO_NODES.to_string()
+            } else if rejected_in_pre_filter {
                 format!(
                     "0/{} nodes are available: {}.",
                     candidates.len(),
@@ -307,6 +314,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             tied: if tied.len() > 1 { tied } else { Vec::new() },
             summary,
             problems: self.cx.problems.clone(),
+            rejected_in_pre_filter,
         };
         (decision, detail)
     }

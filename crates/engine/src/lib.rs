@@ -16,6 +16,7 @@ pub mod profile;
 pub mod selector;
 mod terms;
 mod trace;
+pub mod versions;
 
 use std::collections::BTreeMap;
 
@@ -54,7 +55,7 @@ pub struct NodeVerdict {
 }
 
 /// The outcome of scheduling one pod against the state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Default, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     pub nodes: Vec<NodeVerdict>,
@@ -66,6 +67,10 @@ pub struct Decision {
     pub summary: Option<String>,
     /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
     pub problems: Vec<String>,
+    /// A PreFilter plugin rejected the pod as UnschedulableAndUnresolvable: upstream runs no
+    /// PreFilter after it (the summary names its reason once, not per node).
+    #[serde(skip)]
+    pub rejected_in_pre_filter: bool,
 }
 
 impl Decision {

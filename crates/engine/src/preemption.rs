@@ -16,6 +16,21 @@ use super::selector::label_selector_matches;
 use super::{Code, Decision, NodeVerdict, Scheduler};
 use df_model::{CompactString, Pod, PodDisruptionBudget};
 
+/// DynamicResources' PostFilter for a pod without resource claims (1.34 and later).
+pub(crate) const DRA_NO_CLAIMS: &str = "no new claims to deallocate";
+/// DynamicResources' PostFilter when its PreFilter never ran (an earlier PreFilter rejected the
+/// pod as UnschedulableAndUnresolvable): the cycle state's `ErrNotFound`.
+pub(crate) const DRA_STATE_NOT_FOUND: &str = "not found";
+/// A FailedScheduling summary without what the PostFilter plugins added: `0/N nodes are
+/// available: ...` as the filters left it.
+pub fn without_post_filter(summary: &str) -> &str {
+    [DRA_NO_CLAIMS, DRA_STATE_NOT_FOUND, "preemption:"]
+        .iter()
+        .filter_map(|opening| summary.find(&format!(". {opening}")))
+        .min()
+        .map_or(summary, |end| &summary[..=end])
+}
+
 /// Upstream's status message for nodes where removing pods cannot make the pod fit.
 pub(crate) const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 /// Upstream's status message for nodes without lower-priority pods.
@@ -56,7 +71,7 @@ pub struct Candidate {
 }
 
 /// The PostFilter's outcome for a pod no node fits.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Preemption {
     /// The node the pod would be nominated to, once the victims are gone.
@@ -269,11 +284,36 @@ impl<'a> Scheduler<'a> {
         if decision.selected.is_some() {
             return None;
         }
-        let preemption = self.preemption(pod, &decision.nodes);
+        if self.state.nodes.is_empty() {
+            // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs.
+            return None;
+        }
+        let preemption = if self.profile().version.dynamic_resources_enabled()
+            && decision.rejected_in_pre_filter
+        {
+            // DynamicResources' PreFilter never ran, so its PostFilter finds no cycle state and
+            // fails with the state's error: the PostFilter plugins stop there and
+            // DefaultPreemption never runs.
+            Preemption {
+                message: Some(DRA_STATE_NOT_FOUND.to_string()),
+                ..Preemption::default()
+            }
+        } else {
+            self.preemption(pod, &decision.nodes)
+        };
         if let (Some(message), Some(summary)) = (&preemption.message, &mut decision.summary) {
-            // Upstream appends the message with " %v.", after a message that already ends in
-            // a period: the doubled period is what users see in `kubectl describe`.
-            summary.push_str(&format!(" {message}."));
+            summary.push(' ');
+            if self.profile().version.dynamic_resources_enabled()
+                && !decision.rejected_in_pre_filter
+            {
+                // DynamicResources comes before DefaultPreemption; for a pod without claims
+                // its PostFilter has nothing to deallocate, and the framework joins the
+                // PostFilter plugins' reasons with ", ".
+                summary.push_str(DRA_NO_CLAIMS);
+                summary.push_str(", ");
+            }
+            // FitError appends the PostFilter message as it is (`" %v"`).
+            summary.push_str(message);
         }
         self.record_preemption(pod, decision, &preemption);
         Some(preemption)

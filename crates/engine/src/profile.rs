@@ -1,6 +1,7 @@
 //! The scheduler profile: score weights and the resource scoring strategy, optionally read
 //! from a KubeSchedulerConfiguration-shaped file (`--scheduler-config`).
 
+use crate::versions::KubeVersion;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -53,6 +54,8 @@ pub struct Profile {
     pub hard_pod_affinity_weight: i64,
     /// Enabled placement score plugins (`plugins.placementScore`) and their weights.
     pub placement_score_weights: BTreeMap<String, i64>,
+    /// The Kubernetes release whose scheduler this profile is.
+    pub version: KubeVersion,
 }
 
 impl Default for Profile {
@@ -69,6 +72,7 @@ impl Default for Profile {
                 .iter()
                 .map(|(n, w)| (n.to_string(), *w))
                 .collect(),
+            version: KubeVersion::DEFAULT,
         }
     }
 }

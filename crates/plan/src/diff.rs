@@ -203,12 +203,12 @@ pub fn diff(before: &Plan, after: &Plan) -> PlanDiff {
 /// Why the subject moved: the reason of the side where it has no place (`was: ...` when it is
 /// the first plan), or, when it has none in either, the first part of the second plan's reason
 /// the first plan did not give. Reasons are upstream summaries (`0/3 nodes are available: 1
-/// Insufficient cpu, 2 node(s) ...`), cut before their preemption clause.
+/// Insufficient cpu, 2 node(s) ...`), cut before what the PostFilter plugins added.
 fn first_differing_reason(before: Option<&Entry>, after: Option<&Entry>) -> Option<String> {
     let main_clause = |e: Option<&Entry>| {
         let reason = e?.reason.as_deref()?;
         let reason = reason.strip_prefix("pending: ").unwrap_or(reason);
-        let reason = reason.split(". preemption:").next().unwrap_or(reason);
+        let reason = df_engine::preemption::without_post_filter(reason);
         Some(reason.trim_end_matches('.').to_string())
     };
     let parts = |e: Option<&Entry>| -> Vec<String> {
@@ -252,7 +252,7 @@ mod tests {
 
     #[test]
     fn the_reason_is_the_unplaced_side_or_the_first_new_part() {
-        let taint = "pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..";
+        let taint = "pending: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
         let cpu = "0/2 nodes are available: 2 Insufficient cpu.";
         let cases = [
             // Placed before, pending after: why not now, preemption clause cut.

@@ -268,9 +268,7 @@ mod tests {
         Decision {
             nodes,
             selected: selected.map(str::to_string),
-            tied: Vec::new(),
-            summary: None,
-            problems: Vec::new(),
+            ..Decision::default()
         }
     }
 

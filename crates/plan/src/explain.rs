@@ -314,13 +314,7 @@ fn assemble(
     };
     let mut explanation = Explanation {
         pod: pod_ref,
-        decision: Decision {
-            nodes: Vec::new(),
-            selected: None,
-            tied: Vec::new(),
-            summary: None,
-            problems: Vec::new(),
-        },
+        decision: Decision::default(),
         node_detail: None,
         total_nodes: 0,
         weights,

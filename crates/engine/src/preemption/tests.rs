@@ -112,7 +112,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..",
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
             ),
         ),
         (
@@ -127,7 +127,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..",
+                "0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
             ),
         ),
         (
@@ -142,7 +142,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Insufficient cpu..",
+                "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Insufficient cpu.",
             ),
         ),
         (
@@ -152,7 +152,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..",
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
             ),
         ),
         (
@@ -166,7 +166,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod..",
+                "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod.",
             ),
         ),
         (
@@ -183,7 +183,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) were unschedulable. preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling..",
+                "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) were unschedulable. no new claims to deallocate, preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling.",
             ),
         ),
         (
@@ -193,7 +193,7 @@ fn post_filter_nominates_or_says_why_not() {
             None,
             vec![],
             Some(
-                "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..",
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
             ),
         ),
         (
@@ -241,7 +241,7 @@ fn a_pod_waits_for_the_victims_terminating_on_its_nominated_node() {
     // highest victim priority" rather than by node order.
     let n2 = running("mid", "n2", "1", 500, "", "");
     let waits = Some(
-        "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node..",
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node.",
     );
     let resolved = Some("0/2 nodes are available: 2 Insufficient cpu.");
     let cases: Vec<PostFilterCase> = vec![
@@ -375,7 +375,7 @@ fn a_pod_waits_for_the_victims_terminating_on_its_nominated_node() {
             None,
             vec![],
             Some(
-                "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never..",
+                "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
             ),
         ),
     ];
@@ -661,4 +661,83 @@ proptest! {
             }
         }
     }
+}
+
+/// What the PostFilter plugins add to a FailedScheduling summary, per release. FitError
+/// appends their joined reasons as they are (`" %v"`): one period, the preemption message's
+/// own. Since 1.34 DynamicResources sits before DefaultPreemption in the default profile and,
+/// for a pod without claims, says it has nothing to deallocate; when an earlier PreFilter
+/// rejected the pod as UnschedulableAndUnresolvable, its PreFilter never ran and its PostFilter
+/// fails with the cycle state's "not found", which ends the PostFilter plugins before
+/// DefaultPreemption (dynamicresources.go, framework.go RunPostFilterPlugins, types.go FitError).
+#[test]
+fn post_filter_messages_follow_the_release() {
+    use crate::versions::KubeVersion;
+    let state = ClusterState::from_objects(objects(&format!(
+        "{CLASSES}{}",
+        node("n1", "2", 110, "") + &running("peer", "n1", "2", 1000, "", "")
+    )));
+    let full = incoming("1", "  priorityClassName: high\n");
+    // One term names two disjoint node sets: NodeAffinity's PreFilter rejects the pod.
+    let conflict = incoming(
+        "0",
+        "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchFields: [{key: metadata.name, operator: In, values: [n1]}, {key: metadata.name, operator: In, values: [n2]}]\n",
+    );
+    let no_victims =
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
+    let cases = [
+        (
+            33,
+            &full,
+            format!("0/1 nodes are available: 1 Insufficient cpu. {no_victims}"),
+        ),
+        (
+            34,
+            &full,
+            format!(
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, {no_victims}"
+            ),
+        ),
+        (
+            37,
+            &conflict,
+            "0/1 nodes are available: pod affinity terms conflict. not found".to_string(),
+        ),
+    ];
+    for (minor, pod, want) in cases {
+        let profile = Profile {
+            version: KubeVersion { minor },
+            ..Profile::default()
+        };
+        let mut sched = Scheduler::new(&state, profile);
+        let mut decision = sched.decide(pod);
+        sched.preempt(pod, &mut decision);
+        assert_eq!(
+            decision.summary.as_deref(),
+            Some(want.as_str()),
+            "1.{minor}"
+        );
+        assert_eq!(
+            super::without_post_filter(&want),
+            want.split_once(". ")
+                .map_or(want.as_str(), |(head, _)| head)
+                .to_string()
+                + ".",
+            "1.{minor}"
+        );
+    }
+}
+
+/// A cluster without nodes ends the cycle before any filter (upstream's ErrNoNodesAvailable).
+#[test]
+fn a_cluster_without_nodes_says_so_and_preempts_nothing() {
+    let state = ClusterState::from_objects(objects(CLASSES));
+    let pod = incoming("1", "");
+    let mut sched = Scheduler::new(&state, Profile::default());
+    let mut decision = sched.decide(&pod);
+    assert_eq!(sched.preempt(&pod, &mut decision), None);
+    assert_eq!(
+        decision.summary.as_deref(),
+        Some("no nodes available to schedule pods")
+    );
 }

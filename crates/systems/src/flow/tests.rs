@@ -308,11 +308,11 @@ fn pods_the_flow_cannot_express_fall_back_to_the_engine() {
             (Method::Greedy, affinity),
             (
                 Method::Greedy,
-                "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; pending: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.."
+                "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; pending: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
             ),
             (
                 Method::Greedy,
-                "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; pending: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.."
+                "greedy fall-back: inter-pod affinity depends on where other pods of the batch land; pending: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
             ),
             (
                 Method::Greedy,

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_dataflow_global_optspecs
-    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= max-state-size= state-cache request-timeout= no-color v/v= h/help V/version
+    string join \n n/namespace= A/all-namespaces context= kubeconfig= state= max-state-size= state-cache request-timeout= no-color kubernetes-version= v/v= h/help V/version
 end
 
 function __fish_kubectl_dataflow_needs_command
@@ -30,6 +30,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l kubec
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_needs_command" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
@@ -61,6 +62,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l strict -d 'Fail (exit 1) on warnings too'
@@ -95,6 +97,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
@@ -129,6 +132,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
@@ -149,6 +153,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapsh
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -l redact -d 'Replace names, label values and keys with keyed hashes, for sharing (what is kept: README, "Redaction guarantees")'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand snapshot" -s A -l all-namespaces -d 'Look across all namespaces'
@@ -167,6 +172,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
@@ -188,6 +194,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s R -l recursive -d 'Process the directories given with -f recursively'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l lenient -d 'Plan input with unknown fields or values of the wrong shape anyway (as warnings); by default it is refused, since the misspelled constraint would be silently dropped'
@@ -204,6 +211,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand comple
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand completion" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'
@@ -223,6 +231,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand versio
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l state -d 'Recorded cluster state (`kubectl get nodes,pods,... -A -o json|yaml`), repeatable; without it the live cluster of the kubeconfig is read' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l max-state-size -d 'Refuse a --state file larger than this many bytes (bounds memory on hostile input)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l request-timeout -d 'How long to wait for a single request to the API server (e.g. 30s, 1m)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l kubernetes-version -d 'The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the live cluster\'s, else 1.34' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s v -l v -d 'Log verbosity level, as kubectl\'s -v' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s A -l all-namespaces -d 'Look across all namespaces'
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -l state-cache -d 'Keep each --state file\'s decoded objects in FILE.dfcache beside it: read from there while FILE is unchanged, written when missing or stale'

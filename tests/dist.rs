@@ -310,9 +310,9 @@ fn version_names_the_build_and_the_kubernetes_semantics() {
             ),
         ),
         (
-            &["version", "-o", "json"][..],
+            &["version", "--kubernetes-version", "1.36"][..],
             format!(
-                "{{\n  \"version\": \"{version}\",\n  \"gitCommit\": \"{commit}\",\n  \"kubernetesSemantics\": \"v1.34\"\n}}\n"
+                "kubectl-dataflow {version} (commit {commit}), Kubernetes v1.36 scheduler semantics\n"
             ),
         ),
     ];
@@ -321,12 +321,35 @@ fn version_names_the_build_and_the_kubernetes_semantics() {
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert_eq!(text(&out.stdout), expected, "{args:?}");
     }
-    // YAML quotes a hash such as 484e733 (it reads as a number), so compare values, not text.
+    // The same facts as JSON and YAML (YAML quotes a hash such as 484e733, which reads as a
+    // number, so values are compared, not text), with the releases and what differs between
+    // them (engine::versions::DIFFERENCES, one entry per switch).
+    let out = run(&["version", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
     let out = run(&["version", "-o", "yaml"]);
     assert_eq!(out.status.code(), Some(0));
     let yaml: serde_json::Value = serde_saphyr::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(yaml, json);
+    let since: Vec<&str> = json["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["since"].as_str().unwrap())
+        .collect();
+    assert_eq!(since, ["1.34", "1.34", "1.36"]);
     assert_eq!(
-        yaml,
-        serde_json::json!({"version": version, "gitCommit": commit, "kubernetesSemantics": "v1.34"})
+        (
+            &json["version"],
+            &json["gitCommit"],
+            &json["kubernetesSemantics"],
+            &json["supported"]
+        ),
+        (
+            &serde_json::json!(version),
+            &serde_json::json!(commit),
+            &serde_json::json!("v1.34"),
+            &serde_json::json!("1.32 to 1.37")
+        )
     );
 }

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
+use df_engine::Profile;
+use df_engine::versions::KubeVersion;
 use df_live as live;
 use df_live::secrets::redact;
 use df_state::{ClusterState, recorded};
@@ -49,6 +51,15 @@ pub struct GlobalArgs {
     /// Disable colored output (also honoured: the NO_COLOR environment variable)
     #[arg(long, global = true)]
     pub no_color: bool,
+    /// The Kubernetes release whose schedulers to reproduce (1.32 to 1.37); by default the
+    /// live cluster's, else 1.34
+    #[arg(
+        long = "kubernetes-version",
+        global = true,
+        value_name = "MAJOR.MINOR",
+        value_parser = parse_kube_version
+    )]
+    pub kubernetes_version: Option<KubeVersion>,
     /// Log verbosity level, as kubectl's -v
     #[arg(
         short = 'v',
@@ -382,6 +393,33 @@ impl GlobalArgs {
     ///
     /// The state is never freed: the process ends with the command, and freeing a 150,000-pod
     /// model one allocation at a time is a few percent of a whole run (profiled).
+    /// The scheduler profile every command plans with: the `--scheduler-config` file's first
+    /// profile (else the default profile), as the release `--kubernetes-version` names, else
+    /// the live cluster's, else the default (said once, on stderr, when it is the cluster's
+    /// own release but not one the engine reproduces).
+    pub fn profile(
+        &self,
+        scheduler_config: Option<&str>,
+        state: &ClusterState,
+    ) -> Result<Profile, CommandError> {
+        let mut profile = match scheduler_config {
+            Some(path) => Profile::from_file(path)?,
+            None => Profile::default(),
+        };
+        profile.version = match (self.kubernetes_version, &state.server_version) {
+            (Some(version), _) => version,
+            (None, Some(server)) => KubeVersion::parse(server).unwrap_or_else(|e| {
+                df_report::stderr_line(&format!(
+                    "warning: {e}; simulating {} (--kubernetes-version chooses)",
+                    KubeVersion::DEFAULT
+                ));
+                KubeVersion::DEFAULT
+            }),
+            (None, None) => KubeVersion::DEFAULT,
+        };
+        Ok(profile)
+    }
+
     pub fn cluster_state(&self) -> Result<KeptState, CommandError> {
         self.state_in(live::Scope::Placement(self.planned_namespace()))
     }
@@ -494,4 +532,8 @@ impl From<SolverArg> for df_plan::Solver {
             SolverArg::Flow => df_plan::Solver::Flow,
         }
     }
+}
+
+fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    KubeVersion::parse(text).map_err(|e| e.to_string())
 }

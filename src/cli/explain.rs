@@ -7,7 +7,6 @@ use super::common::{
     ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use df_engine::Profile;
 
 use df_plan::drift;
 use df_plan::explain::{self, Scope};
@@ -107,11 +106,8 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         );
     }
     let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
-    let profile = match &args.scheduler_config {
-        Some(path) => Profile::from_file(path)?,
-        None => Profile::default(),
-    };
     let mut state = global.cluster_state()?;
+    let profile = global.profile(args.scheduler_config.as_deref(), &state)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;

@@ -14,7 +14,6 @@ use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::completion::OBJECT_VALUE_NAME;
 use df_apply::desired;
 use df_apply::manifest::{affinity_path, set_path, unified_diff};
-use df_engine::Profile;
 use df_live::apply::{Api, LiveObject};
 use df_live::parse_timeout;
 use df_manifest::Manifest;
@@ -104,7 +103,12 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         )
     })?;
     let state = global.cluster_state()?;
-    let plan = df_plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
+    let plan = df_plan::plan_all(
+        &set,
+        &state,
+        global.profile(None, &state)?,
+        &PlanOptions::default(),
+    )?;
     let namespace = &op.metadata.namespace;
     let name = &op.metadata.name;
     let planned = find_operation(&plan.operations, op.kind.as_str(), namespace, name)

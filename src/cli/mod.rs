@@ -99,7 +99,7 @@ pub fn main() -> ExitCode {
         Command::Patch(args) => patch::run(&cli.global, args),
         Command::Launch(args) => launch::run(&cli.global, args),
         Command::Completion(args) => completion::run(args),
-        Command::Version(args) => version::run(args),
+        Command::Version(args) => version::run(&cli.global, args),
     })
 }
 

@@ -10,7 +10,6 @@ use crate::completion::OBJECT_VALUE_NAME;
 use df_apply::change::{self, LiveChange};
 use df_apply::desired::{self, DesiredError};
 use df_apply::manifest::{self as files, Edit, affinity_path};
-use df_engine::Profile;
 use df_live::apply::{Api, LiveObject};
 use df_manifest::{Manifest, ManifestSet};
 use df_model::{Affinity, Object};
@@ -83,7 +82,12 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
-    let plan = df_plan::plan_all(&set, &state, Profile::default(), &PlanOptions::default())?;
+    let plan = df_plan::plan_all(
+        &set,
+        &state,
+        global.profile(None, &state)?,
+        &PlanOptions::default(),
+    )?;
     let wanted = args
         .target
         .as_deref()
@@ -278,7 +282,7 @@ fn live_plan(global: &GlobalArgs, pending: bool) -> Result<Plan, CommandError> {
     Ok(df_plan::plan_all(
         &ManifestSet::default(),
         &state,
-        Profile::default(),
+        global.profile(None, &state)?,
         &opts,
     )?)
 }

@@ -152,11 +152,8 @@ const MAX_REPLICAS: i64 = 100_000;
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
     let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
-    let profile = match &args.scheduler_config {
-        Some(path) => Profile::from_file(path)?,
-        None => Profile::default(),
-    };
     let mut state = global.cluster_state()?;
+    let profile = global.profile(args.scheduler_config.as_deref(), &state)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;

@@ -3,12 +3,11 @@
 use clap::Args;
 use serde::Serialize;
 
+use super::common::GlobalArgs;
 use super::common::print_stdout;
 use super::common::{ReportFormat, ReportFormatParser};
 use super::{CommandError, Outcome};
-
-/// The Kubernetes release whose scheduler semantics the engine reproduces.
-pub const KUBERNETES_SEMANTICS: &str = "v1.34";
+use df_engine::versions::{DIFFERENCES, NEWEST_MINOR, OLDEST_MINOR};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -40,22 +39,53 @@ struct VersionInfo {
     version: &'static str,
     /// `git rev-parse --short HEAD` at build time (build.rs), or "unknown".
     git_commit: &'static str,
-    kubernetes_semantics: &'static str,
+    /// The release simulated (`--kubernetes-version`, else the default).
+    kubernetes_semantics: String,
+    /// The releases the engine reproduces.
+    supported: String,
+    /// What changes between them, by the release each change starts in.
+    differences: Vec<Difference>,
 }
 
-pub fn run(args: &VersionArgs) -> Result<Outcome, CommandError> {
+#[derive(Debug, Serialize)]
+struct Difference {
+    since: String,
+    change: &'static str,
+}
+
+pub fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<Outcome, CommandError> {
+    let simulated = global.kubernetes_version.unwrap_or_default();
     let info = VersionInfo {
         version: env!("CARGO_PKG_VERSION"),
         git_commit: env!("KUBECTL_DATAFLOW_GIT_COMMIT"),
-        kubernetes_semantics: KUBERNETES_SEMANTICS,
+        kubernetes_semantics: format!("v{simulated}"),
+        supported: format!("1.{OLDEST_MINOR} to 1.{NEWEST_MINOR}"),
+        differences: DIFFERENCES
+            .iter()
+            .map(|(since, change)| Difference {
+                since: format!("1.{since}"),
+                change,
+            })
+            .collect(),
     };
     let text = match &args.output {
         ReportFormat::Json => df_report::to_json(&info),
         ReportFormat::Yaml => df_report::to_yaml(&info),
-        ReportFormat::Table | ReportFormat::Wide => format!(
+        ReportFormat::Table => format!(
             "kubectl-dataflow {} (commit {}), Kubernetes {} scheduler semantics\n",
             info.version, info.git_commit, info.kubernetes_semantics
         ),
+        ReportFormat::Wide => {
+            let mut text = format!(
+                "kubectl-dataflow {} (commit {}), Kubernetes {} scheduler semantics \
+                 (--kubernetes-version: {})\n",
+                info.version, info.git_commit, info.kubernetes_semantics, info.supported
+            );
+            for d in &info.differences {
+                text.push_str(&format!("  since {}: {}\n", d.since, d.change));
+            }
+            text
+        }
         ReportFormat::Name => {
             return Err(anyhow::anyhow!(
                 "-o name does not apply to version: use table, json or yaml"

@@ -77,8 +77,21 @@ pub(super) fn verdicts(decision: &Decision) -> Vec<String> {
 }
 
 pub(super) fn decide(state_yaml: &str, pod_yaml: &str) -> Decision {
+    decide_on(
+        crate::versions::KubeVersion::DEFAULT.minor,
+        state_yaml,
+        pod_yaml,
+    )
+}
+
+/// [`decide`] by the scheduler of Kubernetes `1.<minor>`.
+pub(super) fn decide_on(minor: u32, state_yaml: &str, pod_yaml: &str) -> Decision {
     let state = state(state_yaml);
-    Scheduler::new(&state, Profile::default()).decide(&pod(pod_yaml))
+    let profile = Profile {
+        version: crate::versions::KubeVersion { minor },
+        ..Profile::default()
+    };
+    Scheduler::new(&state, profile).decide(&pod(pod_yaml))
 }
 
 /// Each node's failure reasons, joined, in node order (empty for a feasible node).

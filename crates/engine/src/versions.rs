@@ -8,6 +8,27 @@ use std::fmt;
 pub const OLDEST_MINOR: u32 = 32;
 pub const NEWEST_MINOR: u32 = 37;
 
+/// Every difference between the supported releases the engine reproduces: the release it
+/// starts in and what changes, for `version` and the docs. Each is one switch below.
+pub const DIFFERENCES: &[(u32, &str)] = &[
+    (
+        34,
+        "DynamicResources joins the default profile before DefaultPreemption: its PostFilter \
+         speaks first in FailedScheduling messages (\"no new claims to deallocate, preemption: \
+         ...\"; \"not found\" when an earlier PreFilter rejected the pod)",
+    ),
+    (
+        34,
+        "TaintToleration's reason no longer names the taint: \"node(s) had untolerated \
+         taint(s)\" (before: \"node(s) had untolerated taint {key: value}\")",
+    ),
+    (
+        36,
+        "NodeResourcesBalancedAllocation scores the change in balance: 50 + (50 + with - \
+         without) / 2",
+    ),
+];
+
 /// A Kubernetes release, `1.MINOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KubeVersion {
@@ -48,6 +69,22 @@ impl KubeVersion {
     /// PostFilter speaks first in every FailedScheduling message.
     pub fn dynamic_resources_enabled(self) -> bool {
         self.minor >= 34
+    }
+}
+
+impl KubeVersion {
+    /// TaintToleration names the untolerated taint in its reason (`node(s) had untolerated
+    /// taint {key: value}`) before 1.34; from 1.34 (its later patches, and 1.35 on) the reason
+    /// is `node(s) had untolerated taint(s)` and the taint is only logged.
+    pub fn taint_reason_names_the_taint(self) -> bool {
+        self.minor < 34
+    }
+
+    /// NodeResourcesBalancedAllocation scores the change in balance from 1.36 (kubernetes
+    /// #135573): `50 + (50 + with - without) / 2`, where each is `(1 - std) * 100` of the
+    /// node's fractions with and without the pod; before, the balance with the pod alone.
+    pub fn balanced_allocation_scores_the_change(self) -> bool {
+        self.minor >= 36
     }
 }
 
@@ -96,11 +133,19 @@ mod tests {
         }
     }
 
+    /// Each switch, by the releases it is on in.
     #[test]
-    fn dynamic_resources_join_the_default_profile_in_1_34() {
-        let on: Vec<u32> = (OLDEST_MINOR..=NEWEST_MINOR)
-            .filter(|&minor| KubeVersion { minor }.dynamic_resources_enabled())
-            .collect();
-        assert_eq!(on, [34, 35, 36, 37]);
+    fn every_switch_flips_at_its_release() {
+        let on = |switch: fn(KubeVersion) -> bool| -> Vec<u32> {
+            (OLDEST_MINOR..=NEWEST_MINOR)
+                .filter(|&minor| switch(KubeVersion { minor }))
+                .collect()
+        };
+        assert_eq!(on(KubeVersion::dynamic_resources_enabled), [34, 35, 36, 37]);
+        assert_eq!(on(KubeVersion::taint_reason_names_the_taint), [32, 33]);
+        assert_eq!(
+            on(KubeVersion::balanced_allocation_scores_the_change),
+            [36, 37]
+        );
     }
 }

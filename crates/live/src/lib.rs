@@ -780,13 +780,32 @@ pub fn load(
             server: String::new(),
             message: format!("cannot start the I/O runtime: {e}"),
         })?;
-    let (objects, unread) = runtime.block_on(async {
+    let (objects, unread, server_version) = runtime.block_on(async {
         let session = Session::connect(options).await?;
-        read_objects(&session, scope, progress).await
+        let (objects, unread) = read_objects(&session, scope, progress).await?;
+        Ok::<_, LiveError>((objects, unread, server_version(&session).await))
     })?;
     let mut state = ClusterState::from_objects(objects);
     state.priority_classes_unread = unread.skipped_kind("PriorityClass");
+    state.server_version = server_version;
     Ok(state)
+}
+
+/// The API server's `gitVersion` (`v1.34.2`), from `/version`; `None` when it does not say
+/// (the answer then simulates the default release, and says so).
+async fn server_version(session: &Session) -> Option<String> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Info {
+        git_version: String,
+    }
+    let text = session
+        .get("/version", "get the server version")
+        .await
+        .ok()?;
+    serde_json::from_str::<Info>(&text)
+        .ok()
+        .map(|info| info.git_version)
 }
 
 /// The longest timeout accepted (8784h, a leap year): anything longer is surely a typo, and

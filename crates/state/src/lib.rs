@@ -47,6 +47,8 @@ pub struct ClusterState {
     pub priority_classes_unread: bool,
     /// Things in the input that were ignored, said once so users know.
     pub warnings: Vec<String>,
+    /// The API server's version (`v1.34.2`) when the state was read from one.
+    pub server_version: Option<String>,
     /// Per pod (aligned with `pods`): its requests, and the same as the scorers count them.
     /// Computed once at load: reading them through each pod's containers is slow at 150,000
     /// pods, and every scheduler built on this state needs them.

@@ -23,64 +23,125 @@ impl Score for BalancedAllocation {
             return 0;
         }
         let info = &cx.sched.nodes[node];
-        let fractions: Vec<f64> = [
-            (
-                info.requested.milli_cpu + cx.requests.milli_cpu,
-                info.allocatable.milli_cpu,
-            ),
-            (
-                info.requested.memory + cx.requests.memory,
-                info.allocatable.memory,
-            ),
-        ]
-        .into_iter()
-        .filter(|(_, capacity)| *capacity != 0)
-        .map(|(requested, capacity)| (requested as f64 / capacity as f64).min(1.0))
-        .collect();
-        let std = match fractions.as_slice() {
-            [a, b] => ((a - b) / 2.0).abs(),
-            _ => 0.0,
-        };
-        ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+        let with_pod = balance(
+            info.requested.milli_cpu + cx.requests.milli_cpu,
+            info.requested.memory + cx.requests.memory,
+            info,
+        );
+        if cx
+            .sched
+            .profile()
+            .version
+            .balanced_allocation_scores_the_change()
+        {
+            let without_pod = balance(info.requested.milli_cpu, info.requested.memory, info);
+            MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + with_pod - without_pod) / 2
+        } else {
+            with_pod
+        }
     }
 
-    fn describe_score(&self, _: &Context, _: usize) -> String {
-        "1 - standard deviation of cpu and memory fractions".into()
+    fn describe_score(&self, cx: &Context, _: usize) -> String {
+        if cx
+            .sched
+            .profile()
+            .version
+            .balanced_allocation_scores_the_change()
+        {
+            "50 + (50 + balance with the pod - balance without it) / 2, each balance 1 - \
+             standard deviation of cpu and memory fractions"
+                .into()
+        } else {
+            "1 - standard deviation of cpu and memory fractions".into()
+        }
     }
+}
+
+/// Upstream's `balancedResourceScore`: `(1 - std) * 100` of the node's cpu and memory
+/// fractions at these requests (each capped at 1; a resource the node has none of is left out).
+fn balance(milli_cpu: i64, memory: i64, info: &crate::NodeInfo) -> i64 {
+    let fractions: Vec<f64> = [
+        (milli_cpu, info.allocatable.milli_cpu),
+        (memory, info.allocatable.memory),
+    ]
+    .into_iter()
+    .filter(|(_, capacity)| *capacity != 0)
+    .map(|(requested, capacity)| (requested as f64 / capacity as f64).min(1.0))
+    .collect();
+    let std = match fractions.as_slice() {
+        [a, b] => ((a - b) / 2.0).abs(),
+        _ => 0.0,
+    };
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
 #[cfg(test)]
 mod tests {
     use crate::tests::*;
 
-    /// Upstream balanced_allocation_test.go: (1 - |cpu fraction - memory fraction| / 2) * 100
-    /// with the pod placed, on a 4 CPU / 8Gi node.
+    /// Upstream balanced_allocation_test.go, on a 4 CPU / 8Gi node holding nothing: before 1.36
+    /// the balance with the pod, `(1 - |cpu fraction - memory fraction| / 2) * 100`; from 1.36
+    /// `50 + (50 + with - without) / 2`, where the empty node's balance `without` is 100.
     #[test]
     fn closer_fractions_score_higher() {
         let cluster = nodes(&["zone: a"]);
-        let cases: &[(&str, &str, i64)] = &[
+        let cases: &[(&str, &str, i64, i64)] = &[
+            // 0.25 / 0.25: std 0 -> 100; 1.36: 50 + (50 + 100 - 100) / 2 = 75.
             (
                 "equal fractions 0.25 / 0.25",
                 "cpu: \"1\", memory: 2Gi",
                 100,
+                75,
             ),
-            // 0.5 and 0.125: std 0.1875 -> 81.
-            ("cpu heavy", "cpu: \"2\", memory: 1Gi", 81),
-            // 0.0625 and 0.75: std 0.34375 -> 65.
-            ("memory heavy", "cpu: 250m, memory: 6Gi", 65),
+            // 0.5 and 0.125: std 0.1875 -> 81; 1.36: 50 + (50 + 81 - 100) / 2 = 65.
+            ("cpu heavy", "cpu: \"2\", memory: 1Gi", 81, 65),
+            // 0.0625 and 0.75: std 0.34375 -> 65; 1.36: 50 + (50 + 65 - 100) / 2 = 57.
+            ("memory heavy", "cpu: 250m, memory: 6Gi", 65, 57),
         ];
-        for (name, requests, want) in cases {
-            let decision = decide(
-                &cluster,
-                &format!(
-                    "spec:\n  containers: [{{name: c, resources: {{requests: {{{requests}}}}}}}]\n"
-                ),
+        for (name, requests, before_1_36, from_1_36) in cases {
+            let pod = format!(
+                "spec:\n  containers: [{{name: c, resources: {{requests: {{{requests}}}}}}}]\n"
             );
-            assert_eq!(
-                scores(&decision, "NodeResourcesBalancedAllocation"),
-                [*want],
-                "{name}"
-            );
+            for (minor, want) in [(35, before_1_36), (36, from_1_36)] {
+                assert_eq!(
+                    scores(
+                        &decide_on(minor, &cluster, &pod),
+                        "NodeResourcesBalancedAllocation"
+                    ),
+                    [*want],
+                    "1.{minor} {name}"
+                );
+            }
         }
+    }
+
+    /// From 1.36 a node the pod leaves better balanced scores above 75: 2 CPU of 4 already
+    /// requested and no memory (0.5 / 0: balance 75), then a pod of 4Gi memory (0.5 / 0.5:
+    /// balance 100) scores 50 + (50 + 100 - 75) / 2 = 87.
+    #[test]
+    fn from_1_36_the_change_in_balance_scores() {
+        let cluster = nodes(&["zone: a"])
+            + &running(
+                "busy",
+                "n1",
+                "",
+                "  containers: [{name: c, resources: {requests: {cpu: \"2\"}}}]\n",
+            );
+        let pod = "spec:\n  containers: [{name: c, resources: {requests: {memory: 4Gi}}}]\n";
+        assert_eq!(
+            scores(
+                &decide_on(36, &cluster, pod),
+                "NodeResourcesBalancedAllocation"
+            ),
+            [87]
+        );
+        // Before 1.36 only the balance with the pod counts: 100.
+        assert_eq!(
+            scores(
+                &decide_on(35, &cluster, pod),
+                "NodeResourcesBalancedAllocation"
+            ),
+            [100]
+        );
     }
 }

@@ -19,6 +19,13 @@ impl PreFilter for TaintToleration {
 impl Filter for TaintToleration {
     fn filter(&self, cx: &Context, node: usize) -> Status {
         match untolerated_taint(cx.node(node), &cx.pod.spec.tolerations) {
+            Some(taint) if cx.sched.profile().version.taint_reason_names_the_taint() => {
+                let reason = format!(
+                    "node(s) had untolerated taint {{{}: {}}}",
+                    taint.key, taint.value
+                );
+                Status::new(Code::UnschedulableAndUnresolvable, &reason)
+            }
             Some(_) => Status::new(Code::UnschedulableAndUnresolvable, REASON),
             None => Status::success(),
         }
@@ -158,5 +165,27 @@ mod tests {
             "spec:\n  tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule}]\n",
         );
         assert_eq!(scores(&tolerate_a, "TaintToleration"), [0, 100, 100]);
+    }
+
+    /// Before 1.34 the reason names the first untolerated taint (taint_toleration.go's
+    /// `node(s) had untolerated taint {%s: %s}`); the summary counts nodes per reason, so two
+    /// nodes with different taints are two reasons there.
+    #[test]
+    fn before_1_34_the_reason_names_the_taint() {
+        let cluster = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Node, metadata: {name: n2}, spec: {taints: [{key: spot, effect: NoExecute}]}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
+        let cases = [
+            (
+                33,
+                "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {spot: }.",
+            ),
+            (
+                34,
+                "0/2 nodes are available: 2 node(s) had untolerated taint(s).",
+            ),
+        ];
+        for (minor, summary) in cases {
+            let decision = decide_on(minor, cluster, "spec: {}\n");
+            assert_eq!(decision.summary.as_deref(), Some(summary), "1.{minor}");
+        }
     }
 }

@@ -185,6 +185,15 @@ impl<'s, 'a> Cycle<'s, 'a> {
         candidates: &[usize],
         explained: Option<usize>,
     ) -> (Decision, Option<NodeDetail>) {
+        if let Some(waiting) = plugins::scheduling_gates::pre_enqueue(self.cx.pod) {
+            // PreEnqueue: the pod never reaches a scheduling cycle.
+            let decision = Decision {
+                summary: Some(waiting),
+                problems: self.cx.problems.clone(),
+                ..Decision::default()
+            };
+            return (decision, None);
+        }
         let mut detail_filters = Vec::new();
         let mut verdicts: Vec<NodeVerdict> = candidates
             .iter()

@@ -284,8 +284,9 @@ impl<'a> Scheduler<'a> {
         if decision.selected.is_some() {
             return None;
         }
-        if self.state.nodes.is_empty() {
-            // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs.
+        if self.state.nodes.is_empty() || !pod.spec.scheduling_gates.is_empty() {
+            // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs; a
+            // gated pod never reaches one.
             return None;
         }
         let preemption = if self.profile().version.dynamic_resources_enabled()

@@ -167,6 +167,11 @@ fn plugin_entry_problem(point: &str, name: &str, disabled: bool) -> Option<Strin
             Some(format!("{name} has no score extension point"))
         }
         Some(_) => None,
+        None if plugins::PRE_ENQUEUE.contains(&name) => disabled.then(|| {
+            format!(
+                "{name} holds pods back before scheduling: the engine always runs it, so it cannot be disabled"
+            )
+        }),
         None if plugins::UNMODELLED.contains(&name) => None,
         None => Some(format!("unknown plugin {name:?}")),
     }

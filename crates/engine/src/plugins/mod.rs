@@ -11,7 +11,12 @@ pub(crate) mod node_ports;
 pub(crate) mod node_resources_fit;
 pub(crate) mod node_unschedulable;
 pub(crate) mod pod_topology_spread;
+pub mod scheduling_gates;
 pub mod taint_toleration;
+
+/// Modelled plugins outside the filter and score registry: the PreEnqueue plugins, which the
+/// engine runs before every cycle (a profile cannot disable them).
+pub(crate) const PRE_ENQUEUE: [&str; 1] = ["SchedulingGates"];
 
 /// A modelled plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,7 +85,7 @@ pub(crate) const REGISTRY: [Registration; 10] = [
 /// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA,
 /// queueing, binding, preemption's PostFilter): a configuration may name them; they change
 /// nothing here.
-pub(crate) const UNMODELLED: [&str; 13] = [
+pub(crate) const UNMODELLED: [&str; 12] = [
     "PrioritySort",
     "DefaultBinder",
     "DefaultPreemption",
@@ -93,7 +98,6 @@ pub(crate) const UNMODELLED: [&str; 13] = [
     "AzureDiskLimits",
     "CinderLimits",
     "DynamicResources",
-    "SchedulingGates",
 ];
 
 pub(crate) fn registration(name: &str) -> Option<&'static Registration> {

@@ -214,7 +214,8 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             if let Some(why) = desired::pod_unpatchable(pod) {
                 return Err(anyhow!(why).into());
             }
-            let plan = live_plan(global, true)?;
+            // The node it gets once released: planned with its gates taken off.
+            let plan = live_plan(global, true, Some((&namespace, name)))?;
             let (node, affinity) =
                 desired::for_planned_pod(&plan, pod).map_err(anyhow::Error::from)?;
             desired::check_narrowing(pod.spec.affinity.as_deref(), Some(&affinity)).map_err(
@@ -235,7 +236,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             {
                 return Err(anyhow!(why).into());
             }
-            let plan = live_plan(global, false)?;
+            let plan = live_plan(global, false, None)?;
             let planned = find_operation(&plan.operations, op.kind.as_str(), &namespace, name)
                 .ok_or_else(|| {
                     anyhow!(
@@ -272,9 +273,22 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
 }
 
 /// The plan of the cluster state alone, as `plan` makes it (with `pending`, as `plan --pending`
-/// does: the Pending pods in queue order), for a live object to take its decision from.
-fn live_plan(global: &GlobalArgs, pending: bool) -> Result<Plan, CommandError> {
-    let state = global.cluster_state()?;
+/// does: the Pending pods in queue order), for a live object to take its decision from;
+/// `released`, a gated pod planned as if its gates were gone (where it lands once released).
+fn live_plan(
+    global: &GlobalArgs,
+    pending: bool,
+    released: Option<(&str, &str)>,
+) -> Result<Plan, CommandError> {
+    let mut state = global.cluster_state()?;
+    if let Some((namespace, name)) = released
+        && let Some(pod) = state
+            .pods
+            .iter_mut()
+            .find(|p| p.metadata.namespace == namespace && p.metadata.name == name)
+    {
+        pod.spec.scheduling_gates.clear();
+    }
     let opts = PlanOptions {
         pending,
         ..PlanOptions::default()

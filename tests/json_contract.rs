@@ -1,4 +1,5 @@
-//! The README's "JSON contracts" section is the contract of every `-o json` output (issue 17):
+//! The book's "JSON contracts" page (docs/src/json-contracts.md) is the contract of every
+//! `-o json` output (issue 17):
 //! every key an output prints is listed there, and every key listed there is printed (an
 //! absent value as `null`, an empty list as `[]`). The binary runs every `-o json` mode on the
 //! bundled testdata; each object it prints must have exactly the keys of one shape the README
@@ -190,15 +191,14 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// The README's contract blocks by their label (`plan -o json`, `lint -o json`, ...).
+/// The contract blocks of the book's JSON contracts page, by their label (`plan -o json`,
+/// `lint -o json`, ...).
 fn readme_contracts() -> BTreeMap<String, Contract> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme
-        .find("\n## JSON contracts\n")
-        .expect("README has a JSON section");
-    let section = &readme[start + 1..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let section = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/json-contracts.md"
+    ))
+    .unwrap();
     let mut contracts = BTreeMap::new();
     let mut label = None;
     let mut block: Option<String> = None;

@@ -1,10 +1,8 @@
 //! End-to-end tests of `plan --pending` and `explain-placement` of Pending pods on
 //! testdata/clusters/pending.yaml (described in testdata/README.md).
 
-mod support;
-
+use crate::support::cli::{run, run_json};
 use serde_json::{Value, json};
-use support::cli::{run, run_json};
 
 const PENDING: &str = "testdata/clusters/pending.yaml";
 

@@ -1,15 +1,13 @@
 //! End-to-end tests of `patch` and `launch`: the binary against the test API server, and file
 //! patching on temporary copies of testdata.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::{Value, json};
-use support::apiserver::{
+use crate::support::apiserver::{
     ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
 };
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 

@@ -44,7 +44,7 @@ fn checked_in_completion_scripts_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "out of date: {}; refresh them with `UPDATE_COMPLETIONS=1 cargo test --test dist`",
+        "out of date: {}; refresh them with `UPDATE_COMPLETIONS=1 cargo test --test cli dist::`",
         stale.join(", ")
     );
 }

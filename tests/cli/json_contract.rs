@@ -5,12 +5,10 @@
 //! bundled testdata; each object it prints must have exactly the keys of one shape the README
 //! documents at that place.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::support::cli::run;
 use serde_json::Value;
-use support::cli::run;
 
 /// One token of a README contract block.
 #[derive(Debug, Clone, PartialEq)]

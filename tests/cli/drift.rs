@@ -1,10 +1,8 @@
 //! End-to-end tests of drift (`explain-placement --compare`, `plan --pending --compare`) on
 //! testdata/clusters/drift.yaml (described in testdata/README.md).
 
-mod support;
-
+use crate::support::cli::{run, run_json};
 use serde_json::json;
-use support::cli::{run, run_json};
 
 const DRIFT: &str = "testdata/clusters/drift.yaml";
 

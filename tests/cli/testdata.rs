@@ -206,7 +206,7 @@ const BAD: &[(&str, &[&str], usize)] = &[
         &["bad/binary.yaml:3:1: binary content (NUL byte); expected YAML or JSON text"],
         0,
     ),
-    // Loads: the misspelled field is the strict check's (tests/cli.rs), not the decoder's.
+    // Loads: the misspelled field is the strict check's (tests/cli/conventions.rs), not the decoder's.
     ("bad/misspelled-node-selector.yaml", &[], 1),
     // An empty file is not a load error; commands say "no objects" themselves.
     ("bad/empty.yaml", &[], 0),
@@ -280,7 +280,7 @@ fn bad_inputs_give_one_positioned_line_each() {
 }
 
 /// Files under testdata/, relative to it, sorted.
-/// Every file below testdata/ except the lint fixtures, which tests/lint.rs guards itself
+/// Every file below testdata/ except the lint fixtures, which tests/cli/lint.rs guards itself
 /// (every rule has a failing and a passing fixture).
 fn testdata_files() -> Vec<String> {
     let root = path("");
@@ -311,7 +311,7 @@ fn every_testdata_file_is_covered() {
         .map(|(f, _)| *f)
         .chain(BAD.iter().map(|(f, _, _)| *f))
         .chain(CORPUS.iter().map(|(f, _)| *f))
-        // A KubeSchedulerConfiguration, loaded by tests/workload_topology_cli.rs.
+        // A KubeSchedulerConfiguration, loaded by tests/cli/workload_topology.rs.
         .chain([
             "README.md",
             "clusters/openb.json",

@@ -1,11 +1,9 @@
 //! End-to-end tests of `kubectl-dataflow plan` on the bundled testdata.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::cli::{self, Run};
 use serde_json::{Value, json};
-use support::cli::{self, Run};
 
 const THREE_ZONE: &str = "testdata/clusters/three-zone.yaml";
 

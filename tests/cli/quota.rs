@@ -2,9 +2,7 @@
 //! planned pods, on testdata/clusters/quota.yaml and testdata/pods/quota.yaml (described in
 //! testdata/README.md).
 
-mod support;
-
-use support::cli::run;
+use crate::support::cli::run;
 
 const STATE: &str = "testdata/clusters/quota.yaml";
 const PODS: &str = "testdata/pods/quota.yaml";
@@ -197,7 +195,7 @@ Does not fit with any number of nodes like node-1 up to 1000: Pod/team/big: reje
 "
     );
     let gang = "testdata/pods/quota-gang.yaml";
-    let (code, count) = support::cli::run_json(&[
+    let (code, count) = crate::support::cli::run_json(&[
         "plan",
         "-f",
         gang,

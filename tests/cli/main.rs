@@ -1,0 +1,22 @@
+//! The binary run on the bundled testdata and on files written at test time, one module per
+//! command or concern, and the library checks of the same files (testdata, lint fixtures,
+//! explain agreeing with plan). One test binary: each would otherwise link the whole workspace
+//! again.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod apply;
+mod conventions;
+mod dist;
+mod drift;
+mod explain;
+mod explain_agrees;
+mod json_contract;
+mod kueue;
+mod lint;
+mod pending;
+mod plan;
+mod quota;
+mod testdata;
+mod workload_topology;

@@ -4,17 +4,15 @@
 //! kubeconfig chooses the same domain at each level, and turns down the same domains for the
 //! same reasons, as the plan of the recorded state does.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::{Value, json};
-use support::apiserver::{
+use crate::support::apiserver::{
     ApiServer, Behaviour, CLUSTER_QUEUES, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES, LIMIT_RANGES,
     LOCAL_QUEUES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_FLAVORS,
     RESOURCE_QUOTAS, Served, WORKLOAD_POD_GROUPS, WORKLOADS,
 };
+use serde_json::{Value, json};
 
 /// Every kind the bundled topology states and gangs hold that the server can serve.
 const SERVED: &[Served] = &[

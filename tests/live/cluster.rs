@@ -1,20 +1,18 @@
 //! End-to-end tests of the live-cluster path against the test API server in tests/support.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use df_live::{ConnectOptions, Progress, Resource, Scope};
-use df_model::Object;
-use df_state::{ClusterState, Run, cache, recorded};
-use serde_json::json;
-use support::apiserver::{
+use crate::support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
     HYPERNODES, LIMIT_RANGES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_QUOTAS,
     VOLCANO_JOBS, kubeconfig_text,
 };
+use df_live::{ConnectOptions, Progress, Resource, Scope};
+use df_model::Object;
+use df_state::{ClusterState, Run, cache, recorded};
+use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `kubectl-dataflow` binary: help, exit codes, kubectl plugin
-//! discovery with the real kubectl. The property tests of the loaders are in tests/fuzz.rs.
+//! discovery with the real kubectl. The property tests of the loaders are in
+//! tests/hostile/fuzz.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,8 +3,8 @@
 //! errors; what the patch writer writes parses back to the affinity it was given.
 //!
 //! CI runs 64 cases per property. Run longer with, for example,
-//! `PROPTEST_CASES=20000 cargo test --test fuzz` (failures are shrunk and their seeds kept in
-//! `tests/fuzz.proptest-regressions`).
+//! `PROPTEST_CASES=20000 cargo test --test hostile fuzz::` (failures are shrunk and their seeds
+//! kept in `tests/proptest-regressions/fuzz.txt`; see tests/hostile/main.rs).
 
 use std::sync::Arc;
 

@@ -3,18 +3,16 @@
 //! (0, 1 or 2; never 101 from a panic, 134 from an abort or a kill for memory), one clear line,
 //! and write nothing when it refuses.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::json;
-use support::apiserver::{
+use crate::support::apiserver::{
     ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
     kubeconfig_text,
 };
+use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const STATE: &str = "testdata/clusters/three-zone.yaml";

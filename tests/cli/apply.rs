@@ -2,14 +2,14 @@
 //! patching on temporary copies of testdata.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use serde_json::{Value, json};
 
 use crate::support::apiserver::{
     ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
 };
-use serde_json::{Value, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+use crate::support::cli::{bin, output, text};
 
 /// Two nodes (node-b tainted, so pods without a toleration go to node-a), a Complete DataLoad
 /// that ran on node-a, a DataLoad waiting to inherit from it, one that is running, a gated
@@ -75,19 +75,9 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
     server
 }
 
+/// `ARGS... --kubeconfig KUBECONFIG`, and nothing of the user's kubeconfig.
 fn run(args: &[&str], kubeconfig: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    bin(args).kubeconfig(kubeconfig).output()
 }
 
 /// stderr without the notes of the live read (the server serves only some CRDs).
@@ -447,10 +437,7 @@ fn patching_a_flow_file_rewrites_only_the_changed_documents() {
     std::fs::write(&file, &original).unwrap();
     let file = file.to_string_lossy().into_owned();
     let state = "testdata/clusters/three-zone.yaml";
-    let out = Command::new(BIN)
-        .args(["patch", "-f", &file, "--state", state, "--write", "--yes"])
-        .output()
-        .unwrap();
+    let out = output(&["patch", "-f", &file, "--state", state, "--write", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stderr(&out), format!("wrote {file}\n"));
     let written = std::fs::read_to_string(&file).unwrap();
@@ -470,10 +457,7 @@ fn patching_a_flow_file_rewrites_only_the_changed_documents() {
         after[2]
     );
     // Patching again finds nothing to change, and leaves the file as it is.
-    let again = Command::new(BIN)
-        .args(["patch", "-f", &file, "--state", state, "--write", "--yes"])
-        .output()
-        .unwrap();
+    let again = output(&["patch", "-f", &file, "--state", state, "--write", "--yes"]);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(
         stderr(&again),
@@ -501,7 +485,7 @@ fn previewing_a_file_patch_writes_nothing() {
             "testdata/clusters/three-zone.yaml",
         ];
         args.extend_from_slice(flags);
-        let out = Command::new(BIN).args(&args).output().unwrap();
+        let out = output(&args);
         assert_eq!(out.status.code(), Some(1), "{flags:?}");
         assert_eq!(stderr(&out), expected, "{flags:?}");
         assert!(
@@ -580,44 +564,34 @@ fn patch_pins_a_pod_where_the_plan_puts_it_not_where_it_would_go_alone() {
     ];
     for (file, state, namespace, pod, planned, alone) in cases {
         let target = format!("pod/{pod}");
-        let out = Command::new(BIN)
-            .args([
-                "patch", &target, "-n", namespace, "-f", file, "--state", state,
-            ])
-            .arg("--dry-run=client")
-            .output()
-            .unwrap();
+        let out = bin([
+            "patch", &target, "-n", namespace, "-f", file, "--state", state,
+        ])
+        .arg("--dry-run=client")
+        .output();
         assert_eq!(out.status.code(), Some(1), "{pod}: {}", stderr(&out));
         assert_eq!(
             pinned_node(&text(&out.stdout)).as_deref(),
             Some(planned),
             "{pod}"
         );
-        let plan = Command::new(BIN)
-            .args(["plan", "-f", file, "--state", state, "-o", "json"])
-            .output()
-            .unwrap();
+        let plan = output(&["plan", "-f", file, "--state", state, "-o", "json"]);
         let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
         assert_eq!(planned_node(&plan, namespace, pod), planned, "{pod}");
         assert_ne!(planned, alone, "{pod}: the case shows the plan's decision");
     }
     // A pod the plan leaves pending has no node to be pinned to, and says why.
-    let out = Command::new(BIN)
-        .args([
-            "patch",
-            "pod/gpu-eval",
-            "-n",
-            "ml",
-            "-f",
-            "testdata/pods/batch.yaml",
-        ])
-        .args([
-            "--state",
-            "testdata/clusters/three-zone.yaml",
-            "--dry-run=client",
-        ])
-        .output()
-        .unwrap();
+    let out = output(&[
+        "patch",
+        "pod/gpu-eval",
+        "-n",
+        "ml",
+        "-f",
+        "testdata/pods/batch.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+        "--dry-run=client",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).starts_with(

@@ -3,28 +3,15 @@
 //! tests/hostile/fuzz.rs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::support::cli::{BIN, bin, output, text};
 
 /// Every line of every command's help, examples included, fits 80 columns: an example that a
 /// terminal wraps mid-command cannot be pasted.
 #[test]
 fn help_fits_80_columns() {
-    let top = text(&run(&["--help"]).stdout);
+    let top = text(&output(&["--help"]).stdout);
     let commands: Vec<&str> = top
         .lines()
         .skip_while(|l| *l != "Commands:")
@@ -54,7 +41,7 @@ fn help_fits_80_columns() {
             .filter(|c| !c.is_empty())
             .chain(["--help"])
             .collect();
-        let help = text(&run(&args).stdout);
+        let help = text(&output(&args).stdout);
         assert!(help.contains("Usage:"), "{args:?}");
         for line in help.lines() {
             assert!(
@@ -134,7 +121,7 @@ fn help_of_the_tool_and_of_every_command() {
         ),
     ];
     for (args, needles) in cases {
-        let out = run(args);
+        let out = output(args);
         let stdout = text(&out.stdout);
         assert_eq!(
             out.status.code(),
@@ -177,7 +164,7 @@ fn help_examples_fit_80_columns() {
         &["version"],
     ];
     for command in commands {
-        let out = run(&[*command, &["--help"][..]].concat());
+        let out = output(&[*command, &["--help"][..]].concat());
         let help = text(&out.stdout);
         let examples = help.split_once("Examples:").map_or("", |(_, e)| e);
         let long: Vec<&str> = examples
@@ -197,7 +184,7 @@ fn usage_errors_exit_2() {
         &["plan", "-o", "xml"],
     ];
     for args in cases {
-        let out = run(args);
+        let out = output(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
         assert!(!text(&out.stderr).contains("panicked"), "{args:?}");
@@ -254,7 +241,7 @@ fn failures_are_one_line_and_exit_2() {
         ),
     ];
     for (args, command, load_error) in cases {
-        let out = run(args);
+        let out = output(args);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         let lines: Vec<&str> = stderr.lines().collect();
@@ -315,7 +302,7 @@ fn misspelled_fields_are_refused_unless_lenient() {
     let state = "testdata/clusters/three-zone.yaml";
     let problem = "testdata/bad/misspelled-node-selector.yaml:8:3: spec.nodeSelecter: unknown field \"nodeSelecter\"; did you mean \"nodeSelector\"?";
     for command in ["plan", "explain-placement"] {
-        let out = run(&[command, "-f", file, "--state", state]);
+        let out = output(&[command, "-f", file, "--state", state]);
         assert_eq!(out.status.code(), Some(2), "{command}");
         assert!(out.stdout.is_empty(), "{command}");
         assert_eq!(
@@ -325,7 +312,7 @@ fn misspelled_fields_are_refused_unless_lenient() {
             ),
             "{command}"
         );
-        let out = run(&[command, "-f", file, "--state", state, "--lenient"]);
+        let out = output(&[command, "-f", file, "--state", state, "--lenient"]);
         assert_eq!(out.status.code(), Some(0), "{command}");
         assert_eq!(
             text(&out.stderr),
@@ -338,12 +325,10 @@ fn misspelled_fields_are_refused_unless_lenient() {
 /// The batch pods of `plan -o json` (`<pending>` for no node): `namespace/name -> node`, with `KUBECONFIG` set to
 /// `kubeconfig` when given.
 fn planned_pods_with(args: &[&str], kubeconfig: Option<&std::ffi::OsStr>) -> Vec<(String, String)> {
-    let mut command = Command::new(BIN);
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    if let Some(list) = kubeconfig {
-        command.env("KUBECONFIG", list);
-    }
-    let out = command.output().unwrap();
+    let out = match kubeconfig {
+        Some(list) => bin(args).env("KUBECONFIG", list).output(),
+        None => bin(args).output(),
+    };
     // Exit 1 is a plan with pods left pending.
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
@@ -469,7 +454,7 @@ fn selectors_plan_their_part_of_the_whole_batch() {
     for (flags, expected) in cases {
         let args = [&base[..], flags].concat();
         if expected.is_empty() {
-            let out = run(&args);
+            let out = output(&args);
             assert_eq!(out.status.code(), Some(1), "{flags:?}");
             assert_eq!(
                 text(&out.stderr),
@@ -501,7 +486,7 @@ fn bad_selectors_exit_2_naming_the_problem() {
     for command in ["plan", "explain-placement", "lint"] {
         for (flags, expected) in cases {
             let args = [&[command, "-f", "testdata/pods/batch.yaml"][..], flags].concat();
-            let out = run(&args);
+            let out = output(&args);
             assert_eq!(out.status.code(), Some(2), "{command} {flags:?}");
             assert_eq!(text(&out.stderr), *expected, "{command} {flags:?}");
         }
@@ -515,7 +500,7 @@ fn selectors_choose_what_is_explained_and_linted() {
     // The one pod left is gpu-eval: the greedy batch leaves it pending (the pods before it
     // took the GPUs), as `plan` does; the flow solver places it on node-a3.
     for (solver, code, stdout) in [("greedy", 1, ""), ("flow", 0, "node/node-a3\n")] {
-        let explain = run(&[
+        let explain = output(&[
             "explain-placement",
             "-f",
             "testdata/pods/batch.yaml",
@@ -548,7 +533,7 @@ fn selectors_choose_what_is_explained_and_linted() {
     .unwrap();
     let file = file.display().to_string();
     let lint = |flags: &[&str]| -> Vec<String> {
-        let out = run(&[&["lint", "-f", &file, "-o", "json"][..], flags].concat());
+        let out = output(&[&["lint", "-f", &file, "-o", "json"][..], flags].concat());
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         report["diagnostics"]
             .as_array()
@@ -673,7 +658,7 @@ fn kubectl_output_habits_and_notes() {
         ),
     ];
     for (args, code, stdout, stderr) in cases {
-        let out = run(&args);
+        let out = output(&args);
         assert_eq!(
             (out.status.code(), text(&out.stdout), text(&out.stderr)),
             (Some(code), stdout, stderr),
@@ -703,7 +688,7 @@ fn every_command_refuses_a_bad_object_reference_the_same_way() {
     ];
     for command in ["explain-placement", "patch", "launch"] {
         for (typed, expected) in cases {
-            let out = run(&[
+            let out = output(&[
                 command,
                 typed,
                 "-f",

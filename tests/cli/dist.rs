@@ -3,22 +3,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::support::cli::{BIN, ROOT, output, text};
 
 /// The checked-in scripts are what `completion SHELL` prints; `UPDATE_COMPLETIONS=1 cargo test`
 /// rewrites them after a change to the flags.
@@ -33,7 +20,7 @@ fn checked_in_completion_scripts_are_current() {
     ];
     let mut stale = Vec::new();
     for (shell, file) in cases {
-        let out = run(&["completion", shell]);
+        let out = output(&["completion", shell]);
         assert_eq!(out.status.code(), Some(0), "{shell}: {}", text(&out.stderr));
         let path = Path::new(ROOT).join("completions").join(file);
         if update {
@@ -74,7 +61,7 @@ fn bash_script_completes_kubectl_dataflow() {
     // rewriting concurrently (the test above keeps the two equal).
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("kubectl-dataflow.bash");
-    fs::write(&script, run(&["completion", "bash"]).stdout).unwrap();
+    fs::write(&script, output(&["completion", "bash"]).stdout).unwrap();
     for (words, expected) in cases {
         let cword = words.len() - 1;
         let program = format!(
@@ -317,17 +304,17 @@ fn version_names_the_build_and_the_kubernetes_semantics() {
         ),
     ];
     for (args, expected) in cases {
-        let out = run(args);
+        let out = output(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert_eq!(text(&out.stdout), expected, "{args:?}");
     }
     // The same facts as JSON and YAML (YAML quotes a hash such as 484e733, which reads as a
     // number, so values are compared, not text), with the releases and what differs between
     // them (engine::versions::DIFFERENCES, one entry per switch).
-    let out = run(&["version", "-o", "json"]);
+    let out = output(&["version", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
-    let out = run(&["version", "-o", "yaml"]);
+    let out = output(&["version", "-o", "yaml"]);
     assert_eq!(out.status.code(), Some(0));
     let yaml: serde_json::Value = serde_saphyr::from_str(&text(&out.stdout)).unwrap();
     assert_eq!(yaml, json);

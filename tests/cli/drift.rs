@@ -1,8 +1,9 @@
 //! End-to-end tests of drift (`explain-placement --compare`, `plan --pending --compare`) on
 //! testdata/clusters/drift.yaml (described in testdata/README.md).
 
-use crate::support::cli::{run, run_json};
 use serde_json::json;
+
+use crate::support::cli::{run, run_json};
 
 const DRIFT: &str = "testdata/clusters/drift.yaml";
 

@@ -2,19 +2,11 @@
 //! pods, the node detail, pods from the state, and the openb-based production state.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("the binary runs")
-}
+use crate::support::cli::output;
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -45,7 +37,7 @@ fn verdicts(json: &Value) -> Vec<String> {
 
 #[test]
 fn json_contract_on_the_three_zone_cluster() {
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/affinity.yaml",
@@ -98,7 +90,7 @@ fn json_contract_on_the_three_zone_cluster() {
             .sum();
         assert_eq!(node["score"], total);
     }
-    let yaml = run(&[
+    let yaml = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/affinity.yaml",
@@ -119,7 +111,7 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
         "huge.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata: {name: huge, namespace: web}\nspec:\n  nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n  containers: [{name: c, image: x, resources: {requests: {cpu: \"64\"}}}]\n",
     );
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         &pod,
@@ -140,7 +132,7 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
 
 #[test]
 fn node_detail_runs_every_filter() {
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/affinity.yaml",
@@ -181,7 +173,7 @@ fn node_detail_runs_every_filter() {
         ]
     );
     assert!(!filters[2].1, "the taint rejects node-b2");
-    let unknown = run(&[
+    let unknown = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/affinity.yaml",
@@ -205,7 +197,7 @@ fn invalid_selectors_are_explained_with_their_path() {
         "bad.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: cores, operator: Gt, values: [many]}]\n  containers: [{name: c}]\n",
     );
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         &pod,
@@ -226,7 +218,7 @@ fn invalid_selectors_are_explained_with_their_path() {
 
 #[test]
 fn a_running_pod_of_the_state_is_explained_as_if_pending() {
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "pod/web-5c9f8b7d6-hx2lq",
         "-n",
@@ -244,7 +236,7 @@ fn a_running_pod_of_the_state_is_explained_as_if_pending() {
         .filter(|v| v.contains("anti-affinity"))
         .collect();
     assert_eq!(rejected.len(), 2, "{rejected:?}");
-    let missing = run(&[
+    let missing = output(&[
         "explain-placement",
         "pod/nope",
         "--state",
@@ -261,7 +253,7 @@ fn a_gpu_pod_on_the_openb_production_state() {
         "t4.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: default}\nspec:\n  nodeSelector: {nvidia.com/gpu.product: T4}\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: \"8\", memory: 32Gi}\n      limits: {nvidia.com/gpu: \"2\"}\n",
     );
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         &pod,
@@ -319,7 +311,7 @@ fn state_warnings_and_verbose_reading_go_to_stderr() {
         "pod.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n",
     );
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         &pod,
@@ -367,7 +359,7 @@ fn targets_take_kubectl_short_names() {
         if let Some(file) = file {
             args.extend(["-f", file]);
         }
-        run(&args)
+        output(&args)
     };
     let deployment = Some("testdata/pods/deployment.yaml");
     let full = stdout(&explain("Deployment/checkout", deployment, "web"));
@@ -405,7 +397,7 @@ fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
             output,
         ]
     };
-    let out = run(&args("pod/critical", "table"));
+    let out = output(&args("pod/critical", "table"));
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -430,7 +422,7 @@ Preemption (pod priority 100000): 3 candidate node(s)
  node-3     prod/api-1 (1000)                       1               lost on fewer PodDisruptionBudget violations: 1 against 0
 "
     );
-    let out = run(&args("pod/critical", "json"));
+    let out = output(&args("pod/critical", "json"));
     let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["preemption"]["node"], "node-1");
     assert_eq!(
@@ -453,7 +445,7 @@ Preemption (pod priority 100000): 3 candidate node(s)
         ),
     ];
     for (pod, node, summary) in cases {
-        let out = run(&args(pod, "json"));
+        let out = output(&args(pod, "json"));
         assert_eq!(out.status.code(), Some(1), "{pod}");
         let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert_eq!(json["preemption"]["node"], node, "{pod}");
@@ -465,7 +457,7 @@ Preemption (pod priority 100000): 3 candidate node(s)
         assert_eq!(json["summary"], summary, "{pod}");
     }
     // A pod that fits has no preemption part.
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/affinity.yaml",
@@ -494,7 +486,7 @@ fn a_pod_that_names_its_node_is_admitted_by_the_kubelet_not_scheduled() {
         ),
     ];
     for (pod, code, text) in cases {
-        let out = run(&[
+        let out = output(&[
             "explain-placement",
             "-f",
             "testdata/pods/workloads.yaml",
@@ -505,7 +497,7 @@ fn a_pod_that_names_its_node_is_admitted_by_the_kubelet_not_scheduled() {
         assert_eq!(out.status.code(), Some(code), "{pod}");
         assert_eq!(stdout(&out), text, "{pod}");
     }
-    let out = run(&[
+    let out = output(&[
         "explain-placement",
         "-f",
         "testdata/pods/workloads.yaml",
@@ -538,7 +530,7 @@ fn generate_name_objects_are_addressable() {
         ("pod/web-", "web-<generated>"),
         ("pod/web-<generated>", "web-<generated>"),
     ] {
-        let out = run(&[
+        let out = output(&[
             "explain-placement",
             "-f",
             &file,

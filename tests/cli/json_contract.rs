@@ -7,8 +7,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::support::cli::run;
 use serde_json::Value;
+
+use crate::support::cli::run;
 
 /// One token of a README contract block.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,25 +1,16 @@
 //! Kueue Topology Aware Scheduling end to end on testdata/topology/kueue: a two-block,
 //! four-rack cluster whose racks hold 5, 8, 6 and 8 two-CPU pods.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
+
+use crate::support::cli::bin;
 
 const STATE: &str = "testdata/topology/kueue/state.yaml";
 
 fn plan(job: &str, output: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .args(["plan", "-f", &format!("testdata/topology/kueue/{job}.yaml")])
-        .args(["--state", STATE])
-        .args(output)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let file = format!("testdata/topology/kueue/{job}.yaml");
+    let run = bin([&["plan", "-f", &file, "--state", STATE][..], output].concat()).run();
+    (run.code, run.stdout, run.stderr)
 }
 
 fn group(job: &str) -> (i32, Value) {
@@ -128,19 +119,16 @@ fn a_job_whose_local_queue_is_missing_stays_suspended() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("job.yaml");
     std::fs::write(&file, job).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .args([
-            "plan",
-            "-f",
-            file.to_str().unwrap(),
-            "--state",
-            STATE,
-            "-o",
-            "json",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out = bin([
+        "plan",
+        "-f",
+        file.to_str().unwrap(),
+        "--state",
+        STATE,
+        "-o",
+        "json",
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(

@@ -2,11 +2,12 @@
 //! per rule with exact positions, suppression, options, renderers and bad input.
 
 use std::path::Path;
-use std::process::Command;
 
 use df_lint::{LintOptions, LintReport, RULES};
 use df_manifest::ManifestSet;
 use df_state::{ClusterState, recorded};
+
+use crate::support::cli::bin;
 
 const DIR: &str = "testdata/lint";
 
@@ -961,10 +962,6 @@ fn realistic_manifests_have_no_false_errors() {
     assert_eq!(report.diagnostics, vec![]);
 }
 
-fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-}
-
 #[test]
 fn exit_codes() {
     let cases: &[(&[&str], i32)] = &[
@@ -995,7 +992,7 @@ fn exit_codes() {
         (&["lint"], 2),
     ];
     for (args, code) in cases {
-        let output = binary().args(*args).output().unwrap();
+        let output = bin(*args).output();
         assert_eq!(
             output.status.code(),
             Some(*code),
@@ -1033,11 +1030,7 @@ fn bad_input_becomes_diagnostics() {
     for (name, bytes) in &files {
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
-    let output = binary()
-        .args(["lint", "-o", "json", "-f"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let output = bin(["lint", "-o", "json", "-f"]).arg(dir.path()).output();
     assert_eq!(output.status.code(), Some(1));
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let got: Vec<(String, String, u64, u64)> = value["diagnostics"]

@@ -1,8 +1,9 @@
 //! End-to-end tests of `plan --pending` and `explain-placement` of Pending pods on
 //! testdata/clusters/pending.yaml (described in testdata/README.md).
 
-use crate::support::cli::{run, run_json};
 use serde_json::{Value, json};
+
+use crate::support::cli::{run, run_json};
 
 const PENDING: &str = "testdata/clusters/pending.yaml";
 

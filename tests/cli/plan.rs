@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use crate::support::cli::{self, Run};
 use serde_json::{Value, json};
+
+use crate::support::cli::{self, Run};
 
 const THREE_ZONE: &str = "testdata/clusters/three-zone.yaml";
 

@@ -2,8 +2,9 @@
 //! testdata/topology/workload: a two-block, four-rack cluster whose racks hold 5, 6, 8 and 7
 //! two-CPU pods, and v1alpha2 Workloads whose PodGroup must stay in one rack or block.
 
-use crate::support::cli::{Run, run, run_json};
 use serde_json::{Value, json};
+
+use crate::support::cli::{Run, run, run_json};
 
 const STATE: &str = "testdata/topology/workload/state.yaml";
 

@@ -8,20 +8,22 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use serde_json::json;
+
 use crate::support::apiserver::{
     ApiServer, Behaviour, DATALOADS, LIMIT_RANGES, NAMESPACES, NODES, PODS, RESOURCE_QUOTAS,
     kubeconfig_text,
 };
-use serde_json::json;
+use crate::support::cli::{BIN, ROOT, bin};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
 const STATE: &str = "testdata/clusters/three-zone.yaml";
 /// Address space the binary gets: an attack that expands input must fail well below it.
 const ADDRESS_SPACE_KIB: u64 = 1024 * 1024;
 /// A hang (a FIFO read, a loop) fails the test instead of blocking the suite.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// Run the binary under `ulimit -v` with a deadline, stdin closed.
+/// Run the binary under `ulimit -v` with a deadline, stdin closed: as `support::cli::bin`
+/// runs it, through a shell that sets the limit first.
 fn run_limited(args: &[&str]) -> Output {
     let child = Command::new("sh")
         .arg("-c")
@@ -30,7 +32,7 @@ fn run_limited(args: &[&str]) -> Output {
         ))
         .arg(BIN)
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(ROOT)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -244,11 +246,8 @@ fn numeric_flags_are_validated_with_one_clear_error() {
 
 /// Start the binary with the read end of stdout or stderr closed, as `... | head -0` does.
 fn with_closed(stream: &str, args: &[&str]) -> Option<i32> {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null());
+    let mut command = bin(args).command();
+    command.stdin(Stdio::null());
     let mut child = match stream {
         "stdout" => command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn(),
         _ => command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn(),
@@ -522,9 +521,8 @@ fn exit_and_peak_rss(args: &[&str]) -> (Option<i32>, u64) {
         clippy::zombie_processes,
         reason = "reaped by wait4 below, which also returns its rusage"
     )]
-    let child = Command::new(BIN)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let child = bin(args)
+        .command()
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

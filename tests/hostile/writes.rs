@@ -4,22 +4,21 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use df_apply::manifest::unified_diff;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+use crate::support::cli::bin;
+
 const STATE: &str = "testdata/clusters/three-zone.yaml";
 
 fn patch(file: &Path, extra: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(["patch", "-f"])
+    bin(["patch", "-f"])
         .arg(file)
         .args(["--state", STATE])
         .args(extra)
         .output()
-        .unwrap()
 }
 
 fn stderr(out: &Output) -> String {
@@ -409,10 +408,10 @@ fn kill_9_mid_write_never_damages_the_file_and_leftovers_are_cleaned() {
     for percent in [50, 80, 90, 95, 98, 100, 102, 105] {
         let delay = run_time * percent / 100;
         std::fs::write(&file, &original).unwrap();
-        let mut child = Command::new(BIN)
-            .args(["patch", "-f"])
+        let mut child = bin(["patch", "-f"])
             .arg(&file)
             .args(["--state", STATE, "--write", "--yes"])
+            .command()
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -478,11 +477,9 @@ fn credentials_never_reach_a_message() {
     for (index, (config, expected)) in cases.iter().enumerate() {
         let path = dir.path().join(format!("config-{index}"));
         std::fs::write(&path, config).unwrap();
-        let out = Command::new(BIN)
-            .args(["snapshot", "--request-timeout", "5s", "--kubeconfig"])
+        let out = bin(["snapshot", "--request-timeout", "5s", "--kubeconfig"])
             .arg(&path)
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(out.status.code(), Some(2), "{config}");
         let err = stderr(&out);
         let message = err.lines().find(|l| l.starts_with("error: ")).unwrap();

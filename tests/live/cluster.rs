@@ -1,20 +1,20 @@
 //! End-to-end tests of the live-cluster path against the test API server in tests/support.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
+
+use df_live::{ConnectOptions, Progress, Resource, Scope};
+use df_model::Object;
+use df_state::{ClusterState, Run, cache, recorded};
+use serde_json::json;
 
 use crate::support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
     HYPERNODES, LIMIT_RANGES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_QUOTAS,
     VOLCANO_JOBS, kubeconfig_text,
 };
-use df_live::{ConnectOptions, Progress, Resource, Scope};
-use df_model::Object;
-use df_state::{ClusterState, Run, cache, recorded};
-use serde_json::json;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-dataflow");
+use crate::support::cli::{bin, text};
 
 fn cluster(behaviour: Behaviour) -> ApiServer {
     let server = ApiServer::start(
@@ -118,20 +118,12 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
     server
 }
 
+/// `ARGS...`, with `--kubeconfig KUBECONFIG` when given, and nothing of the user's kubeconfig.
 fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent");
-    if let Some(path) = kubeconfig {
-        command.arg("--kubeconfig").arg(path);
+    match kubeconfig {
+        Some(path) => bin(args).kubeconfig(path).output(),
+        None => bin(args).without_user_kubeconfig().output(),
     }
-    command.output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 const NOT_INSTALLED: &str = "\
@@ -487,13 +479,7 @@ fn kubeconfig_path_lists_and_context_select_the_server() {
     let second = dir.path().join("second");
     std::fs::write(&second, kubeconfig_text(&[("test", &server.url)], "test")).unwrap();
     let list = std::env::join_paths([&first, &second]).unwrap();
-    let with_env = |args: &[&str]| {
-        Command::new(BIN)
-            .args(args)
-            .env("KUBECONFIG", &list)
-            .output()
-            .unwrap()
-    };
+    let with_env = |args: &[&str]| bin(args).env("KUBECONFIG", &list).output();
     let out = with_env(&["snapshot", "-o", "json", "--context", "test"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("\"name\": \"node-a\""));

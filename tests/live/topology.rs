@@ -5,14 +5,15 @@
 //! same reasons, as the plan of the recorded state does.
 
 use std::path::Path;
-use std::process::Command;
+
+use serde_json::{Value, json};
 
 use crate::support::apiserver::{
     ApiServer, Behaviour, CLUSTER_QUEUES, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES, LIMIT_RANGES,
     LOCAL_QUEUES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_FLAVORS,
     RESOURCE_QUOTAS, Served, WORKLOAD_POD_GROUPS, WORKLOADS,
 };
-use serde_json::{Value, json};
+use crate::support::cli::{bin, text};
 
 /// Every kind the bundled topology states and gangs hold that the server can serve.
 const SERVED: &[Served] = &[
@@ -71,15 +72,10 @@ fn live_cluster(state: &str, gang: &str, inputs: &Path) -> ApiServer {
 }
 
 fn plan(args: &[&str]) -> (i32, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-dataflow"))
-        .args(["plan", "-o", "json"])
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let out = bin([&["plan", "-o", "json"][..], args].concat())
+        .without_user_kubeconfig()
+        .output();
+    let stderr = text(&out.stderr);
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{stderr}"));
     (
         out.status.code().unwrap_or(-1),

@@ -4,7 +4,7 @@
 //! again.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod apply;
 mod conventions;

@@ -7,7 +7,7 @@
 //! `tests/proptest-regressions/NAME.txt`, and replays those seeds before any new case.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod fuzz;
 mod input;

@@ -3,7 +3,7 @@
 //! and topology-aware gangs planned live as from their recorded state.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod cluster;
 mod topology;

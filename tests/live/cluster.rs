@@ -369,6 +369,9 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/kueue.x-k8s.io/v1beta1",
             "GET /apis/topology.volcano.sh/v1alpha1",
             "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
+            "GET /apis/apps/v1",
+            "GET /apis/apps/v1/statefulsets?limit=500",
+            "GET /apis/apps/v1/replicasets?limit=500",
         ]
     );
 }
@@ -520,6 +523,9 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /api/v1/namespaces/team/resourcequotas?limit=500",
             "GET /api/v1/namespaces/team/limitranges?limit=500",
             "GET /apis/topology.volcano.sh/v1alpha1/hypernodes?limit=500",
+            "GET /api/v1/namespaces/team/services?limit=500",
+            "GET /apis/apps/v1/namespaces/team/statefulsets?limit=500",
+            "GET /apis/apps/v1/namespaces/team/replicasets?limit=500",
         ]
     );
     let stdout = text(&out.stdout);

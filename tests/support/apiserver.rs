@@ -52,6 +52,13 @@ pub const HYPERNODES: Served = Served {
 };
 
 pub const CONFIG_MAPS: Served = core("configmaps", "ConfigMap", true);
+pub const SERVICES: Served = core("services", "Service", true);
+pub const REPLICA_SETS: Served = custom("apps/v1", "replicasets", "ReplicaSet");
+pub const STATEFUL_SETS: Served = custom("apps/v1", "statefulsets", "StatefulSet");
+
+/// What every API server serves besides what a test names: the built-in kinds a live read
+/// lists that no test here is about (empty unless a test adds objects).
+const ALWAYS_SERVED: [Served; 3] = [SERVICES, REPLICA_SETS, STATEFUL_SETS];
 pub const KUEUE_TOPOLOGIES: Served =
     cluster_scoped("kueue.x-k8s.io/v1beta1", "topologies", "Topology");
 pub const RESOURCE_FLAVORS: Served = cluster_scoped(
@@ -143,7 +150,15 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
-    pub fn start(served: Vec<Served>, behaviour: Behaviour) -> ApiServer {
+    pub fn start(mut served: Vec<Served>, behaviour: Behaviour) -> ApiServer {
+        for always in ALWAYS_SERVED {
+            if !served
+                .iter()
+                .any(|s| s.plural == always.plural && s.group_version == always.group_version)
+            {
+                served.push(always);
+            }
+        }
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let url = format!("http://{}", listener.local_addr().unwrap());
         let state = Arc::new(Mutex::new(State {

@@ -187,6 +187,17 @@ pub struct Scheduler<'a> {
     namespace_labels: HashMap<String, Labels>,
     /// The pod `explain-placement` asks about, when this scheduler plans for it.
     trace: trace::Tracer,
+    /// Objects of the inputs that the scheduler's listers would see by the time their pods are
+    /// scheduled, over the state's ([`Scheduler::give`]).
+    given: Given,
+}
+
+/// The planned inputs' Services and pod controllers (a Deployment's ReplicaSet included), which
+/// default topology spreading selects by; they replace the state's objects of the same name.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    pub services: Vec<df_model::Service>,
+    pub controllers: Vec<df_model::Workload>,
 }
 
 /// The pods a node takes: its allocatable `pods` (`allocatable`, as read from it), else the
@@ -261,6 +272,7 @@ impl<'a> Scheduler<'a> {
             images: HashMap::default(),
             namespace_labels: HashMap::default(),
             trace: trace::Tracer::default(),
+            given: Given::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state
@@ -389,6 +401,45 @@ impl<'a> Scheduler<'a> {
 
     pub fn state(&self) -> &'a ClusterState {
         self.state
+    }
+
+    /// Add the inputs' Services and pod controllers to what the plugins look up.
+    pub fn give(&mut self, given: Given) {
+        self.given = given;
+    }
+
+    /// The Services of `namespace`: the given ones, then the state's not replaced by them.
+    pub(crate) fn services_in<'s>(
+        &'s self,
+        namespace: &'s str,
+    ) -> impl Iterator<Item = &'s df_model::Service> {
+        let given = &self.given.services;
+        let replaced = move |s: &df_model::Service| {
+            given
+                .iter()
+                .any(|g| g.metadata.name == s.metadata.name && g.metadata.namespace == namespace)
+        };
+        given
+            .iter()
+            .chain(self.state.services.iter().filter(move |s| !replaced(s)))
+            .filter(move |s| s.metadata.namespace == namespace)
+    }
+
+    /// The controller `kind` named `name` in `namespace`, given or in the state.
+    pub(crate) fn controller(
+        &self,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&df_model::Workload> {
+        let is = |w: &&df_model::Workload| {
+            w.kind == kind && w.metadata.namespace == namespace && w.metadata.name == name
+        };
+        self.given
+            .controllers
+            .iter()
+            .find(is)
+            .or_else(|| self.state.workloads.iter().find(is))
     }
 
     pub fn profile(&self) -> &Profile {

@@ -41,6 +41,90 @@ pub struct ObjectMeta {
     /// it, and a preemptor waits for the victims it is terminating (`Pod::terminating_by_preemption`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<CompactString>,
+    /// The owner that manages the object (`ownerReferences[]` with `controller: true`), when it
+    /// is a ReplicaSet or a StatefulSet: kube-scheduler spreads a pod by its controller's
+    /// selector (`helper.DefaultSelector`); no other reference is read.
+    #[serde(
+        rename = "ownerReferences",
+        deserialize_with = "spreading_controller",
+        serialize_with = "as_owner_references",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub controller: Option<Controller>,
+}
+
+/// A pod's ReplicaSet or StatefulSet, by kind and name (inline: most controller names are
+/// short, and 150,000 pods of a large state each have one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Controller {
+    pub kind: ControllerKind,
+    pub name: CompactString,
+}
+
+/// The controllers whose selector spreads their pods (`apps/v1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControllerKind {
+    ReplicaSet,
+    StatefulSet,
+}
+
+impl ControllerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControllerKind::ReplicaSet => "ReplicaSet",
+            ControllerKind::StatefulSet => "StatefulSet",
+        }
+    }
+}
+
+/// The reference of `ownerReferences` marked `controller: true` (the API server allows one),
+/// when it names an `apps/v1` ReplicaSet or StatefulSet.
+fn spreading_controller<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Controller>, D::Error> {
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase", default)]
+    struct OwnerReference<'a> {
+        #[serde(borrow)]
+        api_version: Cow<'a, str>,
+        #[serde(borrow)]
+        kind: Cow<'a, str>,
+        name: CompactString,
+        controller: Option<bool>,
+    }
+    let references: Option<Vec<OwnerReference>> = Option::deserialize(deserializer)?;
+    Ok(references.into_iter().flatten().find_map(|r| {
+        let kind = match (r.controller, &*r.api_version, &*r.kind) {
+            (Some(true), "apps/v1", "ReplicaSet") => ControllerKind::ReplicaSet,
+            (Some(true), "apps/v1", "StatefulSet") => ControllerKind::StatefulSet,
+            _ => return None,
+        };
+        Some(Controller { kind, name: r.name })
+    }))
+}
+
+fn as_owner_references<S: Serializer>(
+    controller: &Option<Controller>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct OwnerReference<'a> {
+        api_version: &'static str,
+        kind: &'static str,
+        name: &'a str,
+        controller: bool,
+    }
+    let references: Vec<OwnerReference> = controller
+        .iter()
+        .map(|c| OwnerReference {
+            api_version: "apps/v1",
+            kind: c.kind.as_str(),
+            name: &c.name,
+            controller: true,
+        })
+        .collect();
+    references.serialize(serializer)
 }
 
 /// `field: null` in YAML means "absent"; serde's `default` alone would reject it.

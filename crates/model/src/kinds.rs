@@ -315,7 +315,8 @@ macro_rules! object_kinds {
             LocalQueue($crate::kueue::LocalQueue) in kueue.local_queues;
             HyperNode($crate::HyperNode) in hyper_nodes;
             ConfigMap($crate::ConfigMap) in config_maps;
-            Workload(Box<$crate::Workload>);
+            Service($crate::Service) in services;
+            Workload(Box<$crate::Workload>) in workloads;
         }
     };
 }

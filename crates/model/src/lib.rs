@@ -16,6 +16,7 @@ pub mod quantity;
 pub mod quota;
 pub mod registry;
 pub mod resources;
+pub mod service;
 pub(crate) mod sorted_map;
 pub mod text;
 pub mod workload;
@@ -30,6 +31,7 @@ pub use policy::{PodDisruptionBudget, PriorityClass};
 pub use quantity::Quantity;
 pub use quota::{LimitRange, ResourceQuota};
 pub use registry::{Object, ObjectLists};
+pub use service::Service;
 pub use workload::{
     JOB_NAME_LABELS, JobCounts, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL, Workload,
 };

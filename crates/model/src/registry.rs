@@ -8,12 +8,12 @@ use crate::core::{Namespace, Node, ObjectMeta, Pod};
 use crate::fluid::{FluidOp, FluidRuntime};
 use crate::gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 use crate::hypernode::{ConfigMap, HyperNode};
-use crate::kinds;
 use crate::kinds::{DecodeError, TypeMeta};
 use crate::kinds::{Kind, KindObject, Reader};
 use crate::kueue::{ClusterQueue, KueueObjects, LocalQueue, ResourceFlavor, Topology};
 use crate::policy::{PodDisruptionBudget, PriorityClass};
 use crate::quota::{LimitRange, ResourceQuota};
+use crate::{Service, Workload, kinds};
 
 /// Every object the tool decodes: one variant per row of [`object_kinds!`], and the kinds it
 /// does not model, kept with their metadata so they can be reported, never silently dropped.
@@ -121,6 +121,11 @@ pub struct ObjectLists {
     pub hyper_nodes: Vec<HyperNode>,
     /// ConfigMaps; Volcano's scheduler configuration is read from one.
     pub config_maps: Vec<ConfigMap>,
+    /// The workload controllers' objects of the state; PodTopologySpread's default constraints
+    /// select a pod's peers by its ReplicaSet's or StatefulSet's selector.
+    pub workloads: Vec<Workload>,
+    /// Services; PodTopologySpread's default constraints select a pod's peers by theirs.
+    pub services: Vec<Service>,
 }
 
 impl From<Box<FluidOp>> for FluidOp {
@@ -422,6 +427,17 @@ crate::versioned_kind_object!(
         "Kueue Topology Aware Scheduling"
     )
     .live(&["kueue.x-k8s.io/v1beta1"]),
+);
+
+crate::kind_object!(
+    Service,
+    Kind::new(
+        "Service",
+        &["v1"],
+        "services",
+        "PodTopologySpread's default constraints"
+    )
+    .short(&["svc"])
 );
 
 impl KueueObjects {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::core::{ObjectMeta, PodTemplateSpec};
+use crate::core::{LabelSelector, ObjectMeta, PodTemplateSpec};
 use crate::kinds::{DecodeError, Kind, KindObject, Reader, TypeMeta};
 use crate::kueue;
 
@@ -22,6 +22,9 @@ pub struct Workload {
     /// CronJob the Job controller's active count ([`JobCounts::active`]). A DaemonSet's count
     /// depends on the nodes, so `plan::workload` computes it.
     pub replicas: i32,
+    /// `spec.selector`: the pods the controller counts as its own (a ReplicaSet's and a
+    /// StatefulSet's spread their pods, as kube-scheduler's default constraints select by it).
+    pub selector: Option<LabelSelector>,
     pub template: PodTemplateSpec,
 }
 
@@ -69,6 +72,7 @@ struct WorkloadBody {
 #[serde(rename_all = "camelCase", default)]
 struct WorkloadSpec {
     replicas: Option<i32>,
+    selector: Option<LabelSelector>,
     parallelism: Option<i32>,
     completions: Option<i32>,
     suspend: Option<bool>,
@@ -88,8 +92,8 @@ struct JobTemplate {
     spec: Box<WorkloadSpec>,
 }
 
-/// The workload controllers' kinds: read from manifests (their pods are what they create), not
-/// from a live cluster (its pods are listed themselves).
+/// The workload controllers' kinds: planned from manifests (their pods are what they create);
+/// a live read lists only ReplicaSets and StatefulSets (the pods are listed themselves).
 const WORKLOAD_KINDS: &[Kind] = &[
     Kind::new(
         "Deployment",
@@ -100,24 +104,24 @@ const WORKLOAD_KINDS: &[Kind] = &[
     .short(&["deploy"])
     .addressable()
     .live(&[]),
+    // Listed live for their selectors: PodTopologySpread's default constraints select a pod's
+    // peers by its ReplicaSet's or StatefulSet's.
     Kind::new(
         "StatefulSet",
         &["apps/v1"],
         "statefulsets",
-        "the planner (its pods)",
+        "the planner (its pods), PodTopologySpread's default constraints",
     )
     .short(&["sts"])
-    .addressable()
-    .live(&[]),
+    .addressable(),
     Kind::new(
         "ReplicaSet",
         &["apps/v1"],
         "replicasets",
-        "the planner (its pods)",
+        "the planner (its pods), PodTopologySpread's default constraints",
     )
     .short(&["rs"])
-    .addressable()
-    .live(&[]),
+    .addressable(),
     Kind::new(
         "DaemonSet",
         &["apps/v1"],
@@ -179,6 +183,7 @@ impl KindObject for Workload {
             kind: kind.to_string(),
             metadata: body.metadata,
             replicas,
+            selector: body.spec.selector,
             template,
         })
     }
@@ -199,18 +204,52 @@ impl KindObject for Workload {
     }
 }
 
-/// A workload as the binary cache keeps it: its metadata alone. A cluster state counts
-/// workloads among the kinds it does not keep, so nothing else of them is read back.
+/// A workload as snapshots and the binary cache write it: what [`Workload::decode`] reads
+/// back to the same workload (its count as `spec.replicas`, or as a Job's `parallelism`,
+/// which the Job controller's active count equals without completions).
 impl serde::Serialize for Workload {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(serde::Serialize)]
-        struct MetadataOnly<'a> {
+        #[serde(rename_all = "camelCase")]
+        struct Spec<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            replicas: Option<i32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            parallelism: Option<i32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            selector: Option<&'a LabelSelector>,
+            template: &'a PodTemplateSpec,
+        }
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CronSpec<'a> {
+            job_template: JobTemplateBody<'a>,
+        }
+        #[derive(serde::Serialize)]
+        struct JobTemplateBody<'a> {
+            spec: Spec<'a>,
+        }
+        #[derive(serde::Serialize)]
+        struct Body<'a, T> {
             metadata: &'a ObjectMeta,
+            spec: T,
         }
-        MetadataOnly {
-            metadata: &self.metadata,
+        let job = matches!(self.kind.as_str(), "Job" | "CronJob");
+        let spec = Spec {
+            replicas: (!job).then_some(self.replicas),
+            parallelism: job.then_some(self.replicas),
+            selector: self.selector.as_ref(),
+            template: &self.template,
+        };
+        let metadata = &self.metadata;
+        if self.kind == "CronJob" {
+            let spec = CronSpec {
+                job_template: JobTemplateBody { spec },
+            };
+            Body { metadata, spec }.serialize(s)
+        } else {
+            Body { metadata, spec }.serialize(s)
         }
-        .serialize(s)
     }
 }
 

@@ -215,6 +215,7 @@ pub fn plan_all(
     let state = &*hypernode::with_given(manifests, state);
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
     let mut scheduler = Scheduler::new(state, profile);
+    scheduler.give(super::workload::given(manifests));
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.drift = (opts.pending && opts.compare).then(|| {
         drift::summarize(
@@ -295,6 +296,7 @@ pub fn trace(
         return Ok(None);
     };
     let mut scheduler = Scheduler::new(state, profile);
+    scheduler.give(super::workload::given(manifests));
     scheduler.trace(&pod.metadata.namespace, &pod.metadata.name, node);
     let plan = inputs.plan(&mut scheduler, &opts, &gang_opts, Some(stage))?;
     let subject = match stage {

@@ -4,10 +4,11 @@
 //! Job controller starts (parallelism capped by the remaining completions, decided when the
 //! manifest is read).
 
-use df_engine::{Profile, Scheduler};
+use df_engine::{Given, Profile, Scheduler};
+use df_manifest::ManifestSet;
 use df_model::{
-    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, Pod,
-    PodSpec, PodStatus, Toleration, Workload,
+    Controller, ControllerKind, NodeAffinity, NodeSelector, NodeSelectorRequirement,
+    NodeSelectorTerm, Object, ObjectMeta, Pod, PodSpec, PodStatus, Toleration, Workload,
 };
 use df_state::ClusterState;
 
@@ -43,6 +44,12 @@ pub fn pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
 pub fn replica(w: &Workload, index: usize) -> Pod {
     let name = format!("{}-{index}", w.metadata.name);
     let mut pod = from_template(w, name.clone());
+    pod.metadata.controller = controller_of_pods(w);
+    if w.kind == "Deployment" {
+        pod.metadata
+            .labels
+            .insert(POD_TEMPLATE_HASH_LABEL.into(), template_hash(w).into());
+    }
     let labels = &mut pod.metadata.labels;
     match w.kind.as_str() {
         "StatefulSet" => {
@@ -58,6 +65,83 @@ pub fn replica(w: &Workload, index: usize) -> Pod {
         _ => {}
     }
     pod
+}
+
+/// The label the Deployment controller gives its ReplicaSet's selector and pods.
+const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
+
+/// The controller of `w`'s pods when default spreading selects by it: a Deployment's pods
+/// belong to the ReplicaSet it creates (`<name>-<pod-template-hash>`), a ReplicaSet's and a
+/// StatefulSet's to the workload itself.
+fn controller_of_pods(w: &Workload) -> Option<Controller> {
+    let (kind, name) = match w.kind.as_str() {
+        "Deployment" => (
+            ControllerKind::ReplicaSet,
+            format!("{}-{}", w.metadata.name, template_hash(w)),
+        ),
+        "ReplicaSet" => (ControllerKind::ReplicaSet, w.metadata.name.clone()),
+        "StatefulSet" => (ControllerKind::StatefulSet, w.metadata.name.clone()),
+        _ => return None,
+    };
+    Some(Controller {
+        kind,
+        name: name.into(),
+    })
+}
+
+/// A stand-in for the Deployment controller's pod-template-hash (a hash of the template it
+/// cannot be recomputed from here): stable per Deployment, written as upstream writes hashes
+/// (`rand.SafeEncodeString` of the decimal FNV-1a sum). The planned pods are one new
+/// ReplicaSet's; the state's pods of the Deployment's earlier ReplicaSets are not its.
+fn template_hash(w: &Workload) -> String {
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let key = format!("{}/{}", w.metadata.namespace, w.metadata.name);
+    let mut sum: u32 = 0x811c_9dc5;
+    for byte in key.bytes() {
+        sum ^= u32::from(byte);
+        sum = sum.wrapping_mul(0x0100_0193);
+    }
+    sum.to_string()
+        .bytes()
+        .map(|digit| char::from(ALPHANUMS[usize::from(digit) % ALPHANUMS.len()]))
+        .collect()
+}
+
+/// What the inputs give the scheduler's listers by the time their pods are scheduled: their
+/// Services, their ReplicaSets and StatefulSets, and the ReplicaSet each Deployment creates
+/// (its selector narrowed by the pod-template-hash), which default spreading selects by.
+pub fn given(manifests: &ManifestSet) -> Given {
+    let mut given = Given::default();
+    for manifest in &manifests.manifests {
+        match &manifest.object {
+            Object::Service(service) => given.services.push(service.clone()),
+            Object::Workload(w) if matches!(w.kind.as_str(), "ReplicaSet" | "StatefulSet") => {
+                given.controllers.push((**w).clone());
+            }
+            Object::Workload(w) if w.kind == "Deployment" => {
+                let Some(owner) = controller_of_pods(w) else {
+                    continue;
+                };
+                let mut selector = w.selector.clone().unwrap_or_default();
+                selector
+                    .match_labels
+                    .insert(POD_TEMPLATE_HASH_LABEL.into(), template_hash(w).into());
+                given.controllers.push(Workload {
+                    kind: owner.kind.as_str().to_string(),
+                    metadata: ObjectMeta {
+                        name: owner.name.to_string(),
+                        namespace: w.metadata.namespace.clone(),
+                        ..ObjectMeta::default()
+                    },
+                    replicas: w.replicas,
+                    selector: Some(selector),
+                    template: w.template.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    given
 }
 
 fn from_template(w: &Workload, name: String) -> Pod {

@@ -24,7 +24,7 @@ use df_model::{
     Affinity, ConfigMap, GodelPodGroup, HyperNode, KindObject, LabelSelector, Labels, LimitRange,
     Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod, PodAffinity,
     PodDisruptionBudget, PodGroup, PodSpec, PriorityClass, ResourceQuota, SchedulingWorkload,
-    VolcanoJob, VolcanoPodGroup,
+    Service, VolcanoJob, VolcanoPodGroup, Workload,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -733,6 +733,28 @@ impl Redact for HyperNode {
                 r.label_selector(labels);
             }
         }
+    }
+}
+
+impl Redact for Service {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        if let Some(selector) = &mut self.spec.selector {
+            r.labels(selector);
+        }
+    }
+}
+
+impl Redact for Workload {
+    /// Its selector and pod template as the pods' are: the pods it selects still match.
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        if let Some(selector) = &mut self.selector {
+            r.label_selector(selector);
+        }
+        r.labels(&mut self.template.metadata.labels);
+        self.template.metadata.annotations.clear();
+        r.pod_spec(&mut self.template.spec);
     }
 }
 

@@ -865,6 +865,7 @@ mod tests {
         for pod in &mut realistic.pods {
             pod.metadata.annotations.clear();
             pod.metadata.creation_timestamp = None;
+            pod.metadata.controller = None;
             pod.spec
                 .tolerations
                 .retain(|t| t.toleration_seconds.is_none());

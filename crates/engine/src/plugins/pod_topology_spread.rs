@@ -14,6 +14,47 @@ pub(crate) const REASON_LABEL: &str =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 const HOSTNAME: &str = "kubernetes.io/hostname";
 
+/// The system default constraints' topology keys and maxSkew (`systemDefaultConstraints`).
+const SYSTEM_DEFAULTS: [(&str, i64); 2] = [(HOSTNAME, 3), ("topology.kubernetes.io/zone", 5)];
+
+/// Upstream `helper.DefaultSelector`: the selectors of the Services of the pod's namespace that
+/// select it (merged; a later Service's value wins), narrowed by the selector of its controller
+/// when that is a ReplicaSet or a StatefulSet (looked up by name). `None` when that selects by
+/// nothing: no default spreading then.
+fn default_selector(cx: &Context) -> Option<LabelSelector> {
+    let pod = cx.pod;
+    let namespace = &pod.metadata.namespace;
+    let mut selector = LabelSelector::default();
+    for service in cx.sched.services_in(namespace) {
+        if service.selects(&pod.metadata.labels)
+            && let Some(labels) = &service.spec.selector
+        {
+            for (key, value) in labels.iter() {
+                selector.match_labels.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if let Some(owner) = &pod.metadata.controller
+        && let Some(controller) = cx
+            .sched
+            .controller(owner.kind.as_str(), namespace, &owner.name)
+        && let Some(own) = &controller.selector
+    {
+        // `selector.Add(requirements...)`: its labels as `In` requirements, then its expressions.
+        for (key, value) in own.match_labels.iter() {
+            selector.match_expressions.push(LabelSelectorRequirement {
+                key: key.to_string(),
+                operator: "In".into(),
+                values: vec![value.to_string()],
+            });
+        }
+        selector
+            .match_expressions
+            .extend(own.match_expressions.iter().cloned());
+    }
+    (!selector.is_empty()).then_some(selector)
+}
+
 struct Constraint {
     max_skew: i64,
     key: String,
@@ -59,6 +100,30 @@ impl Constraint {
                     honor_taints: constraint.node_taints_policy.as_deref() == Some("Honor"),
                     self_match,
                 }
+            })
+            .collect()
+    }
+
+    /// kube-scheduler's system default constraints (PodTopologySpreadArgs `defaultingType:
+    /// System`), for a pod without constraints of its own: ScheduleAnyway by hostname with
+    /// maxSkew 3 and by zone with maxSkew 5, selecting the pod's peers by [`default_selector`];
+    /// none when that selector is empty.
+    fn system_defaults(cx: &Context) -> Vec<Constraint> {
+        let Some(selector) = default_selector(cx) else {
+            return Vec::new();
+        };
+        let self_match =
+            label_selector_matches(&selector, &cx.pod.metadata.labels).unwrap_or(false);
+        SYSTEM_DEFAULTS
+            .iter()
+            .map(|&(key, max_skew)| Constraint {
+                max_skew,
+                key: key.to_string(),
+                selector: Some(selector.clone()),
+                min_domains: 1,
+                honor_node_affinity: true,
+                honor_taints: false,
+                self_match,
             })
             .collect()
     }
@@ -185,7 +250,15 @@ pub(crate) struct SoftSpread {
 
 impl PreScore for SoftSpread {
     fn pre_score(cx: &Context, feasible: &[usize]) -> Self {
-        let constraints = Constraint::of_pod(cx, true);
+        // The pod's own ScheduleAnyway constraints when it has any constraint at all; else the
+        // system defaults, which keep the nodes that lack a key (upstream
+        // `requireAllTopologies` is false only then).
+        let own = !cx.pod.spec.topology_spread_constraints.is_empty();
+        let constraints = if own {
+            Constraint::of_pod(cx, true)
+        } else {
+            Constraint::system_defaults(cx)
+        };
         let mut spread = SoftSpread {
             scored: HashSet::default(),
             counts: vec![HashMap::default(); constraints.len()],
@@ -198,16 +271,18 @@ impl PreScore for SoftSpread {
         }
         let constraints = &spread.constraints;
         let sched = cx.sched;
+        let counted = |labels: &Labels| !own || has_all_keys(constraints, labels);
         spread.scored = feasible
             .iter()
             .copied()
-            .filter(|&i| has_all_keys(constraints, sched.node_labels(i)))
+            .filter(|&i| counted(sched.node_labels(i)))
             .collect();
-        // Domains come from the feasible nodes only.
+        // Domains come from the feasible nodes only; a node without the key is the "" domain.
         for &i in feasible.iter().filter(|i| spread.scored.contains(i)) {
             for (c, constraint) in constraints.iter().enumerate() {
+                let value = sched.node_labels(i).get(&constraint.key);
                 spread.counts[c]
-                    .entry(sched.node_labels(i)[&constraint.key].to_string())
+                    .entry(value.map_or("", |v| v.as_str()).to_string())
                     .or_insert(0);
             }
         }
@@ -230,14 +305,15 @@ impl PreScore for SoftSpread {
         // Every node's pods count in those domains, under the inclusion policies.
         for (index, node) in sched.state.nodes.iter().enumerate() {
             let labels = &node.metadata.labels;
-            if !has_all_keys(constraints, labels) {
+            if !counted(labels) {
                 continue;
             }
             for (c, constraint) in constraints.iter().enumerate() {
                 if constraint.key == HOSTNAME || !constraint.includes(cx, node) {
                     continue;
                 }
-                if let Some(count) = spread.counts[c].get_mut(labels[&constraint.key].as_str()) {
+                let value = labels.get(&constraint.key).map_or("", |v| v.as_str());
+                if let Some(count) = spread.counts[c].get_mut(value) {
                     *count += spread.per_node[c].get(&index).copied().unwrap_or(0);
                 }
             }
@@ -252,17 +328,20 @@ impl Score for SoftSpread {
             return 0;
         }
         let labels = cx.sched.node_labels(node);
+        // Summed over the constraints whose key the node has (under the system defaults a
+        // node without a zone counts by its hostname alone).
         let score: f64 = self
             .constraints
             .iter()
             .enumerate()
-            .map(|(c, constraint)| {
+            .filter_map(|(c, constraint)| {
+                let value = labels.get(&constraint.key)?;
                 let count = if constraint.key == HOSTNAME {
                     self.per_node[c].get(&node).copied().unwrap_or(0)
                 } else {
-                    self.counts[c][labels[&constraint.key].as_str()]
+                    self.counts[c][value.as_str()]
                 };
-                count as f64 * self.weights[c] + (constraint.max_skew - 1) as f64
+                Some(count as f64 * self.weights[c] + (constraint.max_skew - 1) as f64)
             })
             .sum();
         score.round() as i64
@@ -488,5 +567,72 @@ mod tests {
             scores(&decide(&cluster, &spec("Honor")), "PodTopologySpread"),
             [100, 0, 0]
         );
+    }
+
+    /// The system default constraints (upstream podtopologyspread scoring_test rows and a
+    /// worked example of `scoring.go`): hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway,
+    /// for a pod without constraints of its own, selecting by its Services and its ReplicaSet.
+    #[test]
+    fn system_default_constraints_spread_a_controllers_pods() {
+        let node = |name: &str, zone: &str| {
+            let zone = if zone.is_empty() {
+                String::new()
+            } else {
+                format!(", topology.kubernetes.io/zone: {zone}")
+            };
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{zone}}}}}\nstatus: {{allocatable: {{cpu: \"8\", memory: 16Gi, pods: \"110\"}}}}\n---\n"
+            )
+        };
+        let replica_set = "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-5d8f, namespace: default}\nspec:\n  selector: {matchLabels: {app: web, pod-template-hash: 5d8f}}\n  template: {metadata: {labels: {app: web}}}\n---\n";
+        let owned = "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f, controller: true}]\n";
+        let peer =
+            |name: &str, node: &str| running(name, node, "app: web, pod-template-hash: 5d8f", "");
+        let incoming = |owner: &str| {
+            format!(
+                "  labels: {{app: web, pod-template-hash: 5d8f}}\n{owner}spec:\n  containers: [{{name: c}}]\n"
+            )
+        };
+        // n1, n2 in zone a, n3 in zone b; web pods: 2 on n1, 1 on n3. Weights: hostname
+        // ln(3 + 2) = 1.609, zone ln(2 + 2) = 1.386; zone counts a = 2, b = 1. Raw: n1 =
+        // 2 * 1.609 + 2 + 2 * 1.386 + 4 = 11.99 -> 12; n2 = 0 + 2 + 2.77 + 4 = 8.77 -> 9;
+        // n3 = 1.609 + 2 + 1.386 + 4 = 9.0 -> 9. Normalized (min 9, max 12): n1 100 * 9 / 12
+        // = 75, n2 and n3 100 * 12 / 12 = 100.
+        let cluster = [
+            node("n1", "a"),
+            node("n2", "a"),
+            node("n3", "b"),
+            replica_set.to_string(),
+            peer("web-a", "n1"),
+            peer("web-b", "n1"),
+            peer("web-c", "n3"),
+        ]
+        .concat();
+        let spread = |cluster: &str, pod: &str| scores(&decide(cluster, pod), "PodTopologySpread");
+        assert_eq!(spread(&cluster, &incoming(owned)), [75, 100, 100]);
+        // Without its owner in the state and no Service, the selector is empty: no defaults
+        // (every node scores 0).
+        let no_owner = cluster.replace(replica_set, "");
+        assert_eq!(spread(&no_owner, &incoming(owned)), [0, 0, 0]);
+        // A Service that selects the pod is enough on its own.
+        let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\nspec: {selector: {app: web}}\n---\n";
+        assert_eq!(
+            spread(&format!("{no_owner}{service}"), &incoming("")),
+            [75, 100, 100]
+        );
+        // A pod with constraints of its own (here only a DoNotSchedule one) gets no defaults.
+        let own = format!(
+            "{}  topologySpreadConstraints: [{{maxSkew: 9, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}}}]\n",
+            incoming(owned)
+        );
+        assert_eq!(spread(&cluster, &own), [0, 0, 0]);
+        // Nodes without a zone are kept, in the "" domain, and scored by hostname alone:
+        // n4 (no zone) holds one web pod. Weights: hostname ln(4 + 2) = 1.792, zone over the
+        // domains a, b and "" ln(3 + 2) = 1.609; zone counts a = 2, b = 1, "" = 1. Raw: n1 =
+        // 2 * 1.792 + 2 + 2 * 1.609 + 4 = 12.80 -> 13; n2 = 2 + 3.22 + 4 = 9.22 -> 9; n3 =
+        // 1.792 + 2 + 1.609 + 4 = 9.40 -> 9; n4 = 1.792 + 2 = 3.79 -> 4 (no zone term).
+        // Normalized (min 4, max 13): 100 * (17 - s) / 13 = 30, 61, 61, 100.
+        let zoneless = format!("{cluster}{}{}", node("n4", ""), peer("web-d", "n4"));
+        assert_eq!(spread(&zoneless, &incoming(owned)), [30, 61, 61, 100]);
     }
 }

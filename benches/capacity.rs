@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_manifest::{ManifestSet, parse_text};
 use df_plan::PlanOptions;
 use df_plan::capacity::how_many_nodes;
@@ -52,7 +52,7 @@ fn main() {
         &mut state,
         TEMPLATE,
         MAX,
-        &Profile::default(),
+        &Profiles::default(),
         &PlanOptions::default(),
         &mut |trial| {
             trials += 1;

@@ -11,7 +11,7 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use df_engine::object_selector::ObjectSelector;
-use df_engine::{Profile, Scheduler};
+use df_engine::{Profile, Profiles, Scheduler};
 use df_manifest::{ManifestSet, parse_text};
 use df_model::Pod;
 use df_plan::Solver;
@@ -49,7 +49,7 @@ fn measure(path: &str) {
     let scope = Scope {
         manifests: &inputs,
         state: &state,
-        profile: Profile::default(),
+        profiles: Profiles::default(),
         solver: Solver::Greedy,
         namespace: None,
         default_namespace: "default",

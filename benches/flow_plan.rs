@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_manifest::ManifestSet;
 use df_manifest::parse_text;
 use df_plan::{OpStatus, PlanOptions, plan_all};
@@ -35,8 +35,13 @@ fn main() {
     };
 
     let started = Instant::now();
-    let result = plan_all(&inputs, &state, Profile::default(), &PlanOptions::default())
-        .expect("the flow plans");
+    let result = plan_all(
+        &inputs,
+        &state,
+        Profiles::default(),
+        &PlanOptions::default(),
+    )
+    .expect("the flow plans");
     let planned = started.elapsed();
 
     let count = |status: OpStatus| {

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
-use df_engine::Profile;
+use df_engine::Profiles;
+use df_engine::config::SchedulerConfig;
 use df_engine::versions::KubeVersion;
 use df_live as live;
 use df_live::secrets::redact;
@@ -386,27 +387,24 @@ impl GlobalArgs {
         self.namespace.clone().filter(|_| !self.all_namespaces)
     }
 
-    /// The cluster state placement sees: recorded files when given, else the whole live
-    /// cluster (`-n` only names the namespace to fall back to where RBAC forbids listing
-    /// cluster-wide). What the input held that placement ignores is said on stderr; `-v 1`
-    /// also says what was read and how long it took.
-    ///
-    /// The state is never freed: the process ends with the command, and freeing a 150,000-pod
-    /// model one allocation at a time is a few percent of a whole run (profiled).
-    /// The scheduler profile every command plans with: the `--scheduler-config` file's first
-    /// profile (else the default profile), as the release `--kubernetes-version` names, else
-    /// the live cluster's, else the default (said once, on stderr, when it is the cluster's
-    /// own release but not one the engine reproduces).
-    pub fn profile(
-        &self,
-        scheduler_config: Option<&str>,
-        state: &ClusterState,
-    ) -> Result<Profile, CommandError> {
-        let mut profile = match scheduler_config {
-            Some(path) => Profile::from_file(path)?,
-            None => Profile::default(),
+    /// The scheduler configuration of `--scheduler-config` (what it asks for that the preview
+    /// does not do is said on stderr, one line each), else kube-scheduler's default profile.
+    pub fn scheduler_config(&self, path: Option<&str>) -> Result<SchedulerConfig, CommandError> {
+        let Some(path) = path else {
+            return Ok(SchedulerConfig::default());
         };
-        profile.version = match (self.kubernetes_version, &state.server_version) {
+        let config = SchedulerConfig::from_file(path)?;
+        for warning in &config.warnings {
+            df_report::stderr_line(&format!("warning: {warning}"));
+        }
+        Ok(config)
+    }
+
+    /// The profiles every command plans with, by scheduler name, as the release
+    /// `--kubernetes-version` names, else the live cluster's, else the default (said once, on
+    /// stderr, when it is the cluster's own release but not one the engine reproduces).
+    pub fn profiles(&self, config: &SchedulerConfig, state: &ClusterState) -> Profiles {
+        let version = match (self.kubernetes_version, &state.server_version) {
             (Some(version), _) => version,
             (None, Some(server)) => KubeVersion::parse(server).unwrap_or_else(|e| {
                 df_report::stderr_line(&format!(
@@ -417,9 +415,16 @@ impl GlobalArgs {
             }),
             (None, None) => KubeVersion::DEFAULT,
         };
-        Ok(profile)
+        config.profiles(version)
     }
 
+    /// The cluster state placement sees: recorded files when given, else the whole live
+    /// cluster (`-n` only names the namespace to fall back to where RBAC forbids listing
+    /// cluster-wide). What the input held that placement ignores is said on stderr; `-v 1`
+    /// also says what was read and how long it took.
+    ///
+    /// The state is never freed: the process ends with the command, and freeing a 150,000-pod
+    /// model one allocation at a time is a few percent of a whole run (profiled).
     pub fn cluster_state(&self) -> Result<KeptState, CommandError> {
         self.state_in(live::Scope::Placement(self.planned_namespace()))
     }

@@ -1,5 +1,6 @@
 //! `kubectl dataflow launch`
 
+use df_engine::config::SchedulerConfig;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -106,7 +107,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     let plan = df_plan::plan_all(
         &set,
         &state,
-        global.profile(None, &state)?,
+        global.profiles(&SchedulerConfig::default(), &state),
         &PlanOptions::default(),
     )?;
     let namespace = &op.metadata.namespace;

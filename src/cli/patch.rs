@@ -2,6 +2,7 @@
 
 use anyhow::anyhow;
 use clap::Args;
+use df_engine::config::SchedulerConfig;
 
 use super::common::DryRun;
 use super::common::{SchemaArgs, print_stdout};
@@ -85,7 +86,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
     let plan = df_plan::plan_all(
         &set,
         &state,
-        global.profile(None, &state)?,
+        global.profiles(&SchedulerConfig::default(), &state),
         &PlanOptions::default(),
     )?;
     let wanted = args
@@ -296,7 +297,7 @@ fn live_plan(
     Ok(df_plan::plan_all(
         &ManifestSet::default(),
         &state,
-        global.profile(None, &state)?,
+        global.profiles(&SchedulerConfig::default(), &state),
         &opts,
     )?)
 }

@@ -6,7 +6,7 @@ use super::common::{
     ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_plan::what_if::MAX_ADDED_NODES;
 use df_plan::{PlanOptions, WhatIf, capacity, diff, what_if};
 use df_systems::fluid::webhook::{self, AssumeCached};
@@ -153,14 +153,12 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let mut state = global.cluster_state()?;
-    let profile = global.profile(args.scheduler_config.as_deref(), &state)?;
+    let config = global.scheduler_config(args.scheduler_config.as_deref())?;
+    let profiles = global.profiles(&config, &state);
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;
-    let mut routes = match &args.scheduler_config {
-        Some(path) => scheduler_config_routes(path)?,
-        None => Vec::new(),
-    };
+    let mut routes = scheduler_config_routes(&config);
     routes.extend(args.scheduler_names.iter().cloned());
     let opts = PlanOptions {
         replicas: args.replicas.map(|n| n as usize),
@@ -173,17 +171,17 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     };
     if let Some(template) = &args.how_many_nodes {
         what_if::apply(&mut state, &args.what_if).map_err(df_plan::PlanError::from)?;
-        return how_many_nodes(args, &set, &mut state, template, &profile, &opts);
+        return how_many_nodes(args, &set, &mut state, template, &profiles, &opts);
     }
     if !args.against.is_empty() {
         let mut after = global.load_recorded(&args.against)?;
         webhook::assume_cached(&mut after, &args.assume_cached, namespace)
             .map_err(df_plan::PlanError::from)?;
-        let before = df_plan::plan_all(&set, &state, profile.clone(), &opts)?;
-        let after = df_plan::plan_all(&set, &after, profile, &opts)?;
+        let before = df_plan::plan_all(&set, &state, profiles.clone(), &opts)?;
+        let after = df_plan::plan_all(&set, &after, profiles, &opts)?;
         return print_diff(args, &diff::diff(&before, &after));
     }
-    let plan = what_if::plan(&set, &state, &args.what_if, profile, &opts)?;
+    let plan = what_if::plan(&set, &state, &args.what_if, profiles, &opts)?;
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
         ReportFormat::Table | ReportFormat::Wide => {
@@ -226,7 +224,7 @@ fn how_many_nodes(
     set: &df_manifest::ManifestSet,
     state: &mut df_state::ClusterState,
     template: &str,
-    profile: &Profile,
+    profiles: &Profiles,
     opts: &PlanOptions,
 ) -> Result<Outcome, CommandError> {
     let started = std::time::Instant::now();
@@ -242,7 +240,7 @@ fn how_many_nodes(
         }
     };
     let max = args.max_nodes as usize;
-    let count = capacity::how_many_nodes(set, state, template, max, profile, opts, &mut progress)?;
+    let count = capacity::how_many_nodes(set, state, template, max, profiles, opts, &mut progress)?;
     let text = match args.output {
         ReportFormat::Json => df_report::to_json(&count),
         ReportFormat::Yaml => df_report::to_yaml(&count),

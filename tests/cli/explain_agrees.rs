@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_engine::object_selector::ObjectSelector;
 use df_lint::strict;
 use df_manifest::ManifestSet;
@@ -142,7 +142,7 @@ fn assert_agree(
         let scope = Scope {
             manifests: inputs,
             state,
-            profile: Profile::default(),
+            profiles: Profiles::default(),
             solver,
             namespace: Some(&pod.namespace),
             default_namespace: "default",
@@ -184,7 +184,7 @@ fn explain_placement_agrees_with_plan_on_every_testdata_pod() {
                 };
                 // Inputs that cannot be planned on this state (a gang in conflicting domains)
                 // are refused by explain-placement the same way.
-                let Ok(plan) = plan_all(set, state, Profile::default(), &opts) else {
+                let Ok(plan) = plan_all(set, state, Profiles::default(), &opts) else {
                     continue;
                 };
                 // Only the batch has a second solver.
@@ -201,7 +201,7 @@ fn explain_placement_agrees_with_plan_on_every_testdata_pod() {
             ..PlanOptions::default()
         };
         let none = ManifestSet::default();
-        let plan = plan_all(&none, state, Profile::default(), &opts).unwrap();
+        let plan = plan_all(&none, state, Profiles::default(), &opts).unwrap();
         let from_state = plan
             .batch
             .iter()
@@ -236,7 +236,7 @@ fn explain_placement_agrees_with_plan_on_the_openb_state() {
     let (_, inputs) = examples();
     let mut compared = 0;
     for (input_name, set) in inputs.iter().step_by(INPUT_STRIDE) {
-        let Ok(plan) = plan_all(set, &state, Profile::default(), &PlanOptions::default()) else {
+        let Ok(plan) = plan_all(set, &state, Profiles::default(), &PlanOptions::default()) else {
             continue;
         };
         let case = format!("{input_name} on {name}");
@@ -247,7 +247,7 @@ fn explain_placement_agrees_with_plan_on_the_openb_state() {
         ..PlanOptions::default()
     };
     let none = ManifestSet::default();
-    let mut plan = plan_all(&none, &state, Profile::default(), &opts).unwrap();
+    let mut plan = plan_all(&none, &state, Profiles::default(), &opts).unwrap();
     let batch = plan.batch.as_mut().unwrap();
     assert_eq!(batch.pods.len(), 897, "openb's Pending pods");
     let stride = batch.pods.len() / PENDING_SAMPLE;

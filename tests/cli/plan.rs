@@ -2210,3 +2210,58 @@ fn wrong_shapes_are_said_in_kubernetes_terms() {
         }
     }
 }
+
+/// A second scheduler's configuration, mounted as scheduler-plugins' charts mount it (a
+/// ConfigMap), routes its profile's name: the profile enables Coscheduling, so the gang whose
+/// pods name it is planned all or nothing by coscheduling; the out-of-tree plugin it also
+/// enables is named in a warning. Without the configuration the name is not modelled.
+#[test]
+fn a_configuration_in_a_config_map_routes_its_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("scheduler-config.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: batch-scheduler-config, namespace: kube-system}\ndata:\n  scheduler-config.yaml: |\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    profiles:\n    - schedulerName: batch-scheduler\n      plugins:\n        multiPoint:\n          enabled: [{name: Coscheduling}, {name: NodeResourceTopologyMatch}]\n",
+    )
+    .unwrap();
+    let gang = dir.path().join("gang.yaml");
+    let text = std::fs::read_to_string("testdata/gangs/coscheduling-podgroup.yaml").unwrap();
+    std::fs::write(
+        &gang,
+        text.replace(
+            "schedulerName: scheduler-plugins-scheduler",
+            "schedulerName: batch-scheduler",
+        ),
+    )
+    .unwrap();
+    let (gang, config) = (gang.to_str().unwrap(), config.to_str().unwrap());
+    let without = run("plan", &["-f", gang, "--state", GANG], None);
+    assert!(
+        without.stdout.contains("batch-scheduler"),
+        "{}",
+        without.stdout
+    );
+    assert!(
+        !without.stdout.contains("3/3 pods placed"),
+        "{}",
+        without.stdout
+    );
+    let with = run(
+        "plan",
+        &["-f", gang, "--state", GANG, "--scheduler-config", config],
+        None,
+    );
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    assert_eq!(
+        with.stdout.lines().next(),
+        Some(
+            "PodGroup inference/batch-eval (coscheduling, minMember 3): 3/3 pods placed; nodes: gpu-node-04 x1, gpu-node-05 x1, gpu-node-06 x1"
+        )
+    );
+    assert_eq!(
+        with.stderr,
+        format!(
+            "warning: {config}: not modelled, left out of this preview: NodeResourceTopologyMatch (scheduler-plugins: NUMA filter and score)\n"
+        )
+    );
+}

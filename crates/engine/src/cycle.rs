@@ -15,6 +15,7 @@ use super::plugins::{
     pod_topology_spread, taint_toleration,
 };
 use super::{Decision, NodeVerdict, Scheduler};
+use crate::profile::{NODE_AFFINITY, Point};
 
 /// Upstream's ErrNoNodesAvailable: the FailedScheduling message of a cluster without nodes.
 pub(crate) const NO_NODES: &str = "no nodes available to schedule pods";
@@ -143,7 +144,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
 
     fn score_plugins(&self, feasible: &[usize], explained: Option<usize>) -> Vec<PluginScores> {
         let mut out = Vec::new();
-        for (name, &weight) in &self.cx.sched.profile.score_weights {
+        for (name, &weight) in &self.cx.profile.score_weights {
             let Some(registration) = plugins::registration(name).filter(|r| r.score) else {
                 continue;
             };
@@ -185,7 +186,12 @@ impl<'s, 'a> Cycle<'s, 'a> {
         candidates: &[usize],
         explained: Option<usize>,
     ) -> (Decision, Option<NodeDetail>) {
-        if let Some(waiting) = plugins::scheduling_gates::pre_enqueue(self.cx.pod) {
+        let gated = plugins::scheduling_gates::pre_enqueue(self.cx.pod).filter(|_| {
+            self.cx
+                .profile
+                .runs(Point::PreEnqueue, plugins::scheduling_gates::NAME)
+        });
+        if let Some(waiting) = gated {
             // PreEnqueue: the pod never reaches a scheduling cycle.
             let decision = Decision {
                 summary: Some(waiting),
@@ -194,6 +200,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
             };
             return (decision, None);
         }
+        let profile = self.cx.profile;
+        let node_affinity_runs = profile.runs(Point::Filter, NODE_AFFINITY);
         let mut detail_filters = Vec::new();
         let mut verdicts: Vec<NodeVerdict> = candidates
             .iter()
@@ -201,7 +209,11 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 let explain = explained == Some(index);
                 let name = &self.cx.node(index).metadata.name;
                 let mut failed: Option<(&'static str, Status)> = None;
-                if let Some(status) = self.node_affinity.status(name) {
+                if let Some(status) = self
+                    .node_affinity
+                    .status(name)
+                    .filter(|_| node_affinity_runs)
+                {
                     // Left out at PreFilter: upstream runs no filter on it.
                     if explain {
                         detail_filters.push(FilterOutcome {
@@ -214,7 +226,9 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     }
                     failed = Some((PluginKind::NodeAffinity.name(), status));
                 } else {
-                    for registration in plugins::filters() {
+                    for registration in
+                        plugins::filters().filter(|r| profile.runs(Point::Filter, r.name))
+                    {
                         let (status, detail) = self.filter(registration.kind, index, explain);
                         if explain {
                             detail_filters.push(FilterOutcome {

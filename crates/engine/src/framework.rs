@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use super::Scheduler;
 use super::resources::{self, Resources};
 use super::selector::{self, node_selector_map_matches};
 use super::terms::{PodTerms, Term};
+use super::{Profile, Scheduler};
 use df_model::{Labels, Node, NodeSelector, Pod};
 
 pub const MAX_NODE_SCORE: i64 = 100;
@@ -54,6 +54,8 @@ impl Status {
 pub(super) struct Context<'s, 'a> {
     pub sched: &'s Scheduler<'a>,
     pub pod: &'s Pod,
+    /// The profile of the pod's scheduler.
+    pub profile: &'s Profile,
     /// The pod's requests, pod-level ones included (the filter's and the node ledger's view).
     pub requests: Resources,
     /// The pod as NodeResourcesFit's scorer sizes it: non-zero defaults, pod-level ignored.
@@ -68,6 +70,7 @@ impl<'s, 'a> Context<'s, 'a> {
         let mut cx = Context {
             sched,
             pod,
+            profile: sched.profile_for(pod),
             requests: resources::pod_requests(&pod.spec, false),
             fit_score_requests: resources::container_level_requests(&pod.spec, true),
             terms: PodTerms::of(pod),

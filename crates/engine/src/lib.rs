@@ -7,6 +7,7 @@
 //! planner, the network or anything above.
 
 mod admission;
+pub mod config;
 mod cycle;
 pub mod framework;
 pub mod object_selector;
@@ -29,7 +30,7 @@ pub use df_model::resources::{self, Resources, pod_requests};
 use df_model::{Labels, Node, Pod};
 use df_state::ClusterState;
 pub use framework::Code;
-pub use profile::Profile;
+pub use profile::{Profile, Profiles};
 use terms::{PodTerms, Term, TermKind};
 pub use trace::{Assumed, PodTrace, Traced};
 
@@ -172,7 +173,7 @@ struct TermGroup {
 #[derive(Debug, Clone)]
 pub struct Scheduler<'a> {
     state: &'a ClusterState,
-    profile: Profile,
+    profiles: Profiles,
     nodes: Vec<NodeInfo>,
     placed: Vec<PlacedPod<'a>>,
     term_groups: Vec<TermGroup>,
@@ -212,7 +213,10 @@ fn max_pods(node: &Node, allocatable: &Resources) -> i64 {
 }
 
 impl<'a> Scheduler<'a> {
-    pub fn new(state: &'a ClusterState, profile: Profile) -> Scheduler<'a> {
+    /// A scheduler of `state` with one profile for every pod, or the profiles of a
+    /// configuration by scheduler name.
+    pub fn new(state: &'a ClusterState, profiles: impl Into<Profiles>) -> Scheduler<'a> {
+        let profiles = profiles.into();
         // Three steps that need nothing of each other, shared out on the cores: the nodes'
         // images, what the bound pods take of each node, and the bound pods themselves with
         // their affinity terms. Bound pods are placed in the order of `bound`.
@@ -222,7 +226,7 @@ impl<'a> Scheduler<'a> {
             || {
                 df_parallel::join(
                     || Self::nodes_with_bound_pods(state, &bound),
-                    || Self::with_bound_pods(state, profile, &bound),
+                    || Self::with_bound_pods(state, profiles, &bound),
                 )
             },
         );
@@ -258,12 +262,12 @@ impl<'a> Scheduler<'a> {
     /// nodes and image index still empty.
     fn with_bound_pods(
         state: &'a ClusterState,
-        profile: Profile,
+        profiles: Profiles,
         bound: &[(usize, usize)],
     ) -> Scheduler<'a> {
         let mut scheduler = Scheduler {
             state,
-            profile,
+            profiles,
             nodes: Vec::new(),
             placed: Vec::with_capacity(bound.len()),
             term_groups: Vec::new(),
@@ -442,8 +446,19 @@ impl<'a> Scheduler<'a> {
             .or_else(|| self.state.workloads.iter().find(is))
     }
 
+    /// The default scheduler's profile.
     pub fn profile(&self) -> &Profile {
-        &self.profile
+        self.profiles.default_scheduler()
+    }
+
+    /// Every profile, by scheduler name.
+    pub fn profiles(&self) -> &Profiles {
+        &self.profiles
+    }
+
+    /// The profile that schedules `pod`: its `schedulerName`'s.
+    pub fn profile_for(&self, pod: &Pod) -> &Profile {
+        self.profiles.for_scheduler(&pod.spec.scheduler_name)
     }
 
     /// Count `pod` on `node` for every later decision: its resources, ports, labels and

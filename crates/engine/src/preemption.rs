@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use super::selector::label_selector_matches;
 use super::{Code, Decision, NodeVerdict, Scheduler};
+use crate::plugins::scheduling_gates;
+use crate::profile::{DEFAULT_PREEMPTION, DYNAMIC_RESOURCES, Point};
 use df_model::{CompactString, Pod, PodDisruptionBudget};
 
 /// DynamicResources' PostFilter for a pod without resource claims (1.34 and later).
@@ -284,14 +286,20 @@ impl<'a> Scheduler<'a> {
         if decision.selected.is_some() {
             return None;
         }
-        if self.state.nodes.is_empty() || !pod.spec.scheduling_gates.is_empty() {
+        let profile = self.profile_for(pod);
+        let gated = !pod.spec.scheduling_gates.is_empty()
+            && profile.runs(Point::PreEnqueue, scheduling_gates::NAME);
+        // DynamicResources' PostFilter runs before DefaultPreemption's, in the releases that
+        // enable DRA, each when the profile keeps it.
+        let dra = profile.version.dynamic_resources_enabled()
+            && profile.runs(Point::PostFilter, DYNAMIC_RESOURCES);
+        let default_preemption = profile.runs(Point::PostFilter, DEFAULT_PREEMPTION);
+        if self.state.nodes.is_empty() || gated || !(dra || default_preemption) {
             // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs; a
-            // gated pod never reaches one.
+            // gated pod never reaches one; a profile without PostFilter plugins adds nothing.
             return None;
         }
-        let preemption = if self.profile().version.dynamic_resources_enabled()
-            && decision.rejected_in_pre_filter
-        {
+        let preemption = if dra && decision.rejected_in_pre_filter {
             // DynamicResources' PreFilter never ran, so its PostFilter finds no cycle state and
             // fails with the state's error: the PostFilter plugins stop there and
             // DefaultPreemption never runs.
@@ -299,22 +307,26 @@ impl<'a> Scheduler<'a> {
                 message: Some(DRA_STATE_NOT_FOUND.to_string()),
                 ..Preemption::default()
             }
-        } else {
+        } else if default_preemption {
             self.preemption(pod, &decision.nodes)
+        } else {
+            Preemption::default()
         };
-        if let (Some(message), Some(summary)) = (&preemption.message, &mut decision.summary) {
-            summary.push(' ');
-            if self.profile().version.dynamic_resources_enabled()
-                && !decision.rejected_in_pre_filter
-            {
-                // DynamicResources comes before DefaultPreemption; for a pod without claims
-                // its PostFilter has nothing to deallocate, and the framework joins the
-                // PostFilter plugins' reasons with ", ".
-                summary.push_str(DRA_NO_CLAIMS);
-                summary.push_str(", ");
+        if let Some(summary) = &mut decision.summary
+            && preemption.node.is_none()
+        {
+            // A PostFilter that succeeds ends the run with no message. Otherwise the framework joins the PostFilter plugins' reasons with ", " and FitError
+            // appends them as they are (`" %v"`). For a pod without claims DynamicResources
+            // has nothing to deallocate.
+            let mut reasons: Vec<&str> = Vec::new();
+            if dra && !decision.rejected_in_pre_filter {
+                reasons.push(DRA_NO_CLAIMS);
             }
-            // FitError appends the PostFilter message as it is (`" %v"`).
-            summary.push_str(message);
+            reasons.extend(preemption.message.as_deref());
+            if !reasons.is_empty() {
+                summary.push(' ');
+                summary.push_str(&reasons.join(", "));
+            }
         }
         self.record_preemption(pod, decision, &preemption);
         Some(preemption)

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::what_if::{MAX_ADDED_NODES, NodeCopies};
 use super::{OpStatus, Plan, PlanError, PlanOptions, plan_all};
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_manifest::ManifestSet;
 use df_model::Node;
 use df_state::ClusterState;
@@ -67,7 +67,7 @@ pub fn how_many_nodes(
     state: &mut ClusterState,
     template: &str,
     max: usize,
-    profile: &Profile,
+    profiles: &Profiles,
     opts: &PlanOptions,
     progress: &mut dyn FnMut(&Trial),
 ) -> Result<NodeCount, PlanError> {
@@ -91,7 +91,7 @@ pub fn how_many_nodes(
         if let Some(&(fits, _)) = search.tried.get(&count) {
             return Ok(fits);
         }
-        let plan = plan_all(manifests, state, profile.clone(), opts)?;
+        let plan = plan_all(manifests, state, profiles.clone(), opts)?;
         let (unplaced, reason) = left_out(&plan);
         if let Some(first) = rejected_at_admission(&plan).filter(|_| count == 0) {
             // Nodes cannot change admission: the search stops after this trial.

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use df_engine::object_selector::{ObjectSelector, SelectedObject};
-use df_engine::{Decision, NodeVerdict, Profile, Scheduler};
+use df_engine::{Decision, NodeVerdict, Profiles, Scheduler};
 use df_model::Pod;
 use df_state::ClusterState;
 use df_systems::gang::{self, SchedulerRoutes, System};
@@ -189,7 +189,7 @@ fn placed_by_kube_scheduler(pod: &Pod, routes: &SchedulerRoutes) -> bool {
 /// scheduler.
 pub(crate) fn summarize(
     state: &ClusterState,
-    profile: Profile,
+    profiles: Profiles,
     routes: &SchedulerRoutes,
     namespace: Option<&str>,
     selector: &ObjectSelector,
@@ -206,7 +206,7 @@ pub(crate) fn summarize(
     });
     let skipped = bound.len().saturating_sub(MAX_COMPARED);
     bound.truncate(MAX_COMPARED);
-    let mut scheduler = Scheduler::new(state, profile);
+    let mut scheduler = Scheduler::new(state, profiles);
     let mut pods: Vec<Drift> = bound
         .iter()
         .map(|pod| compare_in_place(&mut scheduler, pod))

@@ -13,7 +13,7 @@ use super::orchestrate::{self, Traced};
 use super::{OpRef, PlanError, PlanOptions, Solver, workload};
 use df_engine::object_selector::ObjectSelector;
 use df_engine::preemption::Preemption;
-use df_engine::{Decision, NodeDetail, PodTrace, Profile, Scheduler};
+use df_engine::{Decision, NodeDetail, PodTrace, Profiles, Scheduler};
 use df_manifest::{ManifestSet, ObjectRef, ObjectRefError};
 use df_model::{Object, OpKind, Pod};
 use df_state::ClusterState;
@@ -147,7 +147,7 @@ impl Explanation {
 pub struct Scope<'a> {
     pub manifests: &'a ManifestSet,
     pub state: &'a ClusterState,
-    pub profile: Profile,
+    pub profiles: Profiles,
     pub solver: Solver,
     /// `-n`, when given: the namespace the target is looked up in.
     pub namespace: Option<&'a str>,
@@ -183,13 +183,17 @@ pub fn explain(
     let traced = orchestrate::trace(
         scope.manifests,
         scope.state,
-        scope.profile.clone(),
+        scope.profiles.clone(),
         &opts,
         &wanted,
         node,
     )?;
-    let weights = scope.profile.score_weights.clone();
     if let Some(traced) = traced {
+        let weights = scope
+            .profiles
+            .for_scheduler(&traced.pod.spec.scheduler_name)
+            .score_weights
+            .clone();
         return Ok(from_plan(traced, weights));
     }
     let namespace = scope.namespace.unwrap_or(scope.default_namespace);
@@ -261,7 +265,7 @@ fn only_candidate(scope: &Scope) -> Result<ObjectRef, TargetError> {
 /// A pod of the state that no plan places (it is bound, or has finished): decided as if it
 /// were pending again, taken off its node first so that it does not compete with itself.
 fn as_if_pending(scope: &Scope, pod: &Pod, node: Option<&str>) -> Explanation {
-    let mut scheduler = Scheduler::new(scope.state, scope.profile.clone());
+    let mut scheduler = Scheduler::new(scope.state, scope.profiles.clone());
     scheduler.forget(&pod.metadata.namespace, &pod.metadata.name);
     let mut pending = pod.clone();
     pending.spec.node_name.clear();
@@ -278,7 +282,11 @@ fn as_if_pending(scope: &Scope, pod: &Pod, node: Option<&str>) -> Explanation {
         &pending,
         trace,
         &placement,
-        scope.profile.score_weights.clone(),
+        scope
+            .profiles
+            .for_scheduler(&pending.spec.scheduler_name)
+            .score_weights
+            .clone(),
     )
 }
 

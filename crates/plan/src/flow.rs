@@ -485,7 +485,7 @@ mod tests {
     use std::sync::Arc;
 
     use crate::{OpStatus, OperationPlan, PlanOptions, plan_all};
-    use df_engine::Profile;
+    use df_engine::Profiles;
     use df_manifest::parse_text;
     use df_model::Quantity;
     use df_state::{ClusterState, recorded};
@@ -565,7 +565,7 @@ items:
             manifests,
             ..Default::default()
         };
-        plan_all(&inputs, state, Profile::default(), &PlanOptions::default())
+        plan_all(&inputs, state, Profiles::default(), &PlanOptions::default())
             .unwrap()
             .operations
     }

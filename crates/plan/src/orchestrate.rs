@@ -4,7 +4,7 @@
 //! state, and a pod `explain-placement` asks about is traced through that same planning
 //! ([`Scheduler::trace`]): its explanation is the decision the plan made, never a second one.
 
-use df_engine::{PodTrace, Profile, Scheduler};
+use df_engine::{PodTrace, Profiles, Scheduler};
 use df_manifest::{ManifestSet, ObjectRef};
 use df_model::{OpKind, Pod};
 use df_state::ClusterState;
@@ -208,19 +208,19 @@ fn gang_options(opts: &PlanOptions) -> GangOptions {
 pub fn plan_all(
     manifests: &ManifestSet,
     state: &ClusterState,
-    profile: Profile,
+    profiles: Profiles,
     opts: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let gang_opts = gang_options(opts);
     let state = &*hypernode::with_given(manifests, state);
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
-    let mut scheduler = Scheduler::new(state, profile);
+    let mut scheduler = Scheduler::new(state, profiles);
     scheduler.give(super::workload::given(manifests));
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.drift = (opts.pending && opts.compare).then(|| {
         drift::summarize(
             state,
-            scheduler.profile().clone(),
+            scheduler.profiles().clone(),
             &gang_opts.routes,
             opts.namespace.as_deref(),
             &opts.selector,
@@ -275,7 +275,7 @@ pub struct Traced {
 pub fn trace(
     manifests: &ManifestSet,
     state: &ClusterState,
-    profile: Profile,
+    profiles: Profiles,
     opts: &PlanOptions,
     wanted: &ObjectRef,
     node: Option<&str>,
@@ -295,7 +295,7 @@ pub fn trace(
     let Some((stage, pod)) = located else {
         return Ok(None);
     };
-    let mut scheduler = Scheduler::new(state, profile);
+    let mut scheduler = Scheduler::new(state, profiles);
     scheduler.give(super::workload::given(manifests));
     scheduler.trace(&pod.metadata.namespace, &pod.metadata.name, node);
     let plan = inputs.plan(&mut scheduler, &opts, &gang_opts, Some(stage))?;

@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{Plan, PlanError, PlanOptions, diff, plan_all};
-use df_engine::Profile;
+use df_engine::Profiles;
 use df_engine::selector::{label_selector_matches, parse_label_selector};
 use df_manifest::ManifestSet;
 use df_model::fluid::HOSTNAME_LABEL;
@@ -415,16 +415,16 @@ pub fn plan(
     manifests: &ManifestSet,
     state: &ClusterState,
     edits: &[WhatIf],
-    profile: Profile,
+    profiles: Profiles,
     opts: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     if edits.is_empty() {
-        return plan_all(manifests, state, profile, opts);
+        return plan_all(manifests, state, profiles, opts);
     }
     let mut edited = state.clone();
     apply(&mut edited, edits)?;
-    let before = plan_all(manifests, state, profile.clone(), opts)?;
-    let mut after = plan_all(manifests, &edited, profile, opts)?;
+    let before = plan_all(manifests, state, profiles.clone(), opts)?;
+    let mut after = plan_all(manifests, &edited, profiles, opts)?;
     after.what_if_effect = Some(diff::diff(&before, &after));
     Ok(after)
 }

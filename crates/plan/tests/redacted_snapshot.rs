@@ -2,7 +2,7 @@
 //! label key and value is hashed the same way wherever it appears, so the engine and the
 //! planner give the same answers, renamed.
 
-use df_engine::{Profile, Scheduler};
+use df_engine::{Profile, Profiles, Scheduler};
 use df_state::ClusterState;
 use df_state::recorded::parse_state;
 use df_state::snapshot::{Format, RedactKey, Redaction, render};
@@ -96,7 +96,7 @@ fn a_redacted_snapshot_plans_and_explains_the_same_placements() {
     let plan_of = |state: &ClusterState| {
         let nothing = df_manifest::ManifestSet::default();
         let opts = df_plan::PlanOptions::default();
-        df_plan::plan_all(&nothing, state, Profile::default(), &opts).unwrap()
+        df_plan::plan_all(&nothing, state, Profiles::default(), &opts).unwrap()
     };
     let (plan, hidden_plan) = (plan_of(&state), plan_of(&hidden));
     assert_eq!(plan.operations.len(), 15);

@@ -521,6 +521,9 @@ fn sink_costs(sched: &Scheduler, profile: &Profile, flow_pods: &[&Pod]) -> Vec<S
                     (after_one, utilisation(alloc, None, 1).max(1))
                 }
                 ScoringStrategyType::MostAllocated => (MAX_SCORE - after_one, 0),
+                // A shape of any form is not a convex cost: the solver leaves this score out
+                // (docs/src/flow-solver.md says so).
+                ScoringStrategyType::RequestedToCapacityRatio => (0, 0),
             };
             let to_u32 = |v: i64| u32::try_from(v * weight).unwrap_or(u32::MAX);
             SinkCost {

@@ -1,10 +1,11 @@
-//! NodeResourcesBalancedAllocation: nodes whose CPU and memory fractions stay close score
-//! higher (Score: 1 - standard deviation of the fractions).
+//! NodeResourcesBalancedAllocation: nodes whose resource fractions stay close score higher
+//! (Score: 1 - standard deviation of the fractions of the profile's resources, CPU and memory
+//! by default).
 
 use crate::framework::{Context, MAX_NODE_SCORE, PreScore, Score};
 
-/// PreScore: whether the pod requests anything at all (best-effort pods are not scored:
-/// otherwise they would all pile onto one node).
+/// PreScore: whether the pod requests anything of the balanced resources (best-effort pods are
+/// not scored: otherwise they would all pile onto one node).
 pub(crate) struct BalancedAllocation {
     best_effort: bool,
 }
@@ -12,7 +13,11 @@ pub(crate) struct BalancedAllocation {
 impl PreScore for BalancedAllocation {
     fn pre_score(cx: &Context, _: &[usize]) -> Self {
         BalancedAllocation {
-            best_effort: cx.requests.milli_cpu == 0 && cx.requests.memory == 0,
+            best_effort: cx
+                .profile
+                .balanced_resources
+                .iter()
+                .all(|name| cx.requests.get(name) == 0),
         }
     }
 }
@@ -22,19 +27,9 @@ impl Score for BalancedAllocation {
         if self.best_effort {
             return 0;
         }
-        let info = &cx.sched.nodes[node];
-        let with_pod = balance(
-            info.requested.milli_cpu + cx.requests.milli_cpu,
-            info.requested.memory + cx.requests.memory,
-            info,
-        );
-        if cx
-            .sched
-            .profile()
-            .version
-            .balanced_allocation_scores_the_change()
-        {
-            let without_pod = balance(info.requested.milli_cpu, info.requested.memory, info);
+        let with_pod = balance(&fractions(cx, node, true));
+        if cx.profile.version.balanced_allocation_scores_the_change() {
+            let without_pod = balance(&fractions(cx, node, false));
             MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + with_pod - without_pod) / 2
         } else {
             with_pod
@@ -42,34 +37,53 @@ impl Score for BalancedAllocation {
     }
 
     fn describe_score(&self, cx: &Context, _: usize) -> String {
-        if cx
-            .sched
-            .profile()
-            .version
-            .balanced_allocation_scores_the_change()
-        {
-            "50 + (50 + balance with the pod - balance without it) / 2, each balance 1 - \
-             standard deviation of cpu and memory fractions"
-                .into()
+        let resources = cx.profile.balanced_resources.join(" and ");
+        if cx.profile.version.balanced_allocation_scores_the_change() {
+            format!(
+                "50 + (50 + balance with the pod - balance without it) / 2, each balance 1 - \
+                 standard deviation of {resources} fractions"
+            )
         } else {
-            "1 - standard deviation of cpu and memory fractions".into()
+            format!("1 - standard deviation of {resources} fractions")
         }
     }
 }
 
-/// Upstream's `balancedResourceScore`: `(1 - std) * 100` of the node's cpu and memory
-/// fractions at these requests (each capped at 1; a resource the node has none of is left out).
-fn balance(milli_cpu: i64, memory: i64, info: &crate::NodeInfo) -> i64 {
-    let fractions: Vec<f64> = [
-        (milli_cpu, info.allocatable.milli_cpu),
-        (memory, info.allocatable.memory),
-    ]
-    .into_iter()
-    .filter(|(_, capacity)| *capacity != 0)
-    .map(|(requested, capacity)| (requested as f64 / capacity as f64).min(1.0))
-    .collect();
-    let std = match fractions.as_slice() {
+/// Upstream's `calculateResourceAllocatableRequest` for each balanced resource: requested (with
+/// the pod's requests when `with_pod`) over allocatable, capped at 1. A resource the node has
+/// none of is left out, and so is an extended resource the pod does not ask for.
+fn fractions(cx: &Context, node: usize, with_pod: bool) -> Vec<f64> {
+    let info = &cx.sched.nodes[node];
+    cx.profile
+        .balanced_resources
+        .iter()
+        .filter_map(|name| {
+            let pod = cx.requests.get(name);
+            let native = matches!(name.as_str(), "cpu" | "memory" | "ephemeral-storage");
+            let capacity = info.allocatable.get(name);
+            if (!native && pod == 0) || capacity == 0 {
+                return None;
+            }
+            let requested = info.requested.get(name) + if with_pod { pod } else { 0 };
+            Some((requested as f64 / capacity as f64).min(1.0))
+        })
+        .collect()
+}
+
+/// Upstream's `balancedResourceScorer`: `(1 - std) * 100` of the fractions; for two, the
+/// standard deviation is half their difference.
+fn balance(fractions: &[f64]) -> i64 {
+    let std = match fractions {
         [a, b] => ((a - b) / 2.0).abs(),
+        [_, _, ..] => {
+            let mean = fractions.iter().sum::<f64>() / fractions.len() as f64;
+            let variance = fractions
+                .iter()
+                .map(|f| (f - mean) * (f - mean))
+                .sum::<f64>()
+                / fractions.len() as f64;
+            variance.sqrt()
+        }
         _ => 0.0,
     };
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64

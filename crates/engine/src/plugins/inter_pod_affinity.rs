@@ -186,7 +186,7 @@ impl PreScore for PreferredTerms {
         // Existing pods' terms towards the incoming pod, one check per distinct term.
         for group in &sched.term_groups {
             let weight = match group.kind {
-                TermKind::Required => sched.profile.hard_pod_affinity_weight,
+                TermKind::Required => cx.profile.hard_pod_affinity_weight,
                 TermKind::Preferred => group.term.weight,
                 TermKind::PreferredAnti => -group.term.weight,
                 TermKind::RequiredAnti => 0,

@@ -15,8 +15,8 @@ pub mod scheduling_gates;
 pub mod taint_toleration;
 
 /// Modelled plugins outside the filter and score registry: the PreEnqueue plugins, which the
-/// engine runs before every cycle (a profile cannot disable them).
-pub(crate) const PRE_ENQUEUE: [&str; 1] = ["SchedulingGates"];
+/// engine runs before every cycle unless the profile turns them off.
+pub(crate) const PRE_ENQUEUE: [&str; 1] = [scheduling_gates::NAME];
 
 /// A modelled plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,13 +82,13 @@ pub(crate) const REGISTRY: [Registration; 10] = [
     plugin("ImageLocality", PluginKind::ImageLocality, false, true),
 ];
 
-/// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA,
-/// queueing, binding, preemption's PostFilter): a configuration may name them; they change
-/// nothing here.
-pub(crate) const UNMODELLED: [&str; 12] = [
-    "PrioritySort",
-    "DefaultBinder",
-    "DefaultPreemption",
+/// In-tree plugins the engine honours outside the filter and score registry: the queue order
+/// of `plan --pending`, binding (which changes no placement) and preemption.
+pub(crate) const HONOURED: [&str; 3] = ["PrioritySort", "DefaultBinder", "DefaultPreemption"];
+
+/// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA): a
+/// configuration may name them; a profile that enables them is warned that they are left out.
+pub(crate) const UNMODELLED: [&str; 9] = [
     "VolumeBinding",
     "VolumeRestrictions",
     "VolumeZone",
@@ -102,6 +102,40 @@ pub(crate) const UNMODELLED: [&str; 12] = [
 
 pub(crate) fn registration(name: &str) -> Option<&'static Registration> {
     REGISTRY.iter().find(|r| r.name == name)
+}
+
+/// What the engine knows of an in-tree plugin name.
+pub(crate) enum Known {
+    /// A filter or score plugin of the registry.
+    Registered(&'static Registration),
+    /// Run by the engine outside the registry ([`PRE_ENQUEUE`], [`HONOURED`]).
+    Honoured,
+    /// In kube-scheduler, not modelled ([`UNMODELLED`]).
+    InTree,
+    /// Not an in-tree plugin of kube-scheduler.
+    Unknown,
+}
+
+pub(crate) fn known(name: &str) -> Known {
+    if let Some(r) = registration(name) {
+        Known::Registered(r)
+    } else if PRE_ENQUEUE.contains(&name) || HONOURED.contains(&name) {
+        Known::Honoured
+    } else if UNMODELLED.contains(&name) {
+        Known::InTree
+    } else {
+        Known::Unknown
+    }
+}
+
+/// Every in-tree plugin name, for did-you-mean.
+pub(crate) fn known_names() -> impl Iterator<Item = &'static str> {
+    REGISTRY
+        .iter()
+        .map(|r| r.name)
+        .chain(PRE_ENQUEUE)
+        .chain(HONOURED)
+        .chain(UNMODELLED)
 }
 
 impl PluginKind {
@@ -139,7 +173,7 @@ mod tests {
         for r in &REGISTRY {
             assert_eq!(registration(r.name), Some(r));
             assert_eq!(r.kind.name(), r.name);
-            assert!(!UNMODELLED.contains(&r.name), "{}", r.name);
+            assert!(matches!(known(r.name), Known::Registered(_)), "{}", r.name);
         }
         let order: Vec<&str> = filters().map(|r| r.name).collect();
         assert_eq!(order, FILTER_ORDER);

@@ -83,7 +83,7 @@ impl Score for NodeResourcesFit {
         let info = &cx.sched.nodes[node];
         let pod = &cx.fit_score_requests;
         let (mut total, mut weights) = (0, 0);
-        for (name, weight) in &cx.sched.profile.fit_resources {
+        for (name, weight) in &cx.profile.fit_resources {
             let is_native = matches!(name.as_str(), "cpu" | "memory");
             // Extended resources the pod does not ask for are not scored.
             if !is_native && pod.get(name) == 0 {
@@ -98,7 +98,7 @@ impl Score for NodeResourcesFit {
             } else {
                 info.requested.get(name) + pod.get(name)
             };
-            let score = match cx.sched.profile.strategy {
+            let score = match cx.profile.strategy {
                 ScoringStrategyType::LeastAllocated if requested > capacity => 0,
                 ScoringStrategyType::LeastAllocated => {
                     (capacity - requested) * MAX_NODE_SCORE / capacity
@@ -106,24 +106,68 @@ impl Score for NodeResourcesFit {
                 ScoringStrategyType::MostAllocated => {
                     requested.min(capacity) * MAX_NODE_SCORE / capacity
                 }
+                ScoringStrategyType::RequestedToCapacityRatio => {
+                    let utilization = scaled_utilization(requested, capacity);
+                    let score = broken_linear(&cx.profile.capacity_ratio_shape, utilization);
+                    // Only resources that score count towards the weights.
+                    if score <= 0 {
+                        continue;
+                    }
+                    score
+                }
             };
             total += score * weight;
             weights += weight;
         }
-        if weights == 0 { 0 } else { total / weights }
+        match (weights, cx.profile.strategy) {
+            (0, _) => 0,
+            // math.Round of the weighted mean.
+            (_, ScoringStrategyType::RequestedToCapacityRatio) => {
+                (total as f64 / weights as f64).round() as i64
+            }
+            _ => total / weights,
+        }
     }
 
     fn describe_score(&self, cx: &Context, node: usize) -> String {
         let info = &cx.sched.nodes[node];
         format!(
             "{:?}: cpu {}m of {}m, memory {} of {} after placing (non-zero requests)",
-            cx.sched.profile.strategy,
+            cx.profile.strategy,
             info.non_zero_requested.milli_cpu + cx.fit_score_requests.milli_cpu,
             info.allocatable.milli_cpu,
             format_bytes(info.non_zero_requested.memory + cx.fit_score_requests.memory),
             format_bytes(info.allocatable.memory)
         )
     }
+}
+
+/// Upstream's `scaledUtilization`: requested over capacity in percent, clamped to 0..=100,
+/// without overflow.
+fn scaled_utilization(requested: i64, capacity: i64) -> i64 {
+    const MAX_UTILIZATION: i64 = 100;
+    if capacity <= 0 || requested <= 0 {
+        return 0;
+    }
+    if requested >= capacity {
+        return MAX_UTILIZATION;
+    }
+    (i128::from(requested) * i128::from(MAX_UTILIZATION) / i128::from(capacity)) as i64
+}
+
+/// Upstream's `BuildBrokenLinearFunction`: the first point's score below it, the last's above
+/// it, and linear between points.
+fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
+    for (i, &(utilization, score)) in shape.iter().enumerate() {
+        if p <= utilization {
+            if i == 0 {
+                return score;
+            }
+            let (u0, s0) = shape[i - 1];
+            return s0 + (score - s0) * (p - u0) / (utilization - u0);
+        }
+    }
+    shape.last().map_or(0, |&(_, score)| score)
 }
 
 #[cfg(test)]

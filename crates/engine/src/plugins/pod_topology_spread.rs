@@ -6,6 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::taint_toleration::untolerated_taint;
 use crate::framework::{Code, Context, Filter, MAX_NODE_SCORE, PreFilter, PreScore, Score, Status};
+use crate::profile::{DefaultSpread, SpreadDefaulting};
 use crate::selector::label_selector_matches;
 use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Node};
 
@@ -104,25 +105,46 @@ impl Constraint {
             .collect()
     }
 
-    /// kube-scheduler's system default constraints (PodTopologySpreadArgs `defaultingType:
-    /// System`), for a pod without constraints of its own: ScheduleAnyway by hostname with
-    /// maxSkew 3 and by zone with maxSkew 5, selecting the pod's peers by [`default_selector`];
-    /// none when that selector is empty.
-    fn system_defaults(cx: &Context) -> Vec<Constraint> {
+    /// The pod's constraints of one kind: its own when it has any, else the profile's default
+    /// constraints of that kind (upstream `buildDefaultConstraints`), which select the pod's
+    /// peers by [`default_selector`] and are none when that selector is empty.
+    fn for_pod(cx: &Context, soft: bool) -> Vec<Constraint> {
+        if !cx.pod.spec.topology_spread_constraints.is_empty() {
+            return Constraint::of_pod(cx, soft);
+        }
+        let system;
+        let defaults = match &cx.profile.spread_defaulting {
+            SpreadDefaulting::System => {
+                system = SYSTEM_DEFAULTS.map(|(key, max_skew)| DefaultSpread {
+                    max_skew,
+                    topology_key: key.to_string(),
+                    hard: false,
+                    min_domains: 1,
+                    honor_node_affinity: true,
+                    honor_taints: false,
+                });
+                &system[..]
+            }
+            SpreadDefaulting::List(list) => &list[..],
+        };
+        let wanted: Vec<&DefaultSpread> = defaults.iter().filter(|d| d.hard != soft).collect();
+        if wanted.is_empty() {
+            return Vec::new();
+        }
         let Some(selector) = default_selector(cx) else {
             return Vec::new();
         };
         let self_match =
             label_selector_matches(&selector, &cx.pod.metadata.labels).unwrap_or(false);
-        SYSTEM_DEFAULTS
-            .iter()
-            .map(|&(key, max_skew)| Constraint {
-                max_skew,
-                key: key.to_string(),
+        wanted
+            .into_iter()
+            .map(|d| Constraint {
+                max_skew: d.max_skew,
+                key: d.topology_key.clone(),
                 selector: Some(selector.clone()),
-                min_domains: 1,
-                honor_node_affinity: true,
-                honor_taints: false,
+                min_domains: d.min_domains,
+                honor_node_affinity: d.honor_node_affinity,
+                honor_taints: d.honor_taints,
                 self_match,
             })
             .collect()
@@ -169,7 +191,7 @@ pub(crate) struct HardSpread {
 
 impl PreFilter for HardSpread {
     fn pre_filter(cx: &Context) -> Self {
-        let constraints = Constraint::of_pod(cx, false);
+        let constraints = Constraint::for_pod(cx, false);
         if constraints.is_empty() {
             return HardSpread {
                 constraints,
@@ -251,14 +273,11 @@ pub(crate) struct SoftSpread {
 impl PreScore for SoftSpread {
     fn pre_score(cx: &Context, feasible: &[usize]) -> Self {
         // The pod's own ScheduleAnyway constraints when it has any constraint at all; else the
-        // system defaults, which keep the nodes that lack a key (upstream
+        // defaults. Only the system defaults keep the nodes that lack a key (upstream
         // `requireAllTopologies` is false only then).
-        let own = !cx.pod.spec.topology_spread_constraints.is_empty();
-        let constraints = if own {
-            Constraint::of_pod(cx, true)
-        } else {
-            Constraint::system_defaults(cx)
-        };
+        let constraints = Constraint::for_pod(cx, true);
+        let require_all_topologies = !cx.pod.spec.topology_spread_constraints.is_empty()
+            || cx.profile.spread_defaulting != SpreadDefaulting::System;
         let mut spread = SoftSpread {
             scored: HashSet::default(),
             counts: vec![HashMap::default(); constraints.len()],
@@ -271,7 +290,8 @@ impl PreScore for SoftSpread {
         }
         let constraints = &spread.constraints;
         let sched = cx.sched;
-        let counted = |labels: &Labels| !own || has_all_keys(constraints, labels);
+        let counted =
+            |labels: &Labels| !require_all_topologies || has_all_keys(constraints, labels);
         spread.scored = feasible
             .iter()
             .copied()

@@ -22,6 +22,9 @@ pub(crate) const KNOWN_GATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The plugin's name in a profile.
+pub(crate) const NAME: &str = "SchedulingGates";
+
 /// PreEnqueue: upstream's message when `pod` has gates, `None` when it may be scheduled.
 pub(crate) fn pre_enqueue(pod: &Pod) -> Option<String> {
     let gates = &pod.spec.scheduling_gates;

@@ -19,7 +19,7 @@ impl PreFilter for TaintToleration {
 impl Filter for TaintToleration {
     fn filter(&self, cx: &Context, node: usize) -> Status {
         match untolerated_taint(cx.node(node), &cx.pod.spec.tolerations) {
-            Some(taint) if cx.sched.profile().version.taint_reason_names_the_taint() => {
+            Some(taint) if cx.profile.version.taint_reason_names_the_taint() => {
                 let reason = format!(
                     "node(s) had untolerated taint {{{}: {}}}",
                     taint.key, taint.value

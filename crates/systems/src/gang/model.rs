@@ -8,7 +8,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-use df_manifest::{LoadError, ManifestSet};
+use df_engine::config::SchedulerConfig;
+use df_manifest::ManifestSet;
 use df_model::gang::{NetworkTopologySpec, TopologyTerm};
 use df_model::{
     GodelPodGroup, Object, ObjectMeta, Pod, PodGroup, ResourceList, SchedulingWorkload, VolcanoJob,
@@ -68,8 +69,8 @@ pub struct SchedulerRoutes {
     routes: BTreeMap<String, System>,
 }
 
-/// A pod without `schedulerName` goes to this one.
-pub(crate) const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
+/// A pod without `schedulerName` goes to the default scheduler.
+pub(crate) use df_engine::profile::DEFAULT_SCHEDULER_NAME;
 
 impl Default for SchedulerRoutes {
     fn default() -> SchedulerRoutes {
@@ -110,66 +111,22 @@ impl SchedulerRoutes {
     }
 }
 
-/// The routes a KubeSchedulerConfiguration declares: each profile's `schedulerName` (default
-/// `default-scheduler`) goes to coscheduling when any extension point of the profile enables
-/// the `Coscheduling` plugin, else to kube-scheduler.
-pub(crate) fn routes_from_scheduler_config(text: &str) -> Vec<(String, System)> {
-    #[derive(serde::Deserialize, Default)]
-    #[serde(rename_all = "camelCase", default)]
-    struct Config {
-        profiles: Vec<ProfileNames>,
-    }
-    #[derive(serde::Deserialize, Default)]
-    #[serde(rename_all = "camelCase", default)]
-    struct ProfileNames {
-        scheduler_name: Option<String>,
-        plugins: BTreeMap<String, PluginSet>,
-    }
-    #[derive(serde::Deserialize, Default)]
-    #[serde(default)]
-    struct PluginSet {
-        enabled: Vec<PluginName>,
-    }
-    #[derive(serde::Deserialize, Default)]
-    #[serde(default)]
-    struct PluginName {
-        name: String,
-    }
-    let Ok(docs) = df_manifest::tree::parse_documents(text) else {
-        return Vec::new();
-    };
-    let Some(config) = docs
-        .first()
-        .and_then(|root| serde_json::from_value::<Config>(root.to_json()).ok())
-    else {
-        return Vec::new();
-    };
+/// The routes a scheduler configuration declares: each profile's `schedulerName` goes to
+/// coscheduling when the profile enables scheduler-plugins' `Coscheduling` plugin at any
+/// extension point, else to kube-scheduler.
+pub fn scheduler_config_routes(config: &SchedulerConfig) -> Vec<(String, System)> {
     config
         .profiles
-        .into_iter()
+        .iter()
         .map(|profile| {
-            let coscheduling = profile
-                .plugins
-                .values()
-                .flat_map(|set| &set.enabled)
-                .any(|plugin| plugin.name == "Coscheduling");
-            let name = profile
-                .scheduler_name
-                .unwrap_or_else(|| DEFAULT_SCHEDULER_NAME.to_string());
-            let system = if coscheduling {
+            let system = if profile.coschedules() {
                 System::Coscheduling
             } else {
                 System::KubeScheduler
             };
-            (name, system)
+            (profile.scheduler_name.clone(), system)
         })
         .collect()
-}
-
-/// [`routes_from_scheduler_config`] of a KubeSchedulerConfiguration file.
-pub fn scheduler_config_routes(path: &str) -> Result<Vec<(String, System)>, LoadError> {
-    let text = df_manifest::read_text(path)?;
-    Ok(routes_from_scheduler_config(&text))
 }
 
 /// `NAME=SYSTEM` of `--scheduler-name`.

@@ -571,10 +571,11 @@ fn pods_join_groups_by_each_kinds_rule() {
 }
 
 /// A KubeSchedulerConfiguration's profiles route their schedulerNames: the scheduler-plugins
-/// profile that enables Coscheduling goes to coscheduling, the others to kube-scheduler.
+/// profile that enables Coscheduling (at any extension point) goes to coscheduling, the
+/// others to kube-scheduler.
 #[test]
 fn scheduler_config_profiles_route_their_names() {
-    use super::model::{System, routes_from_scheduler_config};
+    use super::model::{System, scheduler_config_routes};
     let config = "\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -593,8 +594,12 @@ profiles:
     permit:
       enabled: [{name: Coscheduling}]
 ";
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), config).unwrap();
+    let config =
+        df_engine::config::SchedulerConfig::from_file(file.path().to_str().unwrap()).unwrap();
     assert_eq!(
-        routes_from_scheduler_config(config),
+        scheduler_config_routes(&config),
         [
             ("default-scheduler".to_string(), System::KubeScheduler),
             (
@@ -604,7 +609,6 @@ profiles:
             ("batch".to_string(), System::Coscheduling),
         ]
     );
-    assert_eq!(routes_from_scheduler_config("not: [valid"), []);
 }
 
 /// Without manifests, every kind's gang is found in a recorded state (the `kubectl get -o

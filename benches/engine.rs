@@ -50,6 +50,7 @@ fn measure(path: &str) {
         manifests: &inputs,
         state: &state,
         profiles: Profiles::default(),
+        routes: Vec::new(),
         solver: Solver::Greedy,
         namespace: None,
         default_namespace: "default",

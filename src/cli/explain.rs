@@ -2,6 +2,7 @@
 
 use anyhow::anyhow;
 use clap::Args;
+use df_systems::gang::model::scheduler_config_routes;
 
 use super::common::{
     ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
@@ -117,6 +118,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         manifests: &manifests,
         state: &state,
         profiles,
+        routes: scheduler_config_routes(&config),
         solver: args.solver.into(),
         namespace: global.namespace.as_deref(),
         default_namespace: &default_namespace,

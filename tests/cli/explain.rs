@@ -545,3 +545,38 @@ fn generate_name_objects_are_addressable() {
         assert_eq!(json["pod"]["name"], pod, "{target}");
     }
 }
+
+/// On the 1,523-node openb state kube-scheduler scores a sample: 50 - 1523 / 125 = 38% of the
+/// nodes, 1523 x 38 / 100 = 578 feasible nodes, found from where its previous cycle stopped.
+/// 456 nodes share the top score; every window of 578 of the 1,202 feasible nodes holds one of
+/// them, so those 456 are the nodes it could pick. A tie of more than 5 nodes is counted, and
+/// `-o wide` lists the names.
+#[test]
+fn a_large_cluster_is_sampled_and_long_ties_are_counted() {
+    let args = [
+        "explain-placement",
+        "-f",
+        "testdata/pods/deployment.yaml",
+        "--state",
+        "testdata/clusters/openb.json",
+    ];
+    let out = output(&args);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().skip(2).take(3).collect();
+    assert_eq!(
+        lines,
+        [
+            "Pod web/checkout-0 would land on node openb-node-0577 (score 698; tied with 455 other nodes (-o wide lists them), picked by name where the scheduler would pick at random).",
+            "1202 of 1523 nodes are feasible.",
+            "kube-scheduler scores only the first 578 feasible nodes it finds (38% of 1523 nodes, the adaptive percentageOfNodesToScore), from where its previous cycle stopped; any of 456 nodes (-o wide lists them) could be its pick, judged by the scores over every feasible node.",
+        ]
+    );
+    let wide = stdout(&output(&[&args[..], &["-o", "wide"]].concat()));
+    let tie_line = wide.lines().nth(2).unwrap();
+    assert!(
+        tie_line.contains("tied with openb-node-0578, "),
+        "{tie_line}"
+    );
+    // 455 names joined by ", " (454), then ", picked by name".
+    assert_eq!(tie_line.matches(", ").count(), 455, "{tie_line}");
+}

@@ -143,6 +143,7 @@ fn assert_agree(
             manifests: inputs,
             state,
             profiles: Profiles::default(),
+            routes: Vec::new(),
             solver,
             namespace: Some(&pod.namespace),
             default_namespace: "default",

@@ -464,6 +464,27 @@ fn other_runs() -> Vec<(&'static str, Vec<&'static str>)> {
                 "node-b3",
             ],
         ),
+        // 1,523 nodes: kube-scheduler scores a sample.
+        (
+            "explain-placement -o json",
+            vec![
+                "explain-placement",
+                "-f",
+                "testdata/pods/deployment.yaml",
+                "--state",
+                "testdata/clusters/openb.json",
+            ],
+        ),
+        (
+            "plan -o json",
+            vec![
+                "plan",
+                "-f",
+                "testdata/pods/deployment.yaml",
+                "--state",
+                "testdata/clusters/openb.json",
+            ],
+        ),
         (
             "explain-placement -o json",
             vec![

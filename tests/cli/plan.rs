@@ -94,7 +94,8 @@ fn three_step_flow_is_the_json_contract() {
         "groups": [],
         "batch": null,
         "whatIfEffect": null,
-        "drift": null
+        "drift": null,
+        "sampling": null
     });
     assert_eq!(plan, expected);
 }

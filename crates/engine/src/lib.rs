@@ -14,6 +14,7 @@ pub mod object_selector;
 pub mod plugins;
 pub mod preemption;
 pub mod profile;
+pub mod sampling;
 pub mod selector;
 mod terms;
 mod trace;

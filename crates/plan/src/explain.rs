@@ -13,11 +13,13 @@ use super::orchestrate::{self, Traced};
 use super::{OpRef, PlanError, PlanOptions, Solver, workload};
 use df_engine::object_selector::ObjectSelector;
 use df_engine::preemption::Preemption;
+use df_engine::sampling::{self, Sampling};
 use df_engine::{Decision, NodeDetail, PodTrace, Profiles, Scheduler};
 use df_manifest::{ManifestSet, ObjectRef, ObjectRefError};
 use df_model::{Object, OpKind, Pod};
 use df_state::ClusterState;
 use df_systems::flow::Method;
+use df_systems::gang::{SchedulerRoutes, System};
 
 pub use df_engine::Assumed;
 
@@ -72,6 +74,9 @@ pub struct Explanation {
     pub context: Option<Context>,
     /// `--compare`, for a pod bound in the state: its node against the one chosen now.
     pub drift: Option<super::drift::Drift>,
+    /// When kube-scheduler would score only a sample of the feasible nodes: how many, and
+    /// which nodes could be its pick.
+    pub sampling: Option<Sampling>,
 }
 
 /// The kubelet's admission of a pod bound by `spec.nodeName`.
@@ -148,6 +153,8 @@ pub struct Scope<'a> {
     pub manifests: &'a ManifestSet,
     pub state: &'a ClusterState,
     pub profiles: Profiles,
+    /// `--scheduler-config`'s scheduler names, on top of the default routes.
+    pub routes: Vec<(String, System)>,
     pub solver: Solver,
     /// `-n`, when given: the namespace the target is looked up in.
     pub namespace: Option<&'a str>,
@@ -155,6 +162,18 @@ pub struct Scope<'a> {
     pub default_namespace: &'a str,
     /// `-l`/`--field-selector`: which object of the inputs to explain when none is named.
     pub selector: &'a ObjectSelector,
+}
+
+/// kube-scheduler's node sampling for the decision, when the kube-scheduler framework (the
+/// default scheduler or coscheduling) picks the pod's node by its scores.
+fn sampling(scope: &Scope, pod: &Pod, explanation: &Explanation) -> Option<Sampling> {
+    let system = SchedulerRoutes::with(&scope.routes).system(&pod.spec.scheduler_name);
+    let framework = matches!(system, Some(System::KubeScheduler | System::Coscheduling));
+    if !framework || explanation.chosen_by.is_some() || explanation.admission.is_some() {
+        return None;
+    }
+    let profile = scope.profiles.for_scheduler(&pod.spec.scheduler_name);
+    sampling::of(profile, &scope.state.nodes, &explanation.decision)
 }
 
 /// Explain `target` (`KIND/NAME`; optional when the inputs create exactly one pod) as the
@@ -178,6 +197,7 @@ pub fn explain(
         // The greedy answer beside the flow's, for a pod of the batch.
         compare: scope.solver == Solver::Flow,
         namespace: scope.namespace.map(str::to_string),
+        routes: scope.routes.clone(),
         ..PlanOptions::default()
     };
     let traced = orchestrate::trace(
@@ -194,13 +214,20 @@ pub fn explain(
             .for_scheduler(&traced.pod.spec.scheduler_name)
             .score_weights
             .clone();
-        return Ok(from_plan(traced, weights));
+        let pod = traced.pod.clone();
+        let mut explanation = from_plan(traced, weights);
+        explanation.sampling = sampling(scope, &pod, &explanation);
+        return Ok(explanation);
     }
     let namespace = scope.namespace.unwrap_or(scope.default_namespace);
     let name = &wanted.name;
     let kind = wanted.kind;
     match scope.state.pod(namespace, name) {
-        Some(pod) if kind == "Pod" => Ok(as_if_pending(scope, pod, node)),
+        Some(pod) if kind == "Pod" => {
+            let mut explanation = as_if_pending(scope, pod, node);
+            explanation.sampling = sampling(scope, pod, &explanation);
+            Ok(explanation)
+        }
         None if kind == "Pod" => Err(TargetError::NotFound(format!(
             "pod {namespace}/{name} is neither in the inputs nor in the cluster state"
         ))
@@ -331,6 +358,7 @@ fn assemble(
         chosen_by: None,
         context: None,
         drift: None,
+        sampling: None,
     };
     if let Some(verdict) = trace.admission {
         let admitted = verdict.is_ok();

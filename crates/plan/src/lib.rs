@@ -62,6 +62,9 @@ pub struct Plan {
     pub what_if_effect: Option<diff::PlanDiff>,
     /// `--pending --compare`: the running pods that sit where the engine would not put them.
     pub drift: Option<drift::DriftSummary>,
+    /// From 100 nodes up: how many feasible nodes kube-scheduler scores for each pod, where
+    /// the plan scores every feasible node and takes the best.
+    pub sampling: Option<df_engine::sampling::SampleSize>,
 }
 
 impl Plan {

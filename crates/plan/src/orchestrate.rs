@@ -4,6 +4,7 @@
 //! state, and a pod `explain-placement` asks about is traced through that same planning
 //! ([`Scheduler::trace`]): its explanation is the decision the plan made, never a second one.
 
+use df_engine::sampling::SampleSize;
 use df_engine::{PodTrace, Profiles, Scheduler};
 use df_manifest::{ManifestSet, ObjectRef};
 use df_model::{OpKind, Pod};
@@ -165,6 +166,7 @@ impl<'a> Inputs<'a> {
             batch: queued.batch,
             what_if_effect: None,
             drift: None,
+            sampling: SampleSize::of(scheduler.profile(), scheduler.state().nodes.len()),
         };
         if matches!(until, Some(Stage::Queue(_))) {
             return Ok(plan);

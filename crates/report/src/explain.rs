@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::{render_table, table};
 use df_engine::preemption::Preemption;
 use df_engine::profile::DEFAULT_SCORE_WEIGHTS;
+use df_engine::sampling::Sampling;
 use df_engine::{NodeDetail, NodeVerdict};
 use df_plan::explain::{Context, Explanation};
 
@@ -23,8 +24,36 @@ fn short_name(plugin: &str) -> &str {
     }
 }
 
-/// How many node names to list per rejection reason before summarising.
-const NAMES_PER_REASON: usize = 5;
+/// How many node names a line or a rejection reason lists before it summarises them
+/// (`-o wide` lists them all).
+const NAMES_IN_LINE: usize = 5;
+
+/// `names` in a line: all of them when few or `wide`, else their count as `what`s.
+fn node_list(names: &[&str], what: &str, wide: bool) -> String {
+    if wide || names.len() <= NAMES_IN_LINE {
+        names.join(", ")
+    } else {
+        format!("{} (-o wide lists them)", super::plural(names.len(), what))
+    }
+}
+
+/// kube-scheduler's node sampling, in a sentence.
+fn sampling_line(sampling: &Sampling, wide: bool) -> String {
+    let size = &sampling.size;
+    let names: Vec<&str> = sampling.could_pick.iter().map(String::as_str).collect();
+    let could_pick = match names.as_slice() {
+        [only] => format!("only {only} could be its pick"),
+        _ => format!(
+            "any of {} could be its pick",
+            node_list(&names, "node", wide)
+        ),
+    };
+    format!(
+        "kube-scheduler scores only the first {} feasible nodes it finds ({}), from where its previous cycle stopped; {could_pick}, judged by the scores over every feasible node.",
+        size.nodes_to_find,
+        size.describe()
+    )
+}
 
 /// `-o name`: `node/NAME` of the selected node; nothing when the pod stays pending.
 pub fn selected_name(explanation: &Explanation) -> String {
@@ -83,7 +112,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 let _ = write!(
                     out,
                     "; tied with {}, picked by name where the scheduler would pick at random",
-                    others.join(", ")
+                    node_list(&others, "other node", wide)
                 );
             }
             let _ = writeln!(
@@ -92,6 +121,9 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 feasible.len(),
                 decision.nodes.len()
             );
+            if let Some(sampling) = &explanation.sampling {
+                let _ = writeln!(out, "{}", sampling_line(sampling, wide));
+            }
             if let Some(why) = why_line(
                 selected,
                 &feasible,
@@ -171,10 +203,10 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
     if !rejected.is_empty() {
         let mut t = table(&["REJECTED", "REASON", "NODES"]);
         for (reason, nodes) in &rejected {
-            let mut names = nodes[..nodes.len().min(NAMES_PER_REASON)].join(", ");
-            if nodes.len() > NAMES_PER_REASON && !wide {
-                let _ = write!(names, ", ... {} more", nodes.len() - NAMES_PER_REASON);
-            } else if nodes.len() > NAMES_PER_REASON {
+            let mut names = nodes[..nodes.len().min(NAMES_IN_LINE)].join(", ");
+            if nodes.len() > NAMES_IN_LINE && !wide {
+                let _ = write!(names, ", ... {} more", nodes.len() - NAMES_IN_LINE);
+            } else if nodes.len() > NAMES_IN_LINE {
                 names = nodes.join(", ");
             }
             t.add_row(vec![nodes.len().to_string(), reason.to_string(), names]);

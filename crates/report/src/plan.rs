@@ -2,6 +2,7 @@
 //! under it, or the JSON/YAML contract.
 
 use crate::excerpt;
+use df_engine::sampling::SampleSize;
 use df_model::NodeAffinity;
 use df_model::fluid::HOSTNAME_LABEL;
 use df_plan::flow::recorded_host;
@@ -54,7 +55,19 @@ pub fn table(plan: &Plan, options: TableOptions) -> String {
             .iter()
             .map(|d| super::drift::plan_section(d, headers)),
     );
+    if let Some(size) = plan.sampling.as_ref().filter(|_| !sections.is_empty()) {
+        sections.push(sampling_note(size));
+    }
     super::terminal_safe(&sections.join("\n")).into_owned()
+}
+
+/// Said once under a plan of a cluster of 100 nodes or more: kube-scheduler scores a sample.
+fn sampling_note(size: &SampleSize) -> String {
+    format!(
+        "Note: kube-scheduler scores only the first {} feasible nodes it finds for each pod ({}), from where its previous cycle stopped; this plan scores every feasible node and takes the best (explain-placement names the nodes kube-scheduler could pick).\n",
+        size.nodes_to_find,
+        size.describe()
+    )
 }
 
 /// `-o name`: one `kind/name` per planned object (operations, gangs, batch pods), the form

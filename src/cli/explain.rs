@@ -149,7 +149,9 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
             .expect("the other formats are matched above")?,
     };
     print_stdout(&text)?;
-    Ok(if explanation.placed() && !explanation.drifted() {
+    // A pod whose scheduler is not modelled is no finding: its outcome is unknown.
+    let answered = explanation.placed() || explanation.not_modelled.is_some();
+    Ok(if answered && !explanation.drifted() {
         Outcome::Clean
     } else {
         Outcome::Findings

@@ -580,3 +580,21 @@ fn a_large_cluster_is_sampled_and_long_ties_are_counted() {
     // 455 names joined by ", " (454), then ", picked by name".
     assert_eq!(tie_line.matches(", ").count(), 455, "{tie_line}");
 }
+
+/// A pod for a scheduler nothing models gets no prediction: neither a node nor "would stay
+/// Pending", and exit 0 (its outcome is unknown, not a finding).
+#[test]
+fn a_pod_of_an_unmodelled_scheduler_gets_no_prediction() {
+    let out = output(&[
+        "explain-placement",
+        "-f",
+        "testdata/pods/custom-scheduler.yaml",
+        "--state",
+        "testdata/clusters/three-zone.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "Pod default/yunikorn-job goes to scheduler \"yunikorn\", which this preview does not model: it cannot say where, or whether, the pod lands.\n"
+    );
+}

@@ -464,6 +464,16 @@ fn other_runs() -> Vec<(&'static str, Vec<&'static str>)> {
                 "node-b3",
             ],
         ),
+        (
+            "explain-placement -o json",
+            vec![
+                "explain-placement",
+                "-f",
+                "testdata/pods/custom-scheduler.yaml",
+                "--state",
+                three_zone,
+            ],
+        ),
         // 1,523 nodes: kube-scheduler scores a sample.
         (
             "explain-placement -o json",

@@ -110,6 +110,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("pods/batch.yaml", &[("Deployment", 2), ("Pod", 3)]),
     ("pods/preemption.yaml", &[("Pod", 3)]),
+    ("pods/custom-scheduler.yaml", &[("Pod", 1)]),
     ("pods/quota.yaml", &[("Pod", 6)]),
     (
         "pods/quota-gang.yaml",

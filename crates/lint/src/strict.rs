@@ -303,21 +303,44 @@ fn checked_kinds() -> impl Iterator<Item = (&'static str, &'static str)> {
     .chain(schema::CUSTOM_RESOURCES.iter().map(|(a, k, _)| (*a, *k)))
 }
 
+/// API groups a project renamed, with the group its kinds are served under now: Godel's
+/// PodGroup moved from ByteDance's groups to kubewharf's.
+const RENAMED_GROUPS: [(&str, &str); 2] = [
+    (
+        "scheduling.godel.bytedance.com",
+        "scheduling.godel.kubewharf.io",
+    ),
+    (
+        "scheduling.orchestration.bytedance.com",
+        "scheduling.godel.kubewharf.io",
+    ),
+];
+
 /// `3 objects of apiVersion/kind were not checked` and, when the same kind is known under a
-/// near group (an older or misspelled API group), which apiVersion was probably meant.
+/// renamed group or a near one (a misspelling), which apiVersion was probably meant.
 fn unchecked_message(api_version: &str, kind: &str, count: usize) -> String {
     let objects = if count == 1 { "object" } else { "objects" };
     let mut message =
         format!("{count} {objects} of {api_version} {kind} not checked (no schema for this kind)");
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let near = checked_kinds()
-        .filter(|(_, k)| *k == kind)
-        .map(|(a, _)| a)
-        .filter(|a| *a != api_version)
-        .min_by_key(|a| {
-            let other = a.rsplit_once('/').map_or("", |(g, _)| g);
-            strsim::levenshtein(group, other)
-        });
+    let group_of = |a: &str| a.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+    let group = group_of(api_version);
+    let same_kind = || {
+        checked_kinds()
+            .filter(|(_, k)| *k == kind)
+            .map(|(a, _)| a)
+            .filter(|a| *a != api_version)
+    };
+    let renamed = RENAMED_GROUPS
+        .iter()
+        .find(|(old, _)| *old == group)
+        .and_then(|(_, new)| same_kind().find(|a| group_of(a) == *new));
+    let near = renamed.or_else(|| {
+        same_kind()
+            .map(|a| (strsim::levenshtein(&group, &group_of(a)), a))
+            .filter(|(distance, _)| *distance <= (group.len() / 3).max(2))
+            .min_by_key(|(distance, _)| *distance)
+            .map(|(_, a)| a)
+    });
     if let Some(near) = near {
         message.push_str(&format!("; did you mean apiVersion {near:?}?"));
     }
@@ -489,6 +512,35 @@ mod tests {
                 "1 object of scheduling.godel.bytedance.com/v1alpha1 PodGroup not checked (no schema for this kind); did you mean apiVersion \"scheduling.godel.kubewharf.io/v1alpha1\"?",
             ]
         );
+    }
+
+    /// A renamed group points at the project's group now; a misspelt one at the nearest group
+    /// of the same kind; a group near none gets no guess.
+    #[test]
+    fn the_meant_api_version_of_an_unknown_group() {
+        let cases = [
+            // Godel's older group: by edit distance kube-batch's would be nearer.
+            (
+                "scheduling.orchestration.bytedance.com/v1alpha1",
+                Some("scheduling.godel.kubewharf.io/v1alpha1"),
+            ),
+            (
+                "scheduling.volcano.io/v1beta1",
+                Some("scheduling.volcano.sh/v1beta1"),
+            ),
+            ("scheduling.example.com/v1", None),
+        ];
+        for (api_version, meant) in cases {
+            let hint = meant.map_or(String::new(), |m| {
+                format!("; did you mean apiVersion {m:?}?")
+            });
+            assert_eq!(
+                unchecked_message(api_version, "PodGroup", 1),
+                format!(
+                    "1 object of {api_version} PodGroup not checked (no schema for this kind){hint}"
+                )
+            );
+        }
     }
 
     #[test]

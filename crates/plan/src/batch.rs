@@ -108,7 +108,7 @@ pub struct BatchPod {
 }
 
 /// How the note of a pod no modelled scheduler answers begins.
-const NOT_MODELLED: &str = "not planned: schedulerName";
+pub(crate) const NOT_MODELLED: &str = "not planned: schedulerName";
 
 impl BatchPod {
     /// Whether the pod was listed, not planned: its `schedulerName` maps to no modelled

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::batch::NOT_MODELLED;
 use super::orchestrate::{self, Traced};
 use super::{OpRef, PlanError, PlanOptions, Solver, workload};
 use df_engine::object_selector::ObjectSelector;
@@ -77,6 +78,9 @@ pub struct Explanation {
     /// When kube-scheduler would score only a sample of the feasible nodes: how many, and
     /// which nodes could be its pick.
     pub sampling: Option<Sampling>,
+    /// The pod's `schedulerName`, when no modelled scheduler answers it: the preview cannot
+    /// say where or whether the pod lands.
+    pub not_modelled: Option<String>,
 }
 
 /// The kubelet's admission of a pod bound by `spec.nodeName`.
@@ -164,10 +168,35 @@ pub struct Scope<'a> {
     pub selector: &'a ObjectSelector,
 }
 
+/// What the explanation adds about who schedules `pod`: nothing modelled (its scheduler
+/// name), or kube-scheduler's node sampling.
+fn about_the_scheduler(scope: &Scope, pod: &Pod, explanation: &mut Explanation) {
+    let system = SchedulerRoutes::with(&scope.routes).system(&pod.spec.scheduler_name);
+    if system.is_none() && explanation.admission.is_none() {
+        // Whatever the engine would say is not that scheduler's answer.
+        let name = &pod.spec.scheduler_name;
+        explanation.decision = Decision {
+            summary: Some(format!(
+                "{NOT_MODELLED} {name} maps to no modelled scheduler"
+            )),
+            ..Decision::default()
+        };
+        explanation.node_detail = None;
+        explanation.preemption = None;
+        explanation.not_modelled = Some(name.clone());
+        return;
+    }
+    explanation.sampling = sampling(scope, pod, system, explanation);
+}
+
 /// kube-scheduler's node sampling for the decision, when the kube-scheduler framework (the
 /// default scheduler or coscheduling) picks the pod's node by its scores.
-fn sampling(scope: &Scope, pod: &Pod, explanation: &Explanation) -> Option<Sampling> {
-    let system = SchedulerRoutes::with(&scope.routes).system(&pod.spec.scheduler_name);
+fn sampling(
+    scope: &Scope,
+    pod: &Pod,
+    system: Option<System>,
+    explanation: &Explanation,
+) -> Option<Sampling> {
     let framework = matches!(system, Some(System::KubeScheduler | System::Coscheduling));
     if !framework || explanation.chosen_by.is_some() || explanation.admission.is_some() {
         return None;
@@ -216,7 +245,7 @@ pub fn explain(
             .clone();
         let pod = traced.pod.clone();
         let mut explanation = from_plan(traced, weights);
-        explanation.sampling = sampling(scope, &pod, &explanation);
+        about_the_scheduler(scope, &pod, &mut explanation);
         return Ok(explanation);
     }
     let namespace = scope.namespace.unwrap_or(scope.default_namespace);
@@ -225,7 +254,7 @@ pub fn explain(
     match scope.state.pod(namespace, name) {
         Some(pod) if kind == "Pod" => {
             let mut explanation = as_if_pending(scope, pod, node);
-            explanation.sampling = sampling(scope, pod, &explanation);
+            about_the_scheduler(scope, pod, &mut explanation);
             Ok(explanation)
         }
         None if kind == "Pod" => Err(TargetError::NotFound(format!(
@@ -359,6 +388,7 @@ fn assemble(
         context: None,
         drift: None,
         sampling: None,
+        not_modelled: None,
     };
     if let Some(verdict) = trace.admission {
         let admitted = verdict.is_ok();

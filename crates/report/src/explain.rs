@@ -147,13 +147,23 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                     super::plural(preemption.victims.len(), "pod")
                 );
             }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "Pod {}/{} would stay Pending.",
-                    pod.namespace, pod.name
-                );
-            }
+            None => match &explanation.not_modelled {
+                Some(scheduler) => {
+                    let _ = writeln!(
+                        out,
+                        "Pod {}/{} goes to scheduler {scheduler:?}, which this preview does not model: it cannot say where, or whether, the pod lands.",
+                        pod.namespace, pod.name
+                    );
+                    return out;
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Pod {}/{} would stay Pending.",
+                        pod.namespace, pod.name
+                    );
+                }
+            },
         },
     }
     if !decision.problems.is_empty() {

@@ -51,6 +51,21 @@ pub const HYPERNODES: Served = Served {
     namespaced: false,
 };
 
+pub const PERSISTENT_VOLUMES: Served = core("persistentvolumes", "PersistentVolume", false);
+pub const PERSISTENT_VOLUME_CLAIMS: Served =
+    core("persistentvolumeclaims", "PersistentVolumeClaim", true);
+pub const STORAGE_CLASSES: Served =
+    cluster_scoped("storage.k8s.io/v1", "storageclasses", "StorageClass");
+pub const CSI_NODES: Served = cluster_scoped("storage.k8s.io/v1", "csinodes", "CSINode");
+pub const CSI_DRIVERS: Served = cluster_scoped("storage.k8s.io/v1", "csidrivers", "CSIDriver");
+pub const CSI_STORAGE_CAPACITIES: Served = custom(
+    "storage.k8s.io/v1",
+    "csistoragecapacities",
+    "CSIStorageCapacity",
+);
+pub const VOLUME_ATTACHMENTS: Served =
+    cluster_scoped("storage.k8s.io/v1", "volumeattachments", "VolumeAttachment");
+
 pub const CONFIG_MAPS: Served = core("configmaps", "ConfigMap", true);
 pub const SERVICES: Served = core("services", "Service", true);
 pub const REPLICA_SETS: Served = custom("apps/v1", "replicasets", "ReplicaSet");
@@ -58,7 +73,18 @@ pub const STATEFUL_SETS: Served = custom("apps/v1", "statefulsets", "StatefulSet
 
 /// What every API server serves besides what a test names: the built-in kinds a live read
 /// lists that no test here is about (empty unless a test adds objects).
-const ALWAYS_SERVED: [Served; 3] = [SERVICES, REPLICA_SETS, STATEFUL_SETS];
+const ALWAYS_SERVED: [Served; 10] = [
+    SERVICES,
+    REPLICA_SETS,
+    STATEFUL_SETS,
+    PERSISTENT_VOLUMES,
+    PERSISTENT_VOLUME_CLAIMS,
+    STORAGE_CLASSES,
+    CSI_NODES,
+    CSI_DRIVERS,
+    CSI_STORAGE_CAPACITIES,
+    VOLUME_ATTACHMENTS,
+];
 pub const KUEUE_TOPOLOGIES: Served =
     cluster_scoped("kueue.x-k8s.io/v1beta1", "topologies", "Topology");
 pub const RESOURCE_FLAVORS: Served = cluster_scoped(

@@ -235,13 +235,19 @@ fn type_of(m: &Manifest) -> (&str, &str) {
 
 /// The schema of a whole object of `apiVersion`/`kind`, if this tool has one.
 fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
-    use k8s_openapi::api::{apps, batch, core, policy, scheduling};
+    use k8s_openapi::api::{apps, batch, core, policy, scheduling, storage};
     const POD: Shape = Shape::Kube(kube::<core::v1::Pod>);
     const NODE: Shape = Shape::Kube(kube::<core::v1::Node>);
     const NAMESPACE: Shape = Shape::Kube(kube::<core::v1::Namespace>);
     const SERVICE: Shape = Shape::Kube(kube::<core::v1::Service>);
     const CONFIG_MAP: Shape = Shape::Kube(kube::<core::v1::ConfigMap>);
     const PVC: Shape = Shape::Kube(kube::<core::v1::PersistentVolumeClaim>);
+    const PV: Shape = Shape::Kube(kube::<core::v1::PersistentVolume>);
+    const STORAGE_CLASS: Shape = Shape::Kube(kube::<storage::v1::StorageClass>);
+    const CSI_NODE: Shape = Shape::Kube(kube::<storage::v1::CSINode>);
+    const CSI_DRIVER: Shape = Shape::Kube(kube::<storage::v1::CSIDriver>);
+    const CSI_CAPACITY: Shape = Shape::Kube(kube::<storage::v1::CSIStorageCapacity>);
+    const VOLUME_ATTACHMENT: Shape = Shape::Kube(kube::<storage::v1::VolumeAttachment>);
     const SERVICE_ACCOUNT: Shape = Shape::Kube(kube::<core::v1::ServiceAccount>);
     const POD_TEMPLATE: Shape = Shape::Kube(kube::<core::v1::PodTemplate>);
     const DEPLOYMENT: Shape = Shape::Kube(kube::<apps::v1::Deployment>);
@@ -261,6 +267,12 @@ fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
         ("v1", "Service") => &SERVICE,
         ("v1", "ConfigMap") => &CONFIG_MAP,
         ("v1", "PersistentVolumeClaim") => &PVC,
+        ("v1", "PersistentVolume") => &PV,
+        ("storage.k8s.io/v1", "StorageClass") => &STORAGE_CLASS,
+        ("storage.k8s.io/v1", "CSINode") => &CSI_NODE,
+        ("storage.k8s.io/v1", "CSIDriver") => &CSI_DRIVER,
+        ("storage.k8s.io/v1", "CSIStorageCapacity") => &CSI_CAPACITY,
+        ("storage.k8s.io/v1", "VolumeAttachment") => &VOLUME_ATTACHMENT,
         ("v1", "ServiceAccount") => &SERVICE_ACCOUNT,
         ("v1", "PodTemplate") => &POD_TEMPLATE,
         ("v1", "ResourceQuota") => &RESOURCE_QUOTA,
@@ -286,6 +298,12 @@ fn checked_kinds() -> impl Iterator<Item = (&'static str, &'static str)> {
         ("v1", "Service"),
         ("v1", "ConfigMap"),
         ("v1", "PersistentVolumeClaim"),
+        ("v1", "PersistentVolume"),
+        ("storage.k8s.io/v1", "StorageClass"),
+        ("storage.k8s.io/v1", "CSINode"),
+        ("storage.k8s.io/v1", "CSIDriver"),
+        ("storage.k8s.io/v1", "CSIStorageCapacity"),
+        ("storage.k8s.io/v1", "VolumeAttachment"),
         ("v1", "ServiceAccount"),
         ("v1", "PodTemplate"),
         ("v1", "ResourceQuota"),

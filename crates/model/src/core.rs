@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use compact_str::CompactString;
 
-use super::quantity::Quantity;
+use super::quantity::{Bytes, Quantity};
 pub use super::sorted_map::SortedMap;
 
 pub type Labels = SortedMap<CompactString, CompactString>;
@@ -149,43 +149,108 @@ where
     Ok(list)
 }
 
-/// Text (`500m`, `2Gi`) in the formats people read; in binary ones (the state cache) the
-/// thousandths as an integer, which reads back without parsing.
+/// A size read as text (`500m`, `2Gi`) in the formats people read and as an integer in binary
+/// ones (the state cache), which reads back without parsing.
+trait TextOrInteger: std::fmt::Display + Sized {
+    fn parse_text(text: &str) -> Result<Self, super::quantity::QuantityError>;
+    /// A bare number in a readable format (`cpu: 2`).
+    fn from_number(value: i64) -> Self;
+    /// The integer a binary format holds.
+    fn cached(&self) -> i64;
+    fn from_cached(cached: i64) -> Self;
+}
+
+impl TextOrInteger for Quantity {
+    fn parse_text(text: &str) -> Result<Self, super::quantity::QuantityError> {
+        Quantity::parse(text)
+    }
+    fn from_number(value: i64) -> Self {
+        Quantity::from_value(value)
+    }
+    /// The thousandths.
+    fn cached(&self) -> i64 {
+        self.milli_value()
+    }
+    fn from_cached(cached: i64) -> Self {
+        Quantity::from_milli(cached)
+    }
+}
+
+impl TextOrInteger for Bytes {
+    fn parse_text(text: &str) -> Result<Self, super::quantity::QuantityError> {
+        Bytes::parse(text)
+    }
+    fn from_number(value: i64) -> Self {
+        Bytes(value)
+    }
+    fn cached(&self) -> i64 {
+        self.0
+    }
+    fn from_cached(cached: i64) -> Self {
+        Bytes(cached)
+    }
+}
+
+fn serialize_text_or_integer<T: TextOrInteger, S: Serializer>(
+    value: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    if s.is_human_readable() {
+        s.collect_str(value)
+    } else {
+        s.serialize_i64(value.cached())
+    }
+}
+
+fn deserialize_text_or_integer<'de, T: TextOrInteger, D: Deserializer<'de>>(
+    d: D,
+) -> Result<T, D::Error> {
+    if !d.is_human_readable() {
+        return i64::deserialize(d).map(T::from_cached);
+    }
+    struct Visitor<T>(std::marker::PhantomData<T>);
+    impl<T: TextOrInteger> serde::de::Visitor<'_> for Visitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a resource quantity such as \"500m\" or \"2Gi\"")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+            T::parse_text(v).map_err(E::custom)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<T, E> {
+            Ok(T::from_number(v))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<T, E> {
+            Ok(T::from_number(i64::try_from(v).unwrap_or(i64::MAX)))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<T, E> {
+            T::parse_text(&v.to_string()).map_err(E::custom)
+        }
+    }
+    d.deserialize_any(Visitor(std::marker::PhantomData))
+}
+
 impl Serialize for Quantity {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if s.is_human_readable() {
-            s.collect_str(self)
-        } else {
-            s.serialize_i64(self.milli_value())
-        }
+        serialize_text_or_integer(self, s)
     }
 }
 
 impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        if !d.is_human_readable() {
-            return i64::deserialize(d).map(Quantity::from_milli);
-        }
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Quantity;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a resource quantity such as \"500m\" or \"2Gi\"")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
-                Quantity::parse(v).map_err(E::custom)
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
-                Ok(Quantity::from_value(v))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
-                Ok(Quantity::from_value(i64::try_from(v).unwrap_or(i64::MAX)))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
-                Quantity::parse(&v.to_string()).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(Visitor)
+        deserialize_text_or_integer(d)
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_text_or_integer(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_text_or_integer(d)
     }
 }
 
@@ -479,49 +544,138 @@ pub struct PodSpec {
     /// Kubernetes v1.36 Workload API: the runtime PodGroup this pod belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduling_group: Option<PodSchedulingGroup>,
-    /// The volumes that claim a PersistentVolumeClaim, which is how a pod mounts a Fluid
-    /// dataset (its webhook reads them); other volumes do not affect placement and are dropped.
+    /// The volumes placement reads: claims (how a pod mounts a Fluid dataset, and what the
+    /// volume plugins bind), generic ephemeral volumes, and the in-line disks VolumeRestrictions
+    /// and NodeVolumeLimits count. Other volumes (configMap, secret, emptyDir...) do not affect
+    /// placement and are dropped.
     #[serde(
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "claim_volumes"
+        deserialize_with = "placement_volumes"
     )]
-    pub volumes: Vec<ClaimVolume>,
+    pub volumes: Vec<Volume>,
 }
 
-/// A pod volume backed by a PersistentVolumeClaim.
+/// A pod volume of a kind placement reads: one source is set (the API allows one per volume).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct ClaimVolume {
+pub struct Volume {
     pub name: String,
-    pub persistent_volume_claim: ClaimSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<ClaimSource>,
+    /// A generic ephemeral volume: its claim is `<pod>-<volume>`, made by the ephemeral volume
+    /// controller from this template.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<Box<EphemeralSource>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gce_persistent_disk: Option<Box<GcePersistentDisk>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<Box<AwsElasticBlockStore>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rbd: Option<Box<RbdVolume>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iscsi: Option<Box<IscsiVolume>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub azure_disk: Option<Box<AzureDiskVolume>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cinder: Option<Box<VolumeId>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub portworx_volume: Option<Box<VolumeId>>,
+}
+
+impl Volume {
+    /// The claim a `persistentVolumeClaim` volume names.
+    pub fn claim_name(&self) -> Option<&str> {
+        self.persistent_volume_claim
+            .as_ref()
+            .map(|c| c.claim_name.as_str())
+    }
+
+    fn is_read(&self) -> bool {
+        self.persistent_volume_claim.is_some()
+            || self.ephemeral.is_some()
+            || self.gce_persistent_disk.is_some()
+            || self.aws_elastic_block_store.is_some()
+            || self.rbd.is_some()
+            || self.iscsi.is_some()
+            || self.azure_disk.is_some()
+            || self.cinder.is_some()
+            || self.portworx_volume.is_some()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ClaimSource {
     pub claim_name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
-/// `spec.volumes`, keeping only the PersistentVolumeClaim ones.
-fn claim_volumes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ClaimVolume>, D::Error> {
-    #[derive(Deserialize, Default)]
-    #[serde(rename_all = "camelCase", default)]
-    struct AnyVolume {
-        name: String,
-        persistent_volume_claim: Option<ClaimSource>,
-    }
-    let volumes: Vec<AnyVolume> = null_as_default(deserializer)?;
-    let mut claims: Vec<ClaimVolume> = volumes
-        .into_iter()
-        .filter_map(|v| {
-            Some(ClaimVolume {
-                name: v.name,
-                persistent_volume_claim: v.persistent_volume_claim?,
-            })
-        })
-        .collect();
-    claims.shrink_to_fit();
-    Ok(claims)
+/// `ephemeral`: only its presence matters to the scheduler (the claim it makes is looked up).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EphemeralSource {}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GcePersistentDisk {
+    #[serde(rename = "pdName")]
+    pub pd_name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AwsElasticBlockStore {
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RbdVolume {
+    #[serde(deserialize_with = "exact_list")]
+    pub monitors: Vec<String>,
+    /// Unset is `rbd`, as the API defaults it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub pool: String,
+    pub image: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IscsiVolume {
+    pub iqn: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AzureDiskVolume {
+    #[serde(rename = "diskURI")]
+    pub disk_uri: String,
+}
+
+/// The in-line sources identified by a `volumeID` alone (Cinder, Portworx).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolumeId {
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+}
+
+/// `spec.volumes`, keeping only the kinds placement reads.
+fn placement_volumes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Volume>, D::Error> {
+    let volumes: Vec<Volume> = null_as_default(deserializer)?;
+    let mut kept: Vec<Volume> = volumes.into_iter().filter(Volume::is_read).collect();
+    kept.shrink_to_fit();
+    Ok(kept)
 }
 
 /// `spec.workloadRef` (v1.35): pods with the same Workload, pod group and replica key form

@@ -166,6 +166,10 @@ pub trait KindObject: Sized {
 #[macro_export]
 macro_rules! kind_object {
     ($ty:ty, $kind:expr) => {
+        $crate::kind_object!($ty, $kind, metadata);
+    };
+    // `$meta`: where the type keeps its `ObjectMeta` (inside a richer metadata of its own).
+    ($ty:ty, $kind:expr, $($meta:ident).+) => {
         impl $crate::kinds::KindObject for $ty {
             const KINDS: &'static [$crate::kinds::Kind] = &[$kind];
 
@@ -177,11 +181,11 @@ macro_rules! kind_object {
             }
 
             fn metadata(&self) -> &$crate::ObjectMeta {
-                &self.metadata
+                &self.$($meta).+
             }
 
             fn metadata_mut(&mut self) -> &mut $crate::ObjectMeta {
-                &mut self.metadata
+                &mut self.$($meta).+
             }
         }
     };
@@ -316,6 +320,13 @@ macro_rules! object_kinds {
             HyperNode($crate::HyperNode) in hyper_nodes;
             ConfigMap($crate::ConfigMap) in config_maps;
             Service($crate::Service) in services;
+            PersistentVolume($crate::storage::PersistentVolume) in storage.volumes;
+            PersistentVolumeClaim($crate::storage::PersistentVolumeClaim) in storage.claims;
+            StorageClass($crate::storage::StorageClass) in storage.classes;
+            CSINode($crate::storage::CSINode) in storage.csi_nodes;
+            CSIDriver($crate::storage::CSIDriver) in storage.csi_drivers;
+            CSIStorageCapacity($crate::storage::CSIStorageCapacity) in storage.capacities;
+            VolumeAttachment($crate::storage::VolumeAttachment) in storage.attachments;
             Workload(Box<$crate::Workload>) in workloads;
         }
     };

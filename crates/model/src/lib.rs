@@ -18,6 +18,7 @@ pub mod registry;
 pub mod resources;
 pub mod service;
 pub(crate) mod sorted_map;
+pub mod storage;
 pub mod text;
 pub mod workload;
 
@@ -28,7 +29,7 @@ pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoP
 pub use hypernode::{ConfigMap, HyperNode};
 pub use kinds::{DecodeError, Kind, KindObject, TypeMeta};
 pub use policy::{PodDisruptionBudget, PriorityClass};
-pub use quantity::Quantity;
+pub use quantity::{Bytes, Quantity};
 pub use quota::{LimitRange, ResourceQuota};
 pub use registry::{Object, ObjectLists};
 pub use service::Service;

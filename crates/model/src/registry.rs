@@ -13,6 +13,7 @@ use crate::kinds::{Kind, KindObject, Reader};
 use crate::kueue::{ClusterQueue, KueueObjects, LocalQueue, ResourceFlavor, Topology};
 use crate::policy::{PodDisruptionBudget, PriorityClass};
 use crate::quota::{LimitRange, ResourceQuota};
+use crate::storage::StorageObjects;
 use crate::{Service, Workload, kinds};
 
 /// Every object the tool decodes: one variant per row of [`object_kinds!`], and the kinds it
@@ -126,6 +127,8 @@ pub struct ObjectLists {
     pub workloads: Vec<Workload>,
     /// Services; PodTopologySpread's default constraints select a pod's peers by theirs.
     pub services: Vec<Service>,
+    /// PersistentVolumes, their claims and the storage.k8s.io objects the volume plugins read.
+    pub storage: StorageObjects,
 }
 
 impl From<Box<FluidOp>> for FluidOp {

@@ -90,7 +90,9 @@ pub(crate) fn admit_pod(pod: &mut Pod, runtimes: &[&FluidRuntime], nodes: &[Node
     let namespace = pod.metadata.namespace.clone();
     let mut claims: Vec<&str> = Vec::new();
     for volume in &pod.spec.volumes {
-        let claim = volume.persistent_volume_claim.claim_name.as_str();
+        let Some(claim) = volume.claim_name() else {
+            continue;
+        };
         let is_dataset = runtime_of(runtimes, &namespace, claim).is_some()
             || !webhook::cache_nodes(nodes, &namespace, claim).is_empty();
         if is_dataset && !claims.contains(&claim) {

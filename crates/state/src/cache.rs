@@ -28,9 +28,10 @@ pub(crate) const SUFFIX: &str = ".dfcache";
 
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below, or what the model keeps of an object, changes (5: a pod's
-/// `deletionTimestamp` and `DisruptionTarget` condition; 6: its `hostNetwork`); the tool's
+/// `deletionTimestamp` and `DisruptionTarget` condition; 6: its `hostNetwork`; 7: Services and
+/// workload controllers; 8: a pod's volumes beyond claims, and the storage kinds); the tool's
 /// version is checked as well, since the model's fields change between releases.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused

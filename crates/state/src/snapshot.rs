@@ -20,6 +20,10 @@ use df_model::gang::{
 use df_model::hypernode::{CONFIG_NAME, CONFIG_NAMESPACE};
 use df_model::kueue::{ClusterQueue, LocalQueue, ResourceFlavor, Topology};
 use df_model::normalized_image_name;
+use df_model::storage::{
+    self, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
+    StorageClass, VolumeAttachment,
+};
 use df_model::{
     Affinity, ConfigMap, GodelPodGroup, HyperNode, KindObject, LabelSelector, Labels, LimitRange,
     Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod, PodAffinity,
@@ -40,6 +44,10 @@ pub struct RenderError(String);
 /// Annotations placement reads; a redacted snapshot keeps only these (others may hold anything).
 const PLACEMENT_ANNOTATIONS: &[&str] = &[
     fluid::AFFINITY_LABELS_ANNOTATION,
+    storage::BETA_STORAGE_CLASS_ANNOTATION,
+    storage::BIND_COMPLETED_ANNOTATION,
+    storage::SELECTED_NODE_ANNOTATION,
+    storage::MIGRATED_PLUGINS_ANNOTATION,
     VOLCANO_AFFINITY_ANNOTATION,
     VOLCANO_ANTI_AFFINITY_ANNOTATION,
     VOLCANO_TASK_ORDER_ANNOTATION,
@@ -309,7 +317,12 @@ impl Redaction {
             .into_iter()
             .filter(|(key, _)| PLACEMENT_ANNOTATIONS.contains(&key.as_str()))
             .map(|(key, value)| {
-                let redacted = if key == fluid::AFFINITY_LABELS_ANNOTATION {
+                let redacted = if key == storage::MIGRATED_PLUGINS_ANNOTATION
+                    || key == storage::BIND_COMPLETED_ANNOTATION
+                {
+                    // In-tree plugin names, and a marker whose presence alone counts.
+                    value.to_string()
+                } else if key == fluid::AFFINITY_LABELS_ANNOTATION {
                     let keys: Vec<String> = value.split(',').map(|k| self.key(k.trim())).collect();
                     keys.join(",")
                 } else {
@@ -405,9 +418,7 @@ impl Redaction {
     fn pod_spec(&self, spec: &mut PodSpec) {
         spec.node_name = self.value(&spec.node_name);
         for volume in &mut spec.volumes {
-            volume.name = self.value(&volume.name);
-            let claim = &mut volume.persistent_volume_claim.claim_name;
-            *claim = self.value(claim);
+            self.volume(volume);
         }
         spec.priority_class_name = self.priority_class(&spec.priority_class_name);
         if let Some(reference) = &mut spec.workload_ref {
@@ -447,6 +458,81 @@ impl Redaction {
         for gate in &mut spec.scheduling_gates {
             gate.name = self.value(&gate.name);
         }
+    }
+
+    /// A pod volume: its name, the claim it names, and what identifies an in-line disk (disks
+    /// conflict and count by equality, which the hashes keep).
+    fn volume(&self, volume: &mut df_model::Volume) {
+        volume.name = self.value(&volume.name);
+        if let Some(claim) = &mut volume.persistent_volume_claim {
+            claim.claim_name = self.value(&claim.claim_name);
+        }
+        if let Some(disk) = &mut volume.gce_persistent_disk {
+            disk.pd_name = self.value(&disk.pd_name);
+        }
+        if let Some(disk) = &mut volume.aws_elastic_block_store {
+            disk.volume_id = self.value(&disk.volume_id);
+        }
+        if let Some(rbd) = &mut volume.rbd {
+            self.values(&mut rbd.monitors);
+            rbd.pool = self.value(&rbd.pool);
+            rbd.image = self.value(&rbd.image);
+        }
+        if let Some(iscsi) = &mut volume.iscsi {
+            iscsi.iqn = self.value(&iscsi.iqn);
+        }
+        if let Some(disk) = &mut volume.azure_disk {
+            disk.disk_uri = self.value(&disk.disk_uri);
+        }
+        for id in [&mut volume.cinder, &mut volume.portworx_volume]
+            .into_iter()
+            .flatten()
+        {
+            id.volume_id = self.value(&id.volume_id);
+        }
+    }
+
+    /// A volume's or claim's metadata; owner references name the pod of a generic ephemeral
+    /// volume, hashed as its name is.
+    fn storage_meta(&self, meta: &mut storage::StorageMeta) {
+        self.meta(&mut meta.common);
+        meta.uid = self.value(&meta.uid);
+        for owner in &mut meta.owner_references {
+            owner.name = self.value(&owner.name);
+            owner.uid = self.value(&owner.uid);
+        }
+    }
+
+    /// A CSI driver or provisioner name: the in-tree plugins and the drivers that took them
+    /// over are matched by name (`kubernetes.io/aws-ebs` is `ebs.csi.aws.com`) and stay; any
+    /// other is hashed like a name.
+    fn driver(&self, name: &str) -> String {
+        let known = storage::IN_TREE_DRIVERS
+            .iter()
+            .any(|(plugin, driver)| name == *plugin || name == *driver)
+            || name == storage::NO_PROVISIONER;
+        if known {
+            name.to_string()
+        } else {
+            self.value(name)
+        }
+    }
+
+    /// A PersistentVolume's labels: its zone labels may list several zones (`a__b`), each
+    /// hashed as the nodes' zone label values are.
+    fn volume_labels(&self, labels: &mut Labels) {
+        *labels = std::mem::take(labels)
+            .into_iter()
+            .map(|(key, value)| {
+                let value = if storage::ZONE_LABELS.contains(&key.as_str()) {
+                    let zones: Vec<String> = value.split("__").map(|z| self.value(z)).collect();
+                    zones.join("__")
+                } else {
+                    self.value(&value)
+                };
+                (self.key(&key), value)
+            })
+            .collect();
     }
 
     fn state(&self, state: &mut ClusterState) {
@@ -769,6 +855,127 @@ impl Redact for ConfigMap {
         }
         r.meta(&mut self.metadata);
         self.data.clear();
+    }
+}
+
+impl Redact for PersistentVolume {
+    fn redact(&mut self, r: &Redaction) {
+        let labels = std::mem::take(&mut self.metadata.common.labels);
+        r.storage_meta(&mut self.metadata);
+        self.metadata.common.labels = labels;
+        r.volume_labels(&mut self.metadata.common.labels);
+        let spec = &mut self.spec;
+        redact_class(r, &mut spec.storage_class_name);
+        if let Some(class) = &mut spec.volume_attributes_class_name {
+            *class = r.value(class);
+        }
+        if let Some(claim) = &mut spec.claim_ref {
+            claim.namespace = r.value(&claim.namespace);
+            claim.name = r.value(&claim.name);
+            claim.uid = r.value(&claim.uid);
+        }
+        if let Some(required) = spec
+            .node_affinity
+            .as_mut()
+            .and_then(|a| a.required.as_mut())
+        {
+            r.node_selector(required);
+        }
+        if let Some(csi) = &mut spec.csi {
+            csi.driver = r.driver(&csi.driver);
+            csi.volume_handle = r.value(&csi.volume_handle);
+        }
+        if let Some(disk) = &mut spec.gce_persistent_disk {
+            disk.pd_name = r.value(&disk.pd_name);
+        }
+        if let Some(disk) = &mut spec.aws_elastic_block_store {
+            disk.volume_id = r.value(&disk.volume_id);
+        }
+        if let Some(disk) = &mut spec.azure_disk {
+            disk.disk_uri = r.value(&disk.disk_uri);
+        }
+        for id in [&mut spec.cinder, &mut spec.portworx_volume]
+            .into_iter()
+            .flatten()
+        {
+            id.volume_id = r.value(&id.volume_id);
+        }
+    }
+}
+
+fn redact_class(r: &Redaction, class: &mut Option<String>) {
+    if let Some(class) = class {
+        *class = r.value(class);
+    }
+}
+
+impl Redact for PersistentVolumeClaim {
+    fn redact(&mut self, r: &Redaction) {
+        r.storage_meta(&mut self.metadata);
+        let spec = &mut self.spec;
+        redact_class(r, &mut spec.storage_class_name);
+        if let Some(class) = &mut spec.volume_attributes_class_name {
+            *class = r.value(class);
+        }
+        spec.volume_name = r.value(&spec.volume_name);
+        if let Some(selector) = &mut spec.selector {
+            r.label_selector(selector);
+        }
+    }
+}
+
+impl Redact for StorageClass {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.provisioner = r.driver(&self.provisioner);
+        let expressions = self
+            .allowed_topologies
+            .iter_mut()
+            .flat_map(|t| &mut t.match_label_expressions);
+        for requirement in expressions {
+            requirement.key = r.key(&requirement.key);
+            r.values(&mut requirement.values);
+        }
+    }
+}
+
+impl Redact for CSINode {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        for driver in &mut self.spec.drivers {
+            driver.name = r.driver(&driver.name);
+        }
+    }
+}
+
+impl Redact for CSIDriver {
+    /// Named by its driver: hashed as the volumes and classes that name it are.
+    fn redact(&mut self, r: &Redaction) {
+        let name = r.driver(&self.metadata.name);
+        r.meta(&mut self.metadata);
+        self.metadata.name = name;
+    }
+}
+
+impl Redact for CSIStorageCapacity {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.storage_class_name = r.value(&self.storage_class_name);
+        if let Some(selector) = &mut self.node_topology {
+            r.label_selector(selector);
+        }
+    }
+}
+
+impl Redact for VolumeAttachment {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let spec = &mut self.spec;
+        spec.attacher = r.driver(&spec.attacher);
+        spec.node_name = r.value(&spec.node_name);
+        if let Some(volume) = &mut spec.source.persistent_volume_name {
+            *volume = r.value(volume);
+        }
     }
 }
 

@@ -130,6 +130,94 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
     );
 }
 
+/// kube-scheduler's VolumeBinding keeps the pods of a claim bound to a zonal volume in its
+/// zone, with upstream's reason; VolumeZone, after it, would reject the node too. A claim the
+/// state does not hold rejects the pod at PreFilter, said once.
+#[test]
+fn a_bound_zonal_volume_keeps_its_pod_in_its_zone() {
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "explain-placement",
+            "-f",
+            "testdata/volumes/db.yaml",
+            "--state",
+            "testdata/clusters/zonal-volume.yaml",
+        ];
+        args.extend(extra);
+        output(&args)
+    };
+    let out = args(&[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("Pod default/db would land on node node-a (score 474).\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(" 1         node(s) had volume node affinity conflict  node-b\n"),
+        "{text}"
+    );
+    let out = args(&["--node", "node-b", "-o", "json"]);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        verdicts(&json),
+        [
+            "node-a=474",
+            "node-b: node(s) had volume node affinity conflict"
+        ]
+    );
+    let failed: Vec<(&str, &str)> = json["nodeDetail"]["filters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["passed"] == false)
+        .map(|f| {
+            (
+                f["plugin"].as_str().unwrap(),
+                f["reasons"][0].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("VolumeBinding", "node(s) had volume node affinity conflict"),
+            ("VolumeZone", "node(s) had no available volume zone"),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let pod = write_pod(
+        dir.path(),
+        "orphan.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: orphan, namespace: default}\nspec:\n  containers: [{name: c, image: x}]\n  volumes: [{name: data, persistentVolumeClaim: {claimName: nope}}]\n",
+    );
+    // DynamicResources (on since 1.34) runs its PreFilter after the volume plugins: rejected
+    // before it, the pod meets its PostFilter without cycle state, and preemption never runs.
+    for (version, post_filter) in [
+        ("1.34", "not found"),
+        (
+            "1.33",
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+        ),
+    ] {
+        let out = output(&[
+            "explain-placement",
+            "-f",
+            &pod,
+            "--state",
+            "testdata/clusters/zonal-volume.yaml",
+            "--kubernetes-version",
+            version,
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let want = format!(
+            "\n0/2 nodes are available: persistentvolumeclaim \"nope\" not found. {post_filter}\n"
+        );
+        assert!(stdout(&out).ends_with(&want), "{version}: {}", stdout(&out));
+    }
+}
+
 #[test]
 fn node_detail_runs_every_filter() {
     let out = output(&[

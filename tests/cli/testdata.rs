@@ -171,6 +171,16 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         &[("Namespace", 4), ("Node", 32), ("Pod", 9), ("PodGroup", 1)],
     ),
     ("clusters/two-nodes.yaml", &[("Node", 2)]),
+    (
+        "clusters/zonal-volume.yaml",
+        &[
+            ("Node", 2),
+            ("PersistentVolume", 1),
+            ("PersistentVolumeClaim", 1),
+            ("StorageClass", 1),
+        ],
+    ),
+    ("volumes/db.yaml", &[("Pod", 1)]),
     ("capacity/before.yaml", &[("Node", 2), ("Pod", 1)]),
     ("capacity/after.yaml", &[("Node", 2), ("Pod", 1)]),
     ("capacity/pods.yaml", &[("Deployment", 1)]),

@@ -12,8 +12,10 @@ use super::plugins::{
     self, PluginKind, balanced_allocation::BalancedAllocation, image_locality::ImageLocality,
     inter_pod_affinity, node_affinity, node_name::NodeName, node_ports::WantedPorts,
     node_resources_fit::NodeResourcesFit, node_unschedulable::NodeUnschedulable,
-    pod_topology_spread, taint_toleration,
+    node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions,
+    volume_zone,
 };
+use super::volumes::PreFiltered;
 use super::{Decision, NodeVerdict, Scheduler};
 use crate::profile::{NODE_AFFINITY, Point};
 
@@ -59,6 +61,10 @@ pub(super) struct Cycle<'s, 'a> {
     cx: Context<'s, 'a>,
     node_affinity: node_affinity::NodeNameSet,
     node_ports: WantedPorts,
+    volume_restrictions: volume_restrictions::VolumeRestrictions,
+    node_volume_limits: node_volume_limits::NodeVolumeLimits,
+    volume_binding: volume_binding::VolumeBinding<'a>,
+    volume_zone: volume_zone::VolumeZone,
     spread: pod_topology_spread::HardSpread,
     inter_pod_affinity: inter_pod_affinity::RequiredTerms,
 }
@@ -79,9 +85,62 @@ impl<'s, 'a> Cycle<'s, 'a> {
         Cycle {
             node_affinity: PreFilter::pre_filter(&cx),
             node_ports: PreFilter::pre_filter(&cx),
+            volume_restrictions: volume_restrictions::pre_filter(sched, pod),
+            node_volume_limits: node_volume_limits::pre_filter(pod),
+            volume_binding: volume_binding::pre_filter(sched, pod),
+            volume_zone: volume_zone::pre_filter(sched, pod),
             spread: PreFilter::pre_filter(&cx),
             inter_pod_affinity: PreFilter::pre_filter(&cx),
             cx,
+        }
+    }
+
+    /// The PreFilter that rejected the pod outright, in upstream's PreFilter order (it stops at
+    /// the first UnschedulableAndUnresolvable one): every node gets its status, with the
+    /// PreFilter's inputs in words.
+    fn rejection(&self) -> Option<(PluginKind, Status, String)> {
+        let runs = |kind: PluginKind| self.cx.profile.runs(Point::Filter, kind.name());
+        if self.node_affinity == node_affinity::NodeNameSet::Conflict
+            && runs(PluginKind::NodeAffinity)
+        {
+            return Some((
+                PluginKind::NodeAffinity,
+                Status::new(
+                    Code::UnschedulableAndUnresolvable,
+                    node_affinity::REASON_CONFLICT,
+                ),
+                self.node_affinity.describe(),
+            ));
+        }
+        [
+            (
+                PluginKind::VolumeRestrictions,
+                self.volume_restrictions.rejection(),
+            ),
+            (PluginKind::VolumeBinding, self.volume_binding.rejection()),
+            (PluginKind::VolumeZone, self.volume_zone.rejection()),
+        ]
+        .into_iter()
+        .filter(|(kind, _)| runs(*kind))
+        .find_map(|(kind, status)| {
+            let status = status?.clone();
+            let detail = status.reasons.join(", ");
+            Some((kind, status, detail))
+        })
+    }
+
+    /// Whether `kind`'s PreFilter said Skip: upstream runs no Filter of it, and an
+    /// explanation leaves it out.
+    fn skipped(&self, kind: PluginKind) -> bool {
+        fn skip<T>(state: &PreFiltered<T>) -> bool {
+            matches!(state, PreFiltered::Skip)
+        }
+        match kind {
+            PluginKind::VolumeRestrictions => skip(&self.volume_restrictions),
+            PluginKind::NodeVolumeLimits => skip(&self.node_volume_limits),
+            PluginKind::VolumeBinding => skip(&self.volume_binding),
+            PluginKind::VolumeZone => skip(&self.volume_zone),
+            _ => false,
         }
     }
 
@@ -107,6 +166,10 @@ impl<'s, 'a> Cycle<'s, 'a> {
             PluginKind::NodeAffinity => &self.node_affinity,
             PluginKind::NodePorts => &self.node_ports,
             PluginKind::NodeResourcesFit => &NodeResourcesFit,
+            PluginKind::VolumeRestrictions => &self.volume_restrictions,
+            PluginKind::NodeVolumeLimits => &self.node_volume_limits,
+            PluginKind::VolumeBinding => &self.volume_binding,
+            PluginKind::VolumeZone => &self.volume_zone,
             PluginKind::PodTopologySpread => &self.spread,
             PluginKind::InterPodAffinity => &self.inter_pod_affinity,
             PluginKind::BalancedAllocation | PluginKind::ImageLocality => {
@@ -171,7 +234,14 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 PluginKind::PodTopologySpread => {
                     self.score::<pod_topology_spread::SoftSpread>(name, weight, feasible, explained)
                 }
-                PluginKind::NodeUnschedulable | PluginKind::NodeName | PluginKind::NodePorts => {
+                // VolumeBinding's PreScore skips without the StorageCapacityScoring gate.
+                PluginKind::NodeUnschedulable
+                | PluginKind::NodeName
+                | PluginKind::NodePorts
+                | PluginKind::VolumeRestrictions
+                | PluginKind::NodeVolumeLimits
+                | PluginKind::VolumeBinding
+                | PluginKind::VolumeZone => {
                     continue;
                 }
             });
@@ -203,13 +273,26 @@ impl<'s, 'a> Cycle<'s, 'a> {
         let profile = self.cx.profile;
         let node_affinity_runs = profile.runs(Point::Filter, NODE_AFFINITY);
         let mut detail_filters = Vec::new();
+        let rejection = self.rejection();
         let mut verdicts: Vec<NodeVerdict> = candidates
             .iter()
             .map(|&index| {
                 let explain = explained == Some(index);
                 let name = &self.cx.node(index).metadata.name;
                 let mut failed: Option<(&'static str, Status)> = None;
-                if let Some(status) = self
+                if let Some((kind, status, detail)) = &rejection {
+                    // Rejected at PreFilter: upstream runs no filter at all.
+                    if explain {
+                        detail_filters.push(FilterOutcome {
+                            plugin: kind.name(),
+                            passed: false,
+                            code: status.code,
+                            reasons: status.reasons.clone(),
+                            detail: format!("PreFilter: {detail}"),
+                        });
+                    }
+                    failed = Some((kind.name(), status.clone()));
+                } else if let Some(status) = self
                     .node_affinity
                     .status(name)
                     .filter(|_| node_affinity_runs)
@@ -226,9 +309,10 @@ impl<'s, 'a> Cycle<'s, 'a> {
                     }
                     failed = Some((PluginKind::NodeAffinity.name(), status));
                 } else {
-                    for registration in
-                        plugins::filters().filter(|r| profile.runs(Point::Filter, r.name))
-                    {
+                    let runs = |r: &&plugins::Registration| {
+                        profile.runs(Point::Filter, r.name) && !self.skipped(r.kind)
+                    };
+                    for registration in plugins::filters().filter(runs) {
                         let (status, detail) = self.filter(registration.kind, index, explain);
                         if explain {
                             detail_filters.push(FilterOutcome {
@@ -288,16 +372,16 @@ impl<'s, 'a> Cycle<'s, 'a> {
         tied.sort();
         let selected = tied.first().cloned();
         // A PreFilter rejection is said once, not counted per node (upstream FitError).
-        let rejected_in_pre_filter = self.node_affinity == node_affinity::NodeNameSet::Conflict;
+        let rejected_in_pre_filter = rejection.is_some();
         let summary = selected.is_none().then(|| {
             if self.cx.sched.state.nodes.is_empty() {
                 // Upstream's ErrNoNodesAvailable: no filter runs, nothing is counted.
                 NO_NODES.to_string()
-            } else if rejected_in_pre_filter {
+            } else if let Some((_, status, _)) = &rejection {
                 format!(
                     "0/{} nodes are available: {}.",
                     candidates.len(),
-                    node_affinity::REASON_CONFLICT
+                    status.reasons.join(", ")
                 )
             } else {
                 super::unschedulable_summary(candidates.len(), &verdicts)

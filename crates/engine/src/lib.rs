@@ -19,6 +19,7 @@ pub mod selector;
 mod terms;
 mod trace;
 pub mod versions;
+mod volumes;
 
 use std::collections::BTreeMap;
 
@@ -192,6 +193,10 @@ pub struct Scheduler<'a> {
     /// Objects of the inputs that the scheduler's listers would see by the time their pods are
     /// scheduled, over the state's ([`Scheduler::give`]).
     given: Given,
+    /// The storage objects the volume plugins look up.
+    storage: volumes::StorageIndex<'a>,
+    /// The volumes and provisioning nodes the pods assumed so far took for their claims.
+    assumed_volumes: volumes::AssumedVolumes,
 }
 
 /// The planned inputs' Services and pod controllers (a Deployment's ReplicaSet included), which
@@ -278,6 +283,8 @@ impl<'a> Scheduler<'a> {
             namespace_labels: HashMap::default(),
             trace: trace::Tracer::default(),
             given: Given::default(),
+            storage: volumes::StorageIndex::new(state),
+            assumed_volumes: volumes::AssumedVolumes::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state
@@ -469,6 +476,7 @@ impl<'a> Scheduler<'a> {
             return;
         };
         self.record_assumed(&pod);
+        self.assume_volumes(&pod, index);
         let mut nodes = std::mem::take(&mut self.nodes);
         let mut pod = pod;
         pod.spec.node_name = node.to_string();
@@ -514,7 +522,37 @@ impl<'a> Scheduler<'a> {
         if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
             list.retain(|&p| p != index);
         }
+        self.assumed_volumes.forget(namespace, name);
         true
+    }
+
+    /// What VolumeBinding's Reserve assumes for `pod` on `node`: each claim it matched takes
+    /// its volume, each claim it provisions is for that node, for every later decision.
+    fn assume_volumes(&mut self, pod: &Pod, node: usize) {
+        let volumes::PreFiltered::Run(claims) = plugins::volume_binding::pre_filter(self, pod)
+        else {
+            return;
+        };
+        let Ok((reasons, bindings)) = claims.find(self, &self.state.nodes[node]) else {
+            return;
+        };
+        if !reasons.is_empty() {
+            return;
+        }
+        let key = |meta: &df_model::ObjectMeta| (meta.namespace.clone(), meta.name.clone());
+        let by = key(&pod.metadata);
+        for (claim, volume) in bindings.matched {
+            self.assumed_volumes.bind(
+                &volume.metadata.common.name,
+                key(&claim.metadata.common),
+                by.clone(),
+            );
+        }
+        let node_name = &self.state.nodes[node].metadata.name;
+        for claim in bindings.provisioned {
+            self.assumed_volumes
+                .provision(key(&claim.metadata.common), node_name, by.clone());
+        }
     }
 
     /// Take placed pod `index` off its node: its resources, ports and affinity terms stop
@@ -673,6 +711,22 @@ impl<'a> Scheduler<'a> {
             .flatten()
             .map(|&i| &self.placed[i])
             .filter(|p| !p.removed)
+    }
+
+    /// The pods on `node`, from the state and assumed.
+    fn pods_on(&self, node: usize) -> impl Iterator<Item = &Pod> {
+        self.nodes[node].pods.iter().map(|&i| &*self.placed[i].pod)
+    }
+
+    /// The placed pods of `namespace`, from the state and assumed.
+    fn placed_pods_in<'s>(&'s self, namespace: &'s str) -> impl Iterator<Item = &'s Pod> {
+        self.placed_by_namespace
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.placed[i])
+            .filter(|p| !p.removed)
+            .map(|p| &*p.pod)
     }
 
     fn node_labels(&self, node: usize) -> &Labels {

@@ -61,6 +61,42 @@ pub(super) fn terminating(name: &str, node: &str, labels: &str, extra: &str) -> 
     )
 }
 
+/// A PersistentVolumeClaim in `default`: `meta` adds metadata fields (`, annotations: {...}`),
+/// `spec` is the body of its spec's flow mapping.
+pub(super) fn claim(name: &str, meta: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {name}, namespace: default{meta}}}\nspec: {{{spec}}}\n---\n"
+    )
+}
+
+/// A PersistentVolume in `phase`: `meta` adds metadata fields, `spec` is its spec's body.
+pub(super) fn volume(name: &str, meta: &str, spec: &str, phase: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: {name}{meta}}}\nspec: {{{spec}}}\nstatus: {{phase: {phase}}}\n---\n"
+    )
+}
+
+/// A StorageClass with its binding mode and provisioner; `extra` adds top-level fields.
+pub(super) fn class(name: &str, mode: &str, provisioner: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {{name: {name}}}\nprovisioner: {provisioner}\nvolumeBindingMode: {mode}\n{extra}---\n"
+    )
+}
+
+/// Pod spec lines with one container and `volumes` (flow mappings, one per list item).
+pub(super) fn with_volumes(volumes: &[&str]) -> String {
+    let mut spec = String::from("spec:\n  containers: [{name: c}]\n  volumes:\n");
+    for (i, v) in volumes.iter().enumerate() {
+        spec += &format!("  - {{name: v{i}, {v}}}\n");
+    }
+    spec
+}
+
+/// A pod volume using claim `name`.
+pub(super) fn uses(name: &str) -> String {
+    format!("persistentVolumeClaim: {{claimName: {name}}}")
+}
+
 /// `node: reason` for infeasible nodes, `node` for feasible ones.
 pub(super) fn verdicts(decision: &Decision) -> Vec<String> {
     decision

@@ -10,9 +10,13 @@ pub mod node_name;
 pub(crate) mod node_ports;
 pub(crate) mod node_resources_fit;
 pub(crate) mod node_unschedulable;
+pub(crate) mod node_volume_limits;
 pub(crate) mod pod_topology_spread;
 pub mod scheduling_gates;
 pub mod taint_toleration;
+pub(crate) mod volume_binding;
+pub(crate) mod volume_restrictions;
+pub(crate) mod volume_zone;
 
 /// Modelled plugins outside the filter and score registry: the PreEnqueue plugins, which the
 /// engine runs before every cycle unless the profile turns them off.
@@ -27,6 +31,10 @@ pub enum PluginKind {
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
     BalancedAllocation,
@@ -54,7 +62,7 @@ const fn plugin(name: &'static str, kind: PluginKind, filter: bool, score: bool)
 }
 
 /// Every modelled plugin; the filters in the order the default profile runs them.
-pub(crate) const REGISTRY: [Registration; 10] = [
+pub(crate) const REGISTRY: [Registration; 14] = [
     plugin(
         "NodeUnschedulable",
         PluginKind::NodeUnschedulable,
@@ -66,6 +74,22 @@ pub(crate) const REGISTRY: [Registration; 10] = [
     plugin("NodeAffinity", PluginKind::NodeAffinity, true, true),
     plugin("NodePorts", PluginKind::NodePorts, true, false),
     plugin("NodeResourcesFit", PluginKind::NodeResourcesFit, true, true),
+    plugin(
+        "VolumeRestrictions",
+        PluginKind::VolumeRestrictions,
+        true,
+        false,
+    ),
+    plugin(
+        "NodeVolumeLimits",
+        PluginKind::NodeVolumeLimits,
+        true,
+        false,
+    ),
+    // Its Score exists upstream but is skipped at PreScore unless the StorageCapacityScoring
+    // feature gate is on (off in v1.34): a profile may weigh it, and it changes no total.
+    plugin("VolumeBinding", PluginKind::VolumeBinding, true, true),
+    plugin("VolumeZone", PluginKind::VolumeZone, true, false),
     plugin(
         "PodTopologySpread",
         PluginKind::PodTopologySpread,
@@ -86,13 +110,10 @@ pub(crate) const REGISTRY: [Registration; 10] = [
 /// of `plan --pending`, binding (which changes no placement) and preemption.
 pub(crate) const HONOURED: [&str; 3] = ["PrioritySort", "DefaultBinder", "DefaultPreemption"];
 
-/// In-tree plugins of v1.34 that act on what the engine does not model (volumes, DRA): a
-/// configuration may name them; a profile that enables them is warned that they are left out.
-pub(crate) const UNMODELLED: [&str; 9] = [
-    "VolumeBinding",
-    "VolumeRestrictions",
-    "VolumeZone",
-    "NodeVolumeLimits",
+/// In-tree plugins of v1.34 that act on what the engine does not model (DRA, and the non-CSI
+/// volume limits upstream removed in v1.32): a configuration may name them; a profile that
+/// enables them is warned that they are left out.
+pub(crate) const UNMODELLED: [&str; 5] = [
     "EBSLimits",
     "GCEPDLimits",
     "AzureDiskLimits",
@@ -157,13 +178,18 @@ mod tests {
     use super::*;
 
     /// Filter plugins of the default profile, in the order upstream runs them.
-    const FILTER_ORDER: [&str; 8] = [
+    /// (upstream `getDefaultPlugins`, the same from v1.32 to v1.37).
+    const FILTER_ORDER: [&str; 12] = [
         "NodeUnschedulable",
         "NodeName",
         "TaintToleration",
         "NodeAffinity",
         "NodePorts",
         "NodeResourcesFit",
+        "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
     ];

@@ -23,6 +23,12 @@ pub const DIFFERENCES: &[(u32, &str)] = &[
          taint(s)\" (before: \"node(s) had untolerated taint {key: value}\")",
     ),
     (
+        34,
+        "VolumeAttributesClass is GA: VolumeBinding binds a claim only to a volume of the same \
+         volumeAttributesClassName (before: a claim naming one fails VolumeBinding's Filter \
+         with an error, and a volume naming one is never chosen)",
+    ),
+    (
         36,
         "NodeResourcesBalancedAllocation scores the change in balance: 50 + (50 + with - \
          without) / 2",
@@ -86,6 +92,14 @@ impl KubeVersion {
     pub fn balanced_allocation_scores_the_change(self) -> bool {
         self.minor >= 36
     }
+
+    /// The VolumeAttributesClass feature gate is on (GA in 1.34; beta and off by default in
+    /// 1.32 and 1.33): component-helpers' `FindMatchingVolume` compares the claim's and the
+    /// volume's attributes classes; with it off, a claim that names one is an error and a
+    /// volume that names one is skipped.
+    pub fn volume_attributes_class_enabled(self) -> bool {
+        self.minor >= 34
+    }
 }
 
 impl Default for KubeVersion {
@@ -146,6 +160,10 @@ mod tests {
         assert_eq!(
             on(KubeVersion::balanced_allocation_scores_the_change),
             [36, 37]
+        );
+        assert_eq!(
+            on(KubeVersion::volume_attributes_class_enabled),
+            [34, 35, 36, 37]
         );
     }
 }

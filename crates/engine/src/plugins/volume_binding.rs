@@ -259,10 +259,11 @@ fn is_claimed(sched: &Scheduler, volume: &PersistentVolume) -> bool {
             .is_some()
 }
 
-/// Upstream `FindMatchingVolume` (component-helpers), with VolumeAttributesClass on (GA in
-/// v1.34): a volume pre-bound to the claim ends the search (matched if its affinity holds);
-/// else the smallest available volume of the claim's class, size, mode, attributes class,
-/// selector and access modes whose affinity holds.
+/// Upstream `FindMatchingVolume` (component-helpers): a volume pre-bound to the claim ends
+/// the search (matched if its affinity holds); else the smallest available volume of the
+/// claim's class, size, mode, attributes class, selector and access modes whose affinity
+/// holds. Without the VolumeAttributesClass gate (before 1.34) a claim naming an attributes
+/// class is an error and a volume naming one is never chosen.
 fn find_matching_volume<'a>(
     sched: &Scheduler<'a>,
     claim: &PersistentVolumeClaim,
@@ -272,6 +273,14 @@ fn find_matching_volume<'a>(
     let requested = claim.request();
     let mode = |m: &Option<String>| m.clone().unwrap_or_else(|| "Filesystem".into());
     let attributes = |c: &Option<String>| c.clone().unwrap_or_default();
+    let gated = !sched.profile().version.volume_attributes_class_enabled();
+    if gated && !attributes(&claim.spec.volume_attributes_class_name).is_empty() {
+        let meta = &claim.metadata.common;
+        return Err(format!(
+            "unsupported volumeAttributesClassName is set on claim {}/{} when the feature-gate VolumeAttributesClass is disabled",
+            meta.namespace, meta.name
+        ));
+    }
     let mut best: Option<&PersistentVolume> = None;
     // The candidates are the volumes of the claim's class (upstream lists them by class).
     let class = claim.class();
@@ -289,6 +298,7 @@ fn find_matching_volume<'a>(
             || mode(&volume.spec.volume_mode) != mode(&claim.spec.volume_mode)
             || attributes(&volume.spec.volume_attributes_class_name)
                 != attributes(&claim.spec.volume_attributes_class_name)
+            || gated && volume.spec.volume_attributes_class_name.is_some()
             || volume.metadata.deletion_timestamp.is_some()
         {
             continue;
@@ -859,6 +869,43 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Before 1.34 (VolumeAttributesClass off by default) a claim naming an attributes class
+    /// makes VolumeBinding's Filter fail with upstream's error, and volumes naming one are
+    /// never chosen.
+    #[test]
+    fn attributes_classes_before_the_gate_was_on() {
+        let objects = cluster(
+            &(claim(
+                "v",
+                "",
+                &wants("later", "1Gi", ", volumeAttributesClassName: fast"),
+            ) + &claim("w", "", &wants("later", "1Gi", ""))
+                + &free(
+                    "p",
+                    "later",
+                    "5Gi",
+                    "r1",
+                    ", volumeAttributesClassName: fast",
+                )),
+        );
+        let state = state(&objects);
+        let profile = Profile {
+            version: crate::versions::KubeVersion { minor: 33 },
+            ..Profile::default()
+        };
+        let scheduler = Scheduler::new(&state, profile);
+        let named = scheduler.decide(&pod(&with_volumes(&[&uses("v")])));
+        assert_eq!(named.nodes[0].code, Some(Code::Error));
+        assert_eq!(
+            named.nodes[0].reasons,
+            [
+                "running \"VolumeBinding\" filter plugin: unsupported volumeAttributesClassName is set on claim default/v when the feature-gate VolumeAttributesClass is disabled"
+            ]
+        );
+        let plain = scheduler.decide(&pod(&with_volumes(&[&uses("w")])));
+        assert_eq!(plain.feasible_count(), 0, "the only volume names a class");
     }
 
     /// Upstream volume_binding_test.go (PreFilter): a rejection gives every node one status,

@@ -176,9 +176,7 @@ impl ClusterState {
             state.objects.pods = pods;
         }
         for (kind, count) in unknown_kinds {
-            state.warnings.push(format!(
-                "ignored {count} {kind} object(s): placement does not depend on them"
-            ));
+            state.warnings.push(ignored_kind(&kind, count));
         }
         state.index(known_requests);
         self
@@ -408,6 +406,24 @@ fn keep_last<T: KindObject>(items: &mut Vec<T>) {
     items.retain(|_| flags.next().unwrap_or(true));
 }
 
+/// Kinds some kube-scheduler plugin reads that the state does not keep, with who reads them.
+const READ_BUT_NOT_MODELLED: [(&str, &str); 1] = [(
+    "ReplicationController",
+    "PodTopologySpread's default constraints select a controller's pods by its selector",
+)];
+
+/// What the state says of `count` objects of a kind it does not keep: not modelled, naming the
+/// plugin that reads them, or read by no modelled scheduler. Never that placement does not
+/// depend on them: a scheduler the tool does not model may read anything.
+fn ignored_kind(kind: &str, count: usize) -> String {
+    match READ_BUT_NOT_MODELLED.iter().find(|(k, _)| *k == kind) {
+        Some((_, reader)) => {
+            format!("ignored {count} {kind} object(s): not modelled, though {reader}")
+        }
+        None => format!("ignored {count} {kind} object(s): no modelled scheduler reads them"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,5 +539,35 @@ mod tests {
             ["pod ns/b is bound to node \"gone\", which is not in the state; ignoring the pod"]
         );
         assert_eq!(state.pods_in_namespace("ns").count(), 3);
+    }
+
+    /// Kinds the state does not keep are counted by kind; a kind a default-profile plugin reads
+    /// says it is not modelled and who reads it; no kind is said not to matter.
+    #[test]
+    fn warns_of_each_ignored_kind_once_with_its_reader() {
+        let unknown = |kind: &str, name: &str| Object::Unknown {
+            type_meta: df_model::TypeMeta {
+                api_version: "v1".into(),
+                kind: kind.into(),
+            },
+            metadata: ObjectMeta {
+                name: name.into(),
+                ..Default::default()
+            },
+        };
+        let state = ClusterState::from_objects([
+            node("n1"),
+            unknown("ReplicationController", "rc-a"),
+            unknown("Secret", "s"),
+            unknown("ReplicationController", "rc-b"),
+        ]);
+        assert_eq!(
+            state.warnings,
+            [
+                "ignored 2 ReplicationController object(s): not modelled, though \
+                 PodTopologySpread's default constraints select a controller's pods by its selector",
+                "ignored 1 Secret object(s): no modelled scheduler reads them",
+            ]
+        );
     }
 }

@@ -203,7 +203,7 @@ fn readme_contracts() -> BTreeMap<String, Contract> {
     let mut block: Option<String> = None;
     for line in section.lines() {
         match (&mut block, line) {
-            (None, "```") => block = Some(String::new()),
+            (None, "```text") => block = Some(String::new()),
             (None, _) if line.starts_with('`') && line.ends_with(':') => {
                 label = Some(line[1..line.rfind('`').unwrap()].to_string());
             }

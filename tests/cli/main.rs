@@ -9,6 +9,7 @@ pub mod support;
 mod apply;
 mod conventions;
 mod dist;
+mod docs;
 mod drift;
 mod explain;
 mod explain_agrees;

@@ -221,6 +221,16 @@ const BAD: &[(&str, &[&str], usize)] = &[
     ("bad/misspelled-node-selector.yaml", &[], 1),
     // An empty file is not a load error; commands say "no objects" themselves.
     ("bad/empty.yaml", &[], 0),
+    // Nodes before line 7: a 11 (its list and 10 strings), b 111, c 1,111, d 11,111 = 12,344;
+    // each `*d` of line 7 adds 11,111, so with e's own list the 8th (column 8 + 7 * 4 = 36)
+    // crosses 100,000 (12,345 + 8 * 11,111 = 101,233).
+    (
+        "bad/alias-bomb.yaml",
+        &[
+            "bad/alias-bomb.yaml:7:36: alias expansion exceeds 100000 nodes or 16 MiB (a YAML bomb?)",
+        ],
+        0,
+    ),
 ];
 
 /// Real-world shapes written after upstream examples (Kubernetes docs, Volcano, Kueue,
@@ -327,6 +337,9 @@ fn every_testdata_file_is_covered() {
             "README.md",
             "clusters/openb.json",
             "topology/workload/placement-weights.yaml",
+            // Scheduler configurations the book runs (tests/cli/docs.rs).
+            "schedulers/misspelt-plugin.yaml",
+            "schedulers/network-aware.yaml",
         ])
         .collect();
     listed.sort();

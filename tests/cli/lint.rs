@@ -1064,3 +1064,30 @@ fn bad_input_becomes_diagnostics() {
     assert_eq!(got, expected);
     assert_eq!(value["summary"]["files"], 7);
 }
+
+/// DF007 is for kinds a plan addresses: two definitions of one ClusterRole change no answer,
+/// and a kind the tool does not model keeps the scope its manifest gives it (no `default`
+/// namespace for a cluster-scoped ClusterRole).
+#[test]
+fn duplicates_of_kinds_no_plan_addresses_are_not_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rbac.yaml");
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n";
+    std::fs::write(&file, format!("{role}---\n{role}")).unwrap();
+    let (set, report) = run(&[file.display().to_string()], &LintOptions::default());
+    let found: Vec<(usize, &str, &str)> = report
+        .diagnostics
+        .iter()
+        .map(|d| (d.pos.line, d.code, &*d.message))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            1,
+            "DF006",
+            "2 objects of rbac.authorization.k8s.io/v1 ClusterRole not checked (no schema for this kind)"
+        )]
+    );
+    let names: Vec<String> = set.manifests.iter().map(|m| m.display_name()).collect();
+    assert_eq!(names, ["ClusterRole/reader", "ClusterRole/reader"]);
+}

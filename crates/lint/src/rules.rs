@@ -136,7 +136,7 @@ pub const RULES: &[Rule] = &[
         "duplicate-object",
         Error,
         "the same object defined twice in the inputs",
-        "Two documents define the same apiVersion group, kind, namespace and name. kubectl apply would apply both, the later one winning, so the result depends on the order of the files; this tool would plan only one of them.",
+        "Two documents define the same apiVersion group, kind, namespace and name of a kind this tool plans (Pods, workloads, gangs, Fluid operations). kubectl apply would apply both, the later one winning, so the result depends on the order of the files; this tool would plan only one of them.",
         "Remove one of the two definitions, or give them different names.",
     ),
     rule(

@@ -166,11 +166,16 @@ pub(crate) fn lint(ctx: &mut Context<'_>, manifests: &[Manifest]) {
 }
 
 /// Pairs `(first definition, later definition)` of the same object: same API group, kind,
-/// namespace and name. Objects named only by `generateName` are distinct by design.
+/// namespace and name. Objects named only by `generateName` are distinct by design. Only kinds
+/// a plan addresses count: of the others (ConfigMaps, ClusterRoles, ...) nothing is planned, so
+/// which definition wins changes no answer of this tool.
 fn duplicates(manifests: &[Manifest]) -> Vec<(&Manifest, &Manifest)> {
     let mut first: HashMap<(&str, &str, &str, &str), &Manifest> = HashMap::new();
     let mut pairs = Vec::new();
     for m in manifests {
+        if !m.object.kind_info().is_some_and(|kind| kind.addressable) {
+            continue;
+        }
         let meta = m.object.metadata();
         if meta.name.is_empty() || meta.name.ends_with(df_manifest::GENERATED_SUFFIX) {
             continue;

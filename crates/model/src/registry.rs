@@ -224,9 +224,11 @@ impl Object {
         }
     }
 
-    /// Namespaced kinds default to `default` when a manifest leaves the namespace out.
+    /// Namespaced kinds default to `default` when a manifest leaves the namespace out. A kind
+    /// the tool does not model has no known scope (a ClusterRole has no namespace), so it keeps
+    /// what its manifest says.
     pub fn is_namespaced(&self) -> bool {
-        self.kind_info().is_none_or(|k| k.namespaced)
+        self.kind_info().is_some_and(|k| k.namespaced)
     }
 }
 

@@ -1,24 +1,29 @@
-//! Two indentation shapes that kubectl's YAML parser (go-yaml, after libyaml) accepts and
-//! saphyr's scanner refuses. libyaml does not check indentation inside flow collections or
-//! on the continuation lines of a quoted scalar; saphyr does. Real manifests have both:
-//! `args: ["a", "b",` ... `]` with the closing bracket back at the key's column, and CRD
-//! descriptions written as one long single-quoted scalar over several lines.
+//! Three shapes that kubectl's YAML parser (go-yaml, after libyaml) accepts and saphyr's
+//! scanner refuses. libyaml does not check indentation inside flow collections or on the
+//! continuation lines of a quoted scalar, and takes a tab as the blank after a mapping's `:`
+//! (YAML's separator is a space or a tab); saphyr does not. Real manifests have all three:
+//! `args: ["a", "b",` ... `]` with the closing bracket back at the key's column, CRD
+//! descriptions written as one long single-quoted scalar over several lines, and
+//! `image:<TAB>nginx` from editors that insert tabs.
 //!
-//! Rather than fork the scanner, the parser retries with the offending lines indented further.
-//! In both shapes that indentation carries no meaning (a quoted scalar folds the leading
-//! blanks of its continuation lines away; a closing bracket has no value), so the parsed tree
-//! is the one go-yaml builds. Only the repaired lines change, and no node starts on them, so
-//! every position the tree reports is still a position in the original text.
+//! Rather than fork the scanner, the parser retries with the offending lines indented further,
+//! or the tab replaced by a space. In each shape the change carries no meaning (a quoted scalar
+//! folds the leading blanks of its continuation lines away; a closing bracket has no value; the
+//! blanks before a plain value are not part of it), so the parsed tree is the one go-yaml
+//! builds. Only the repaired lines change, no node starts on an indented one and a replaced tab
+//! keeps every column, so every position the tree reports is still a position in the original
+//! text.
 
 /// What saphyr says about the two shapes.
 const QUOTED_SCALAR: &str = "invalid indentation in quoted scalar";
 const INDENTATION: &str = "invalid indentation";
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
 
 /// How many lines one text may have repaired: each retry re-parses the text.
 pub(crate) const MAX_REPAIRS: usize = 64;
 
 /// `text` with the lines behind `message` at `line` (1-based) and `column` (0-based, in
-/// characters) indented so saphyr accepts them, or `None` when the error is not one of the two
+/// characters) changed so saphyr accepts them, or `None` when the error is not one of the three
 /// shapes go-yaml accepts.
 pub(crate) fn repair(text: &str, message: &str, line: usize, column: usize) -> Option<String> {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -48,6 +53,23 @@ pub(crate) fn repair(text: &str, message: &str, line: usize, column: usize) -> O
             let wanted = indentation(previous).max(indentation(at) + 1);
             first_changed = index;
             repaired.push(format!("{}{}", " ".repeat(wanted), at.trim_start()));
+        }
+        TAB_AFTER_COLON => {
+            // The `:` the scanner stopped after is the last one before `column` that a tab
+            // follows; spaces for the tabs of the blanks after it keep every column.
+            let chars: Vec<char> = at.chars().collect();
+            let colon = (0..column.min(chars.len()))
+                .rev()
+                .find(|&i| chars[i] == ':' && chars.get(i + 1) == Some(&'\t'))?;
+            let mut line: String = chars[..=colon].iter().collect();
+            let blanks = chars[colon + 1..]
+                .iter()
+                .take_while(|c| matches!(c, ' ' | '\t'))
+                .count();
+            line.push_str(&" ".repeat(blanks));
+            line.extend(&chars[colon + 1 + blanks..]);
+            first_changed = index;
+            repaired.push(line);
         }
         _ => return None,
     }
@@ -126,6 +148,17 @@ mod tests {
                 Some("  args: [\"a\",\n    \"b\"\n    ]\n"),
             ),
             ("a:\n b: 1\n  c: 2\n", INDENTATION, 3, 2, None),
+            // saphyr stops past the tab after `image:`, at column 9 (0-based).
+            (
+                "- name: a\n  image:\tnginx\n",
+                TAB_AFTER_COLON,
+                2,
+                9,
+                Some("- name: a\n  image: nginx\n"),
+            ),
+            ("a:\t \tb\n", TAB_AFTER_COLON, 1, 5, Some("a:   b\n")),
+            // A tab that follows no `:` is not this shape.
+            ("a: b\tc\n", TAB_AFTER_COLON, 1, 5, None),
             ("x: 'never closed\n", QUOTED_SCALAR, 1, 3, None),
             (
                 "x: 1\n",

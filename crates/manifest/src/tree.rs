@@ -149,10 +149,10 @@ pub fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
             Err(Failure::Scan(error)) => error,
         };
         let marker = *error.marker();
-        first_error.get_or_insert_with(|| scan_error(&error));
+        first_error.get_or_insert_with(|| scan_error(&error, text));
         match super::indent::repair(&attempt, error.info(), marker.line(), marker.col()) {
             Some(repaired) => attempt = std::borrow::Cow::Owned(repaired),
-            None => return Err(scan_error(&error)),
+            None => return Err(scan_error(&error, &attempt)),
         }
     }
     Err(first_error.expect("the loop runs at least once"))
@@ -176,7 +176,7 @@ fn parse_once(text: &str) -> Result<Vec<Node>, Failure> {
     Ok(builder.documents)
 }
 
-fn scan_error(e: &saphyr_parser::ScanError) -> SyntaxError {
+fn scan_error(e: &saphyr_parser::ScanError, text: &str) -> SyntaxError {
     // The scanner counts flow levels in a `u8` and says only "recursion limit exceeded".
     let message = match e.info() {
         "recursion limit exceeded" => {
@@ -184,10 +184,32 @@ fn scan_error(e: &saphyr_parser::ScanError) -> SyntaxError {
         }
         info => info.to_string(),
     };
-    SyntaxError {
-        pos: marker_pos(*e.marker()),
-        message,
+    let mut pos = marker_pos(*e.marker());
+    if message.contains("tab") {
+        pos.column = offending_tab(text, pos).unwrap_or(pos.column);
     }
+    SyntaxError { pos, message }
+}
+
+/// The 1-based column of the tab a tab error is about. The scanner reports some of them (tabs
+/// in block indentation) where it stopped, after the blanks it skipped; the tab is the first
+/// one of those blanks. `None` when no tab ends right before `pos` on its line.
+fn offending_tab(text: &str, pos: Pos) -> Option<usize> {
+    let line: Vec<char> = text
+        .lines()
+        .nth(pos.line.checked_sub(1)?)?
+        .chars()
+        .collect();
+    let stop = (pos.column - 1).min(line.len());
+    if line.get(stop) == Some(&'\t') {
+        return None;
+    }
+    let blanks_from = line[..stop]
+        .iter()
+        .rposition(|c| !matches!(c, ' ' | '\t'))
+        .map_or(0, |i| i + 1);
+    let tab = line[blanks_from..stop].iter().position(|&c| c == '\t')?;
+    Some(blanks_from + tab + 1)
 }
 
 fn marker_pos(marker: Marker) -> Pos {
@@ -519,6 +541,26 @@ mod tests {
     fn empty_documents_are_dropped() {
         assert!(parse_documents("").unwrap().is_empty());
         assert_eq!(parse_documents("---\n---\na: 1\n").unwrap().len(), 1);
+    }
+
+    /// Tab errors point at the tab: in block indentation the scanner stops at the content after
+    /// the tabs (column 3 below), the tab that breaks the indentation is the first blank.
+    /// A tab after a mapping's `:` is YAML's separator, as go-yaml reads it.
+    #[test]
+    fn tab_errors_point_at_the_tab_and_a_tab_separator_parses() {
+        let cases = [("a:\n\tb: 1\n", (2, 1)), ("a:\n  b:\n \t\tc: 1\n", (3, 2))];
+        for (text, (line, column)) in cases {
+            let err = parse_documents(text).unwrap_err();
+            assert_eq!(
+                (err.pos.line, err.pos.column),
+                (line, column),
+                "{text:?}: {err:?}"
+            );
+            assert!(err.message.contains("tab"), "{err:?}");
+        }
+        let docs = parse_documents("spec:\n  image:\tnginx\n  tag:\t \tv1\n").unwrap();
+        let value = |path| docs[0].lookup(&parse_path(path)).unwrap().as_str().unwrap();
+        assert_eq!((value("spec.image"), value("spec.tag")), ("nginx", "v1"));
     }
 
     #[test]

@@ -221,6 +221,16 @@ const BAD: &[(&str, &[&str], usize)] = &[
     ("bad/misspelled-node-selector.yaml", &[], 1),
     // An empty file is not a load error; commands say "no objects" themselves.
     ("bad/empty.yaml", &[], 0),
+    // The scanner stops at the `-` of `{{-` (line 7 column 7: the comment line comes first).
+    (
+        "bad/helm-template.yaml",
+        &[
+            "bad/helm-template.yaml:7:7: \"-\" is only valid inside a block (this file is a Go \
+             template, as in a Helm chart: render it first, e.g. `helm template RELEASE CHART`, \
+             and pass the output with `-f -`)",
+        ],
+        0,
+    ),
     // Nodes before line 7: a 11 (its list and 10 strings), b 111, c 1,111, d 11,111 = 12,344;
     // each `*d` of line 7 adds 11,111, so with e's own list the 8th (column 8 + 7 * 4 = 36)
     // crosses 100,000 (12,345 + 8 * 11,111 = 101,233).

@@ -506,8 +506,36 @@ impl Manifest {
     }
 }
 
-/// Decode the documents of one text; `v1 List` documents are unwrapped into their items.
+/// Decode the documents of one text; `v1 List` documents are unwrapped into their items. A
+/// problem in a Go template (a Helm chart's file) says so: the YAML error is only a symptom.
 pub fn parse_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
+    let (manifests, mut problems) = decode_text(file, text);
+    for problem in &mut problems {
+        if let LoadError::Syntax { pos, message, .. } | LoadError::Decode { pos, message, .. } =
+            problem
+            && is_template(text, pos.line)
+        {
+            message.push_str(TEMPLATE_HINT);
+        }
+    }
+    (manifests, problems)
+}
+
+const TEMPLATE_HINT: &str = " (this file is a Go template, as in a Helm chart: render it first, \
+     e.g. `helm template RELEASE CHART`, and pass the output with `-f -`)";
+
+/// Whether a problem at `line` comes from Go template actions: the line holds one (`{{ ... }}`)
+/// or a line of the file is one (`{{- if ... }}`). Quoted template strings of other tools
+/// (`"{{inputs.parameters.x}}"`) parse as YAML and reach here only on a line that has one.
+fn is_template(text: &str, line: usize) -> bool {
+    let action = |l: &str| l.find("{{").is_some_and(|at| l[at..].contains("}}"));
+    text.lines().nth(line.saturating_sub(1)).is_some_and(action)
+        || text
+            .lines()
+            .any(|l| l.trim_start().starts_with("{{") && action(l))
+}
+
+fn decode_text(file: &Arc<str>, text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
     let mut manifests = Vec::new();
     let mut problems = Vec::new();
     let documents = match tree::parse_documents(text) {

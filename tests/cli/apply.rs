@@ -601,3 +601,61 @@ fn patch_pins_a_pod_where_the_plan_puts_it_not_where_it_would_go_alone() {
         stderr(&out)
     );
 }
+
+/// A 403 on a resource whose API group the cluster does not serve is a missing CRD, not
+/// missing rights (authorization runs before the lookup): discovery tells the two apart. The
+/// same 403 on a served group stays RBAC's answer, with the permission to ask for.
+#[test]
+fn launch_says_a_group_is_not_installed_where_discovery_does_not_list_it() {
+    let collection = "/apis/data.fluid.io/v1alpha1/namespaces/team/dataloads";
+    let cases = [
+        (
+            false,
+            "error: cannot create dataloads.data.fluid.io \"next\" in namespace \"team\": the cluster does not serve data.fluid.io/v1alpha1 (its API group is not installed; the API server answered 403 because authorization runs before the lookup)\n",
+        ),
+        (
+            true,
+            "error: forbidden: cannot create dataloads.data.fluid.io \"next\" in namespace \"team\": ",
+        ),
+    ];
+    for (installed, expected) in cases {
+        let behaviour = Behaviour {
+            forbidden: vec![collection.into()],
+            ..Behaviour::default()
+        };
+        let mut served = vec![NODES, NAMESPACES, PODS, RESOURCE_QUOTAS, LIMIT_RANGES];
+        if installed {
+            served.push(DATALOADS);
+        }
+        let server = ApiServer::start(served, behaviour);
+        server.add(&NAMESPACES, json!({"metadata": {"name": "team"}}));
+        server.add(
+            &NODES,
+            json!({"metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = server.kubeconfig(dir.path(), "config");
+        let op = dir.path().join("op.yaml");
+        std::fs::write(
+            &op,
+            "apiVersion: data.fluid.io/v1alpha1\nkind: DataLoad\nmetadata:\n  name: next\n  \
+             namespace: team\nspec:\n  dataset:\n    name: imagenet\n",
+        )
+        .unwrap();
+        let op = op.to_string_lossy();
+        let out = run(&["launch", "-f", &op, "--yes"], &kubeconfig);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "installed: {installed}: {}",
+            stderr(&out)
+        );
+        let stderr = stderr(&out);
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(
+            format!("{last}\n").starts_with(expected),
+            "installed: {installed}: {stderr}"
+        );
+    }
+}

@@ -42,6 +42,10 @@ pub enum ApplyError {
         resource: String,
         namespace: String,
     },
+    #[error(
+        "cannot {what}: the cluster does not serve {api_version} (its API group is not installed; the API server answered 403 because authorization runs before the lookup)"
+    )]
+    NotInstalled { what: String, api_version: String },
     #[error("the API server rejected {what}: {message}")]
     Rejected { what: String, message: String },
     #[error(
@@ -251,6 +255,21 @@ impl Api {
             RequestError::NotFound => ApplyError::NotFound {
                 object: object.to_string(),
             },
+            // Authorization runs before the lookup: a resource of a group the cluster does not
+            // serve (Fluid's CRDs not installed) is forbidden, not missing, for most users.
+            // Discovery tells the two apart, as the live read does.
+            RequestError::Failed(LiveError::Forbidden { .. })
+                if !object.resource.group.is_empty()
+                    && !self.runtime.block_on(crate::group_listed(
+                        &self.session,
+                        &object.resource.group_path(),
+                    )) =>
+            {
+                ApplyError::NotInstalled {
+                    what: what.to_string(),
+                    api_version: object.resource.api_version(),
+                }
+            }
             RequestError::Failed(LiveError::Forbidden { message, .. }) => ApplyError::Forbidden {
                 what: what.to_string(),
                 message,

@@ -613,7 +613,7 @@ struct GroupVersion {
 
 /// Whether `/apis` lists the group version of `group_path` (`/apis/<group>/<version>`); true
 /// when the list itself cannot be read, so that the original error stands.
-async fn group_listed(session: &Session, group_path: &str) -> bool {
+pub(crate) async fn group_listed(session: &Session, group_path: &str) -> bool {
     let Ok(text) = session.get("/apis", "discover /apis").await else {
         return true;
     };

@@ -62,6 +62,7 @@ fn hyper_node(name: &str, tier: i32, members: Vec<(&str, MemberSelector)>) -> Hy
         },
         spec: HyperNodeSpec {
             tier,
+            tier_name: String::new(),
             members: members
                 .into_iter()
                 .map(|(member_type, selector)| HyperNodeMember {
@@ -252,6 +253,7 @@ fn main() {
     volcano_gang.network_topology = Some(NetworkTopologySpec {
         mode: "hard".into(),
         highest_tier_allowed: Some(3),
+        ..NetworkTopologySpec::default()
     });
     volcano_gang.members = members(pods);
     plan_and_report(

@@ -588,8 +588,9 @@ fn topology_rules_say_what_the_scheduler_does() {
             "df502-fail.yaml",
             &[(
                 12,
-                "highestTierAllowed is 3 but the HyperNodes have tiers 1, 2: Volcano keeps the \
-                 gang within the highest tier below it, tier2",
+                "highestTierAllowed is 4 but the HyperNodes have tiers 1, 2: Volcano's virtual \
+                 <cluster-top-hypernode> (tier3, every node) is within it: the gang may span \
+                 the whole cluster",
             )],
         ),
         (
@@ -631,8 +632,8 @@ fn topology_rules_say_what_the_scheduler_does() {
                 (
                     12,
                     "the largest tier1 HyperNode (t3) holds 4 of the 5 pods (free resources and \
-                     pod slots of its 2 nodes): in soft mode Volcano spreads it over several \
-                     HyperNodes",
+                     pod slots of its 2 nodes): in soft mode Volcano keeps it in a HyperNode of a \
+                     higher tier, or the whole cluster",
                 ),
                 (
                     85,

@@ -2102,10 +2102,11 @@ Topology (volcano-hypernodes, hard, highestTierAllowed 2): kept in s0 (tier2)
       node-2: allreduce-worker-1, allreduce-worker-4
       node-3: allreduce-worker-2, allreduce-worker-5
 Rejected domains (up to tier2):
-  r1 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
-  r3 (tier1): 4 of 6 pods fit (free resources and pod slots of its 2 nodes)
-  r0 (tier1): 2 of 6 pods fit (free resources and pod slots of its 2 nodes)
-  r2 (tier1): 1 of 6 pods fit (free resources and pod slots of its 2 nodes)
+  r0 (tier1): not eligible: idle cpu 10 < 24 its pending pods request (Volcano's HyperNode pre-filter)
+  r1 (tier1): not eligible: idle cpu 16 < 24 its pending pods request (Volcano's HyperNode pre-filter)
+  r2 (tier1): not eligible: idle cpu 8 < 24 its pending pods request (Volcano's HyperNode pre-filter)
+  r3 (tier1): not eligible: idle cpu 16 < 24 its pending pods request (Volcano's HyperNode pre-filter)
+  s1 (tier2): 5 of 6 pods fit (free resources and pod slots of its 4 nodes)
 "
     );
 }
@@ -2140,10 +2141,11 @@ fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
     assert_eq!(
         rejected,
         [
-            "\"tier1\" \"r1\" 4/6",
-            "\"tier1\" \"r3\" 4/6",
+            // By bin-packing score (Volcano's order), all turned down.
             "\"tier1\" \"r0\" 2/6",
-            "\"tier1\" \"r2\" 1/6"
+            "\"tier1\" \"r1\" 4/6",
+            "\"tier1\" \"r2\" 1/6",
+            "\"tier1\" \"r3\" 4/6"
         ]
     );
     assert_eq!(

@@ -480,7 +480,7 @@ pub const RULES: &[Rule] = &[
         "volcano-tier-missing",
         Error,
         "hard networkTopology with no HyperNode at or below highestTierAllowed",
-        "A Volcano Job or PodGroup with `spec.networkTopology` in hard mode must fit inside one HyperNode of a tier up to `highestTierAllowed` (default 1). When no HyperNode of the --state or the inputs has such a tier (or there are no HyperNodes at all), Volcano finds no domain for the gang and it stays pending. Skipped when the volcano-scheduler configuration leaves out the network-topology-aware plugin (Volcano then ignores networkTopology), and without --state when the inputs hold no HyperNode.",
+        "A Volcano Job or PodGroup with `spec.networkTopology` in hard mode must fit inside one HyperNode of a tier up to `highestTierAllowed` (or the tier `highestTierName` names). Volcano adds a virtual HyperNode over every node one tier above the highest (tier 1 without HyperNodes); when the highest tier allowed is below every HyperNode's tier and that virtual one's, Volcano finds no domain for the gang and it stays pending. Skipped when the volcano-scheduler configuration leaves out the network-topology-aware plugin (Volcano then ignores networkTopology), and without --state when the inputs hold no HyperNode.",
         "Set highestTierAllowed to a tier the HyperNodes have (see `kubectl get hypernodes`), or create the HyperNodes.",
     ),
     rule(
@@ -488,7 +488,7 @@ pub const RULES: &[Rule] = &[
         "volcano-tier-unknown",
         Warning,
         "highestTierAllowed names a tier no HyperNode has",
-        "No HyperNode of the --state or the inputs has the tier `spec.networkTopology.highestTierAllowed` names. Volcano compares tiers as numbers, so the gang is kept within the highest existing tier below it (or, in soft mode with none below, spread over HyperNodes): the constraint is not the one written, often because the tiers were renumbered.",
+        "No HyperNode of the --state or the inputs has the tier `spec.networkTopology.highestTierAllowed` names. Volcano compares tiers as numbers, so the gang is kept within the highest existing tier below it, or, above the virtual HyperNode Volcano adds over every node, may span the whole cluster: the constraint is not the one written, often because the tiers were renumbered.",
         "Use one of the tiers the HyperNodes have.",
     ),
     rule(

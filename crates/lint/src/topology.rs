@@ -18,7 +18,7 @@ use df_systems::gang::kueue::KUEUE_KIND;
 use df_systems::gang::model::PlacementRule;
 use df_systems::gang::volcano::{JOB_KIND, POD_GROUP_KIND};
 use df_systems::gang::{Gang, GangOptions, gangs};
-use df_systems::topology::hypernode::{self, DEFAULT_HIGHEST_TIER, Tree, level_name};
+use df_systems::topology::hypernode::{self, CLUSTER_TOP, level_name, top_tier};
 use df_systems::topology::kueue::tas::LevelMode;
 use df_systems::topology::kueue::{self as kueue_tas, Queues};
 use df_systems::topology::{self, Constraint, Mode, Request, Round, pods_that_fit};
@@ -28,10 +28,10 @@ pub(super) type GangKey = (&'static str, String, String);
 
 /// What the topology rules check against, worked out once per lint run.
 pub(crate) struct Index {
-    /// The tiers of the HyperNodes of the state and the inputs; `None` when there is nothing
-    /// to check against (no state and no HyperNode among the inputs) or Volcano's
-    /// configuration turns the plugin off (it then ignores every `networkTopology`).
-    tiers: Option<BTreeSet<i32>>,
+    /// The HyperNodes of the state and the inputs; `None` when there is nothing to check
+    /// against (no state and no HyperNode among the inputs) or Volcano's configuration turns
+    /// the plugin off (it then ignores every `networkTopology`).
+    hyper_nodes: Option<Vec<HyperNode>>,
     /// Gangs whose largest domain at the level they ask for cannot hold them (with a state).
     too_small: BTreeMap<GangKey, Shortfall>,
 }
@@ -48,13 +48,16 @@ impl Index {
         let empty = ClusterState::default();
         let merged = hypernode::with_given(set, state.unwrap_or(&empty));
         let unknown = state.is_none() && merged.hyper_nodes.is_empty();
-        let tiers = (!unknown && !hypernode::plugin_off(&merged))
-            .then(|| merged.hyper_nodes.iter().map(|h| h.spec.tier).collect());
+        let hyper_nodes =
+            (!unknown && !hypernode::plugin_off(&merged)).then(|| merged.hyper_nodes.clone());
         let too_small = match state {
             Some(_) => shortfalls(set, &merged),
             None => BTreeMap::new(),
         };
-        Index { tiers, too_small }
+        Index {
+            hyper_nodes,
+            too_small,
+        }
     }
 }
 
@@ -102,11 +105,12 @@ pub(super) fn measure_gangs<T>(
 fn hyper_node_shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<Shortfall> {
     let state = scheduler.state();
     let (request, needed) = planned_request(gang, state)?;
-    let highest = highest_tier(gang.network_topology.as_ref()?);
-    let allowed = Tree::build(state)
-        .ok()?
-        .request(Mode::Hard, highest, state.nodes.len());
-    let round = allowed.rounds.last()?;
+    // The planner's own rounds, at the tier the gang names (a soft gang may go higher: Volcano
+    // makes it hard up to the top tier), else the widest it may use.
+    let written = gang.network_topology.as_ref()?.highest_tier_allowed;
+    let round = written
+        .and_then(|tier| request.rounds.iter().find(|r| r.level == level_name(tier)))
+        .or(request.rounds.last())?;
     let largest = largest_too_small(scheduler, gang, round, "HyperNode", needed)?;
     let strict = request.mode.is_strict();
     let message = format!(
@@ -114,7 +118,7 @@ fn hyper_node_shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<Shortfall>
         if strict {
             "in hard mode the gang stays pending"
         } else {
-            "in soft mode Volcano spreads it over several HyperNodes"
+            "in soft mode Volcano keeps it in a HyperNode of a higher tier, or the whole cluster"
         }
     );
     Some(Shortfall { strict, message })
@@ -225,11 +229,6 @@ fn kueue_shortfall(scheduler: &Scheduler, gang: &Gang) -> Option<Shortfall> {
     first
 }
 
-/// `highestTierAllowed`, as Volcano defaults it.
-fn highest_tier(spec: &NetworkTopologySpec) -> i32 {
-    spec.highest_tier_allowed.unwrap_or(DEFAULT_HIGHEST_TIER)
-}
-
 const HIGHEST_TIER_PATH: &str = "spec.networkTopology.highestTierAllowed";
 
 pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
@@ -275,17 +274,21 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     ctx.emit(m, finding);
 }
 
-/// DF501 / DF502: `highestTierAllowed` against the HyperNodes' tiers.
+/// DF501 / DF502: a hard `highestTierAllowed` against the HyperNodes' tiers, Volcano's
+/// virtual top HyperNode (every node, one tier above the others) included. A soft spec is
+/// hard up to the top tier since Volcano 1.15, so it always has a domain.
 fn check_tier(ctx: &mut Context<'_>, index: &Index, m: &Manifest, spec: &NetworkTopologySpec) {
-    let Some(tiers) = &index.tiers else {
+    let Some(hyper_nodes) = &index.hyper_nodes else {
         return;
     };
-    let highest = highest_tier(spec);
-    if tiers.contains(&highest) {
+    let Ok(Some((Mode::Hard, highest))) = hypernode::read_spec(spec, hyper_nodes) else {
+        return;
+    };
+    let tiers: BTreeSet<i32> = hyper_nodes.iter().map(|h| h.spec.tier).collect();
+    let top = top_tier(tiers.iter().copied());
+    if tiers.contains(&highest) || highest == top {
         return;
     }
-    let hard = matches!(spec.mode.as_str(), "" | "hard");
-    let soft = spec.mode == "soft";
     let existing = if tiers.is_empty() {
         "there is no HyperNode in the cluster state or the inputs".to_string()
     } else {
@@ -295,6 +298,14 @@ fn check_tier(ctx: &mut Context<'_>, index: &Index, m: &Manifest, spec: &Network
     };
     let below = tiers.range(..highest).next_back();
     let (code, consequence) = match below {
+        _ if highest > top => (
+            "DF502",
+            format!(
+                "Volcano's virtual {CLUSTER_TOP} ({}, every node) is within it: the gang may \
+                 span the whole cluster",
+                level_name(top)
+            ),
+        ),
         Some(&tier) => (
             "DF502",
             format!(
@@ -302,16 +313,10 @@ fn check_tier(ctx: &mut Context<'_>, index: &Index, m: &Manifest, spec: &Network
                 level_name(tier)
             ),
         ),
-        None if hard => (
+        None => (
             "DF501",
             "in hard mode no HyperNode can hold the gang and it stays pending".to_string(),
         ),
-        None if soft => (
-            "DF502",
-            "in soft mode Volcano spreads the gang over HyperNodes".to_string(),
-        ),
-        // An unknown mode is the planner's error.
-        None => return,
     };
     let message = format!("highestTierAllowed is {highest} but {existing}: {consequence}");
     ctx.emit(m, Finding::at(m, code, HIGHEST_TIER_PATH, message));

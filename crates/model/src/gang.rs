@@ -173,6 +173,12 @@ pub struct NetworkTopologySpec {
     pub mode: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub highest_tier_allowed: Option<i32>,
+    /// The highest tier by a HyperNode's `spec.tierName`, when `highestTierAllowed` is unset.
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub highest_tier_name: String,
 }
 
 /// The annotation through which pods join a kube-batch or Volcano PodGroup (both projects read

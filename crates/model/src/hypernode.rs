@@ -25,6 +25,12 @@ pub struct HyperNode {
 #[serde(rename_all = "camelCase", default)]
 pub struct HyperNodeSpec {
     pub tier: i32,
+    /// A name for the tier, which a job's `highestTierName` may give instead of its number.
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub tier_name: String,
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"

@@ -2,18 +2,21 @@
 //! hyper_node_info.go`, the `allocate` action's hypernode path, the `network-topology-aware`
 //! plugin). HyperNodes form a tier tree: a HyperNode's members are nodes (by exact name, name
 //! regex or labels) or lower HyperNodes (by exact name only), and each HyperNode holds the
-//! nodes of its whole subtree. A Job or PodGroup with `spec.networkTopology` is placed, in
-//! `hard` mode, inside one HyperNode: the allocate action walks the tiers from the lowest up
-//! to `highestTierAllowed` (default 1), tries the job in every HyperNode of a tier, and keeps
-//! one of those that hold it (the best by the sum of its tasks' node scores: with the default
-//! least-requested scoring, the emptiest, which is the one tried first here); a tier where
-//! none does passes to the next; no tier holds it: the job stays pending.
+//! nodes of its whole subtree. Above them all, each session adds a virtual HyperNode,
+//! `<cluster-top-hypernode>`, holding every node, one tier above the highest (tier 1 when
+//! there are none: `framework/session.go` addClusterTopHyperNode). A Job or PodGroup with
+//! `spec.networkTopology` is placed, in `hard` mode, inside one HyperNode: the allocate action
+//! walks the tiers from the lowest up to `highestTierAllowed` (or the tier `highestTierName`
+//! names), tries the job in every eligible HyperNode of a tier, and keeps the one of those
+//! that hold it with the highest bin-packing score ([`super::binpack`]); a tier where none
+//! does passes to the next; no tier holds it: the job stays pending. Since v1.14 a `hard`
+//! spec without either field is no constraint at all, and v1.15 turns `soft` into `hard` up
+//! to the top tier (`convertSoftToHardTopology`).
 //!
-//! Deviations, said here and in the README: `soft` mode is planned as the lowest-tier
-//! HyperNode (at any tier) that holds the whole job, else across HyperNodes, where Volcano
-//! instead scores each node by the tier of its common HyperNode with the job's placed tasks.
-//! A topology Volcano could not build (a member matching nothing, two parents, a cycle) is an
-//! error here, where Volcano logs it and stops scheduling hard-mode jobs.
+//! Deviations, said here and in the docs: a job with bound members keeps them in the
+//! HyperNode they are in upstream (`AllocatedHyperNode`), which is not modelled. A topology
+//! Volcano could not build (a member matching nothing, two parents, a cycle) is an error
+//! here, where Volcano logs it and stops scheduling hard-mode jobs.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use regex::Regex;
 use serde::Deserialize;
 
+use super::binpack::{Argument, Weights};
 use super::{Constraint, Domain, Mode, Order, Request, Round, TopologySystem};
 use crate::gang::Gang;
 use df_engine::selector::label_selector_matches;
@@ -34,8 +38,8 @@ pub const SYSTEM: &str = "volcano-hypernodes";
 /// The plugin that must be in the scheduler's tiers for HyperNodes to count.
 pub const PLUGIN: &str = "network-topology-aware";
 pub use df_model::hypernode::{CONFIG_KEY, CONFIG_NAME, CONFIG_NAMESPACE};
-/// `highestTierAllowed` when the job leaves it out (the API's default).
-pub const DEFAULT_HIGHEST_TIER: i32 = 1;
+/// The virtual HyperNode above all others, holding every node.
+pub const CLUSTER_TOP: &str = "<cluster-top-hypernode>";
 
 /// Volcano's HyperNode topology as a [`TopologySystem`].
 pub struct HyperNodes;
@@ -46,52 +50,92 @@ impl TopologySystem for HyperNodes {
             return Ok(None);
         };
         let mut warnings = Vec::new();
-        match plugin_enabled(state) {
+        let weights = match plugin_enabled(state) {
             Plugin::Off => {
                 return Ok(Some(Constraint::Ignored(format!(
                     "networkTopology ignored: the volcano-scheduler configuration \
                      ({CONFIG_NAMESPACE}/{CONFIG_NAME}) does not enable the {PLUGIN} plugin"
                 ))));
             }
-            Plugin::Assumed => warnings.push(format!(
-                "the state has no volcano-scheduler configuration ({CONFIG_NAMESPACE}/\
-                 {CONFIG_NAME}): the {PLUGIN} plugin is assumed on"
-            )),
-            Plugin::Unreadable(e) => warnings.push(format!(
-                "{CONFIG_NAMESPACE}/{CONFIG_NAME} {CONFIG_KEY}: {e}; the {PLUGIN} plugin is \
-                 assumed on"
-            )),
-            Plugin::On => {}
-        }
+            Plugin::Assumed => {
+                warnings.push(format!(
+                    "the state has no volcano-scheduler configuration ({CONFIG_NAMESPACE}/\
+                     {CONFIG_NAME}): the {PLUGIN} plugin is assumed on"
+                ));
+                Weights::default()
+            }
+            Plugin::Unreadable(e) => {
+                warnings.push(format!(
+                    "{CONFIG_NAMESPACE}/{CONFIG_NAME} {CONFIG_KEY}: {e}; the {PLUGIN} plugin is \
+                     assumed on"
+                ));
+                Weights::default()
+            }
+            Plugin::On(weights) => weights,
+        };
         let tree = Tree::build(state)?;
-        let (mode, highest) = read_spec(spec)?;
-        let mut request = tree.request(mode, highest, state.nodes.len());
+        let Some((mode, highest)) = read_spec(spec, &state.hyper_nodes)? else {
+            return Ok(Some(Constraint::Ignored(
+                "networkTopology hard without highestTierAllowed or highestTierName: Volcano \
+                 (1.14 and later) keeps the job in no HyperNode"
+                    .into(),
+            )));
+        };
+        let mut request = tree.request(mode, highest, state.nodes.len(), weights);
         request.warnings = warnings;
         Ok(Some(Constraint::Planned(request)))
     }
 }
 
-/// The job's mode and highest tier, as Volcano defaults them (`hard`, tier 1).
-fn read_spec(spec: &NetworkTopologySpec) -> Result<(Mode, i32), String> {
+/// The tier of [`CLUSTER_TOP`] over HyperNodes of `tiers`: one above the highest, 1 without
+/// HyperNodes.
+pub fn top_tier(tiers: impl IntoIterator<Item = i32>) -> i32 {
+    tiers.into_iter().max().unwrap_or(0) + 1
+}
+
+/// A job's mode and highest tier as Volcano reads them against `hyper_nodes`: `hard` by
+/// default, the tier a `highestTierName` names (by the HyperNodes' `tierName`), and `soft` as
+/// `hard` up to the top tier; `None` for a hard spec that names no tier (no constraint since
+/// v1.14, whose CRD dropped the default of 1).
+pub fn read_spec(
+    spec: &NetworkTopologySpec,
+    hyper_nodes: &[HyperNode],
+) -> Result<Option<(Mode, i32)>, String> {
     let mode = match spec.mode.as_str() {
         "" | "hard" => Mode::Hard,
-        "soft" => Mode::Soft,
+        "soft" => {
+            let top = top_tier(hyper_nodes.iter().map(|h| h.spec.tier));
+            return Ok(Some((Mode::Soft, top)));
+        }
         other => {
             return Err(format!(
                 "spec.networkTopology.mode: unknown mode {other:?} (expected hard or soft)"
             ));
         }
     };
-    Ok((
-        mode,
-        spec.highest_tier_allowed.unwrap_or(DEFAULT_HIGHEST_TIER),
-    ))
+    if let Some(tier) = spec.highest_tier_allowed {
+        return Ok(Some((mode, tier)));
+    }
+    if spec.highest_tier_name.is_empty() {
+        return Ok(None);
+    }
+    let named = hyper_nodes
+        .iter()
+        .find(|h| h.spec.tier_name == spec.highest_tier_name);
+    match named {
+        Some(h) => Ok(Some((mode, h.spec.tier))),
+        None => Err(format!(
+            "spec.networkTopology.highestTierName: no HyperNode has tierName {:?}; Volcano \
+             fails to find the tier and does not schedule the job",
+            spec.highest_tier_name
+        )),
+    }
 }
 
-/// Whether the scheduler configuration turns the plugin on.
+/// Whether the scheduler configuration turns the plugin on, and with which weights.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Plugin {
-    On,
+    On(Weights),
     Off,
     /// The state has no configuration: assumed on.
     Assumed,
@@ -115,6 +159,7 @@ struct ConfTier {
 #[serde(default)]
 struct ConfPlugin {
     name: String,
+    arguments: BTreeMap<String, Argument>,
 }
 
 /// Whether the state's volcano-scheduler configuration leaves the plugin out, so that
@@ -133,12 +178,15 @@ fn plugin_enabled(state: &ClusterState) -> Plugin {
     };
     match serde_saphyr::from_str::<SchedulerConf>(text) {
         Ok(conf) => {
-            let on = conf
+            let plugin = conf
                 .tiers
                 .iter()
                 .flat_map(|t| &t.plugins)
-                .any(|p| p.name == PLUGIN);
-            if on { Plugin::On } else { Plugin::Off }
+                .find(|p| p.name == PLUGIN);
+            match plugin {
+                Some(p) => Plugin::On(Weights::from_arguments(&p.arguments)),
+                None => Plugin::Off,
+            }
         }
         Err(e) => Plugin::Unreadable(e.to_string().lines().next().unwrap_or("").to_string()),
     }
@@ -268,13 +316,24 @@ impl Tree {
 
     /// The request of a job in `mode` up to tier `highest`: levels are the tiers (widest
     /// first), each node's domain at a tier is the first HyperNode (by name) of that tier
-    /// holding it, and the rounds are the tiers up to `highest` (every tier in soft mode),
-    /// lowest first, emptiest HyperNode first.
-    pub fn request(&self, mode: Mode, highest: i32, nodes: usize) -> Request {
-        let tiers = self.tiers();
+    /// holding it, and the rounds are the tiers up to `highest`, lowest first, each choosing
+    /// by `weights`. The virtual top HyperNode is a level and the last round when `highest`
+    /// reaches its tier.
+    pub fn request(&self, mode: Mode, highest: i32, nodes: usize, weights: Weights) -> Request {
+        let mut tiers = self.tiers();
+        let top = top_tier(self.hyper_nodes.iter().map(|h| h.tier));
+        let mut hyper_nodes: Cow<[Built]> = Cow::Borrowed(&self.hyper_nodes);
+        if top <= highest {
+            tiers.push(top);
+            hyper_nodes.to_mut().push(Built {
+                name: CLUSTER_TOP.to_string(),
+                tier: top,
+                nodes: (0..nodes).collect(),
+            });
+        }
         let levels: Vec<String> = tiers.iter().rev().map(|&t| level_name(t)).collect();
         let mut node_domains = vec![vec![None; levels.len()]; nodes];
-        for hyper_node in &self.hyper_nodes {
+        for hyper_node in hyper_nodes.iter() {
             let level = levels
                 .iter()
                 .position(|l| *l == level_name(hyper_node.tier))
@@ -285,11 +344,10 @@ impl Tree {
         }
         let rounds = tiers
             .iter()
-            .filter(|&&t| mode == Mode::Soft || t <= highest)
+            .filter(|&&t| t <= highest)
             .map(|&tier| Round {
                 level: level_name(tier),
-                domains: self
-                    .hyper_nodes
+                domains: hyper_nodes
                     .iter()
                     .filter(|h| h.tier == tier)
                     .map(|h| Domain {
@@ -297,7 +355,7 @@ impl Tree {
                         nodes: h.nodes.clone(),
                     })
                     .collect(),
-                order: Order::MostRoomFirst,
+                order: Order::BinPack(weights.clone()),
             })
             .collect();
         Request {

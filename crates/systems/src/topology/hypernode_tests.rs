@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::gang::{kube_batch, model::Gang as GangModel};
+use crate::topology::binpack::Weights;
 
 /// Nodes n0..n3 (rack label a for n0, n1; b for n2, n3) plus the given YAML documents.
 fn state(extra: &str) -> ClusterState {
@@ -78,7 +79,7 @@ fn members_by_exact_name_regex_and_labels_make_the_tier_tree() {
         ]
     );
     assert_eq!(tree.tiers(), [1, 2]);
-    let request = tree.request(Mode::Hard, 1, 4);
+    let request = tree.request(Mode::Hard, 1, 4, Weights::default());
     assert_eq!(request.levels, ["tier2", "tier1"]);
     // A node in two racks of one tier takes the first by name.
     assert_eq!(
@@ -102,8 +103,20 @@ fn members_by_exact_name_regex_and_labels_make_the_tier_tree() {
             vec!["lb".into(), "r0".into(), "r1".into()]
         )]
     );
-    // Soft mode may go up every tier.
-    assert_eq!(tree.request(Mode::Soft, 1, 4).rounds.len(), 2);
+    // Up to tier 3, the virtual top HyperNode (tier 2 + 1) holds every node: a level and the
+    // last round.
+    let whole = tree.request(Mode::Hard, 3, 4, Weights::default());
+    assert_eq!(whole.levels, ["tier3", "tier2", "tier1"]);
+    let last = whole.rounds.last().unwrap();
+    assert_eq!(
+        (last.level.as_str(), last.domains.len()),
+        ("tier3", 1),
+        "{last:?}"
+    );
+    assert_eq!(
+        (last.domains[0].name.as_str(), &last.domains[0].nodes),
+        (CLUSTER_TOP, &vec![0, 1, 2, 3])
+    );
 }
 
 #[test]
@@ -196,7 +209,8 @@ fn the_scheduler_configuration_turns_hypernodes_on_or_off() {
     let rack = hyper_node("r0", 1, &[("Node", "{exactMatch: {name: n0}}")]);
     let spec = NetworkTopologySpec {
         mode: String::new(),
-        highest_tier_allowed: None,
+        highest_tier_allowed: Some(1),
+        ..NetworkTopologySpec::default()
     };
     let cases: &[(&str, String, &str)] = &[
         (
@@ -236,6 +250,7 @@ fn the_scheduler_configuration_turns_hypernodes_on_or_off() {
     let bad = NetworkTopologySpec {
         mode: "strict".into(),
         highest_tier_allowed: Some(2),
+        ..NetworkTopologySpec::default()
     };
     assert_eq!(
         HyperNodes.constraint(&gang_with(bad), &state(&rack)),

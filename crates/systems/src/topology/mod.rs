@@ -12,6 +12,7 @@
 //! model, outcome and placement path; `gang::plan_gang` calls [`constraint_for`] and
 //! [`plan_in_domains`].
 
+pub mod binpack;
 pub mod hypernode;
 pub mod kueue;
 pub mod output;
@@ -83,18 +84,17 @@ pub struct Round {
 }
 
 /// How a round picks among its domains.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Order {
     /// The first domain, in the given order, that takes the gang.
     Given,
-    /// The first that takes the gang, trying the domains with the most room first (by how many
-    /// of the gang's first pod's request their free resources hold; ties keep the given
-    /// order), as a system that scores every domain that fits and keeps the emptiest does.
-    MostRoomFirst,
     /// Keep the domain kube-scheduler's placement scorers rank highest ([`score`]) after
     /// placing the gang in each; ties keep the given order. Domains that cannot beat one
     /// already placed are not placed (module `scored`).
     BestScore,
+    /// Volcano's HyperNode choice ([`binpack`]): the eligible domains from the highest
+    /// bin-packing score down, the first that takes the gang.
+    BinPack(binpack::Weights),
 }
 
 /// What a system asks for one gang.
@@ -196,19 +196,6 @@ impl<'g> Capacity<'g> {
         self.bound + self.fit(scheduler, nodes).min(self.pending.len())
     }
 
-    /// How many pods of the first request class the free resources of `nodes` hold.
-    fn room(&self, scheduler: &Scheduler, nodes: &[usize]) -> i64 {
-        let Some((request, _)) = self.classes.first() else {
-            return 0;
-        };
-        nodes
-            .iter()
-            .filter(|&&n| self.usable[n])
-            .filter_map(|&n| scheduler.free(n))
-            .map(|free| fit_count(&free, request))
-            .sum()
-    }
-
     /// Pods that fit on `nodes`, each request class filling the nodes in order.
     fn fit(&self, scheduler: &Scheduler, nodes: &[usize]) -> usize {
         let mut free: Vec<Resources> = nodes
@@ -285,9 +272,11 @@ pub(crate) fn plan_in_domains(
     let mut chosen: Option<(&Round, &Domain, GroupPlan)> = None;
     'rounds: for round in &request.rounds {
         let mut candidates: Vec<&Domain> = round.domains.iter().collect();
-        if round.order == Order::MostRoomFirst {
-            candidates
-                .sort_by_cached_key(|d| std::cmp::Reverse(capacity.room(scheduler, &d.nodes)));
+        // With `BinPack`: each domain's score and whether Volcano skips it, in its order.
+        let mut ranked = Vec::new();
+        if let Order::BinPack(weights) = &round.order {
+            ranked = binpack::rank(scheduler, gang, pending, bound, weights, &round.domains);
+            candidates = ranked.iter().map(|r| r.domain).collect();
         }
         // With `BestScore`: the domains in the order of the best score they could reach, and
         // every domain that took the gang, with the state it left.
@@ -295,9 +284,12 @@ pub(crate) fn plan_in_domains(
         if round.order == Order::BestScore {
             candidates = scored.order();
         }
-        for domain in candidates {
+        for (at, domain) in candidates.iter().copied().enumerate() {
             let fit = capacity.pods_that_fit(scheduler, &domain.nodes);
-            let (fit, reason) = if fit < needed {
+            let skipped = ranked.get(at).and_then(|r| r.ineligible.clone());
+            let (fit, reason) = if let Some(why) = skipped {
+                (fit, why)
+            } else if fit < needed {
                 let nodes = domain.nodes.len();
                 let reason = format!(
                     "{fit} of {needed} pods fit (free resources and pod slots of its {nodes} {})",
@@ -319,6 +311,12 @@ pub(crate) fn plan_in_domains(
             } else {
                 let plan = place(scheduler, Some(&domain.nodes))?;
                 if plan.status == GangStatus::Scheduled {
+                    if let Some(kept) = ranked.get(at) {
+                        rejected.extend(ranked[at + 1..].iter().map(|r| {
+                            let fit = capacity.pods_that_fit(scheduler, &r.domain.nodes);
+                            untried_by_score(kept, r, fit, needed, &round.level)
+                        }));
+                    }
                     chosen = Some((round, domain, plan));
                     break 'rounds;
                 }
@@ -411,6 +409,37 @@ pub(crate) fn plan_in_domains(
         plan.comparison = Some(compare_with_default(&before, &pods, &running, &plan));
     }
     Ok(plan)
+}
+
+/// A domain of a bin-packing round left untried once `kept` took the gang: its score (a tie
+/// is Volcano's random pick, which the plan makes by name), or why Volcano skips it.
+fn untried_by_score(
+    kept: &binpack::Ranked,
+    domain: &binpack::Ranked,
+    fit: usize,
+    needed: usize,
+    level: &str,
+) -> RejectedDomain {
+    let (score, top, name) = (
+        binpack::shown(domain.score),
+        binpack::shown(kept.score),
+        &kept.domain.name,
+    );
+    let reason = match &domain.ineligible {
+        Some(why) => why.clone(),
+        None if domain.score == kept.score => format!(
+            "not tried: its bin-packing score {score} ties with {name}'s (Volcano picks one of \
+             them at random; the plan keeps the first by name)"
+        ),
+        None => format!("not tried: its bin-packing score {score} is below {name}'s {top}"),
+    };
+    RejectedDomain {
+        level: level.to_string(),
+        domain: domain.domain.name.clone(),
+        fit,
+        needed,
+        reason,
+    }
 }
 
 /// How many pods of a gang a domain's placement took, and the first reason it stopped.
@@ -512,6 +541,8 @@ pub fn domain_path(plan: &GroupPlan, row: &PodRow) -> Option<String> {
     Some(parts.join(" > "))
 }
 
+#[cfg(test)]
+mod binpack_tests;
 /// The fixture of the topology tests, for the report's tests too (feature `fixtures`).
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;

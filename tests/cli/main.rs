@@ -16,6 +16,7 @@ mod explain_agrees;
 mod json_contract;
 mod kueue;
 mod lint;
+mod operators;
 mod pending;
 mod plan;
 mod quota;

@@ -40,6 +40,22 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("gangs/godel-podgroup.yaml", &[("Pod", 8), ("PodGroup", 1)]),
     ("gangs/volcano-job.yaml", &[("Job", 1)]),
+    ("operators/jobset-paralleljobs.yaml", &[("JobSet", 1)]),
+    (
+        "operators/jobset-exclusive-placement.yaml",
+        &[("JobSet", 1)],
+    ),
+    (
+        "operators/lws-exclusive-placement.yaml",
+        &[("LeaderWorkerSet", 1)],
+    ),
+    ("operators/raycluster-sample.yaml", &[("RayCluster", 1)]),
+    (
+        "operators/trainjob-volcano.yaml",
+        &[("ClusterTrainingRuntime", 1), ("TrainJob", 1)],
+    ),
+    ("operators/pytorchjob-simple.yaml", &[("PyTorchJob", 1)]),
+    ("clusters/nodepools.yaml", &[("Node", 6)]),
     ("topology/volcano/job.yaml", &[("Job", 1)]),
     ("topology/volcano/job-one-rack.yaml", &[("Job", 1)]),
     (

@@ -114,6 +114,8 @@ macro_rules! custom_resource {
     };
 }
 
+mod operators;
+
 const RESOURCE_LIST: Shape = Shape::Kube(kube::<std::collections::BTreeMap<String, Quantity>>);
 
 const FLUID_OP: Shape = custom_resource!(OP_SPEC);
@@ -326,10 +328,15 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
     ("kueue.x-k8s.io/v1beta2", "LocalQueue", KUEUE),
 ];
 
+/// Every custom resource this tool models, with its outline.
+pub(crate) fn custom_resources()
+-> impl Iterator<Item = &'static (&'static str, &'static str, Shape)> {
+    CUSTOM_RESOURCES.iter().chain(operators::OPERATORS)
+}
+
 /// The schema of a custom resource this tool models.
 pub(crate) fn custom_resource_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
-    CUSTOM_RESOURCES
-        .iter()
+    custom_resources()
         .find(|(a, k, _)| *a == api_version && *k == kind)
         .map(|(_, _, shape)| shape)
 }

@@ -323,7 +323,7 @@ fn checked_kinds() -> impl Iterator<Item = (&'static str, &'static str)> {
         ("policy/v1", "PodDisruptionBudget"),
     ]
     .into_iter()
-    .chain(schema::CUSTOM_RESOURCES.iter().map(|(a, k, _)| (*a, *k)))
+    .chain(schema::custom_resources().map(|(a, k, _)| (*a, *k)))
 }
 
 /// API groups a project renamed, with the group its kinds are served under now: Godel's

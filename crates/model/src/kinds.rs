@@ -328,6 +328,7 @@ macro_rules! object_kinds {
             CSIStorageCapacity($crate::storage::CSIStorageCapacity) in storage.capacities;
             VolumeAttachment($crate::storage::VolumeAttachment) in storage.attachments;
             Workload(Box<$crate::Workload>) in workloads;
+            Operator(Box<$crate::operators::OperatorObject>) in operators;
         }
     };
 }

@@ -11,6 +11,7 @@ pub mod gang;
 pub mod hypernode;
 pub mod kinds;
 pub mod kueue;
+pub mod operators;
 pub mod policy;
 pub mod quantity;
 pub mod quota;

@@ -11,6 +11,7 @@ use crate::hypernode::{ConfigMap, HyperNode};
 use crate::kinds::{DecodeError, TypeMeta};
 use crate::kinds::{Kind, KindObject, Reader};
 use crate::kueue::{ClusterQueue, KueueObjects, LocalQueue, ResourceFlavor, Topology};
+use crate::operators::OperatorObject;
 use crate::policy::{PodDisruptionBudget, PriorityClass};
 use crate::quota::{LimitRange, ResourceQuota};
 use crate::storage::StorageObjects;
@@ -129,6 +130,9 @@ pub struct ObjectLists {
     pub services: Vec<Service>,
     /// PersistentVolumes, their claims and the storage.k8s.io objects the volume plugins read.
     pub storage: StorageObjects,
+    /// JobSets, LeaderWorkerSets, Kubeflow and KubeRay objects; a TrainJob reads its
+    /// training runtime from here when the inputs do not hold it.
+    pub operators: Vec<OperatorObject>,
 }
 
 impl From<Box<FluidOp>> for FluidOp {

@@ -6,7 +6,7 @@ use df_model::text::plural;
 use serde::Serialize;
 
 use super::datasets::{self, Webhooked};
-use super::{DatasetLocality, WebhookAffinity, quota, workload};
+use super::{DatasetLocality, WebhookAffinity, operators, quota, workload};
 use df_engine::Scheduler;
 use df_engine::preemption::Victim;
 use df_manifest::ManifestSet;
@@ -52,6 +52,10 @@ pub fn members(
     let runtimes = datasets::runtimes(&manifests.manifests, state);
     let mut member = |from: String, mut pod: Pod| {
         let mut webhooked = datasets::admit_pod(&mut pod, &runtimes, &state.nodes);
+        let priority = state.pod_priority(&pod).value;
+        webhooked
+            .notes
+            .extend(df_systems::operators::admit(&mut pod, priority));
         let rejected = match admission.admit(&mut pod) {
             Ok(admitted) => {
                 webhooked.notes.extend(admitted.notes);
@@ -70,7 +74,8 @@ pub fn members(
     for manifest in &manifests.manifests {
         match &manifest.object {
             Object::Pod(pod) if !gang::joins_any(pod) => {
-                members.push(member(format!("Pod/{}", pod.metadata.name), pod.clone()));
+                let from = operators::origin(manifest, &pod.metadata.name);
+                members.push(member(from, pod.clone()));
             }
             Object::Workload(w) => {
                 let pods = workload::pods(w, state);
@@ -260,11 +265,7 @@ pub(crate) fn plan_batch(
             scheduled.push((i, member));
         }
     }
-    let scheduled_members: Vec<Member> = scheduled.iter().map(|(_, m)| (*m).clone()).collect();
-    let mut plan = plan_scheduled(scheduler, &scheduled_members, solver, compare);
-    for ((i, _), row) in scheduled.iter().zip(std::mem::take(&mut plan.pods)) {
-        rows[*i] = Some(row);
-    }
+    let mut plan = place_in_runs(scheduler, members, &mut rows, &scheduled, solver, compare);
     plan.pods = rows.into_iter().flatten().collect();
     let state = scheduler.state();
     for (row, member) in plan.pods.iter_mut().zip(members) {
@@ -285,6 +286,102 @@ pub(crate) fn plan_batch(
     plan.placed = plan.pods.iter().filter(|r| r.node.is_some()).count();
     plan.not_modelled = not_modelled;
     plan
+}
+
+/// Place the `scheduled` members (of `members`) in runs: a follower of exclusive placement
+/// (JobSet, LeaderWorkerSet) is created only once its leader is bound, so the run before it
+/// is placed first and the follower gets its leader's topology domain as a nodeSelector, or
+/// is not created (upstream's reason). Without followers this is one run.
+fn place_in_runs(
+    scheduler: &mut Scheduler,
+    members: &[Member],
+    rows: &mut [Option<BatchPod>],
+    scheduled: &[(usize, &Member)],
+    solver: Solver,
+    compare: bool,
+) -> BatchPlan {
+    let mut plan = None;
+    let mut run: Vec<(usize, Member)> = Vec::new();
+    let mut follow_notes = Vec::new();
+    for (i, member) in scheduled {
+        let Some(follower) = df_systems::operators::leader_of(&member.pod) else {
+            run.push((*i, (*member).clone()));
+            continue;
+        };
+        let namespace = &member.pod.metadata.namespace;
+        let is_leader = |m: &Member| {
+            m.pod.metadata.name == follower.leader && &m.pod.metadata.namespace == namespace
+        };
+        if run.iter().any(|(_, m)| is_leader(m)) {
+            place_run(scheduler, &mut run, rows, &mut plan, solver, compare);
+        }
+        let leader_node = members
+            .iter()
+            .zip(rows.iter())
+            .find(|(m, _)| is_leader(m))
+            .and_then(|(_, row)| row.as_ref()?.node.clone());
+        let node = leader_node
+            .as_deref()
+            .and_then(|n| scheduler.state().node(n));
+        let mut member = (*member).clone();
+        match df_systems::operators::follow(&mut member.pod, &follower, node) {
+            Ok(note) => {
+                follow_notes.push((*i, note));
+                run.push((*i, member));
+            }
+            Err(reason) => rows[*i] = Some(BatchPod::new(&member, None, Method::Greedy, reason)),
+        }
+    }
+    place_run(scheduler, &mut run, rows, &mut plan, solver, compare);
+    for (i, note) in follow_notes {
+        if let Some(row) = &mut rows[i] {
+            row.note = if row.note.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", row.note)
+            };
+        }
+    }
+    plan.unwrap_or(BatchPlan {
+        solver,
+        pods: Vec::new(),
+        placed: 0,
+        not_modelled: 0,
+        total_cost: None,
+        comparison: None,
+    })
+}
+
+/// Place one run, its rows into `rows`, merged into `plan` (a comparison is kept only for a
+/// batch placed in one run: solvers compared over part of it would mislead).
+fn place_run(
+    scheduler: &mut Scheduler,
+    run: &mut Vec<(usize, Member)>,
+    rows: &mut [Option<BatchPod>],
+    plan: &mut Option<BatchPlan>,
+    solver: Solver,
+    compare: bool,
+) {
+    if run.is_empty() {
+        return;
+    }
+    let members: Vec<Member> = run.iter().map(|(_, m)| m.clone()).collect();
+    let mut placed = plan_scheduled(scheduler, &members, solver, compare);
+    for ((i, _), row) in run.iter().zip(std::mem::take(&mut placed.pods)) {
+        rows[*i] = Some(row);
+    }
+    run.clear();
+    *plan = Some(match plan.take() {
+        None => placed,
+        Some(mut before) => {
+            before.total_cost = match (before.total_cost, placed.total_cost) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            before.comparison = None;
+            before
+        }
+    });
 }
 
 /// Place pods that go through the scheduler with `solver` (and with both when `compare`),

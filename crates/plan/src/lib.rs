@@ -15,6 +15,7 @@ pub mod explain;
 pub mod flow;
 pub mod graph;
 mod namespace;
+mod operators;
 pub mod orchestrate;
 pub mod pending;
 pub mod quota;
@@ -65,6 +66,10 @@ pub struct Plan {
     /// From 100 nodes up: how many feasible nodes kube-scheduler scores for each pod, where
     /// the plan scores every feasible node and takes the best.
     pub sampling: Option<df_engine::sampling::SampleSize>,
+    /// What the operators' controllers do that the planned pods cannot show: suspended,
+    /// created later, not modelled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Plan {

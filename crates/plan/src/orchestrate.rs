@@ -16,7 +16,7 @@ use df_systems::topology::hypernode;
 use super::batch::{self, BatchPlan, Member};
 use super::graph::{self, FlowGraph};
 use super::pending::{self, Unit};
-use super::{Plan, PlanError, PlanOptions, drift, flow, namespace, quota};
+use super::{Plan, PlanError, PlanOptions, drift, flow, namespace, operators, quota};
 
 /// The planner that takes a pod, and where it is in that planner's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +167,7 @@ impl<'a> Inputs<'a> {
             what_if_effect: None,
             drift: None,
             sampling: SampleSize::of(scheduler.profile(), scheduler.state().nodes.len()),
+            notes: Vec::new(),
         };
         if matches!(until, Some(Stage::Queue(_))) {
             return Ok(plan);
@@ -214,11 +215,14 @@ pub fn plan_all(
     opts: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let gang_opts = gang_options(opts);
+    let (expanded, notes) = operators::expand(manifests, state);
+    let manifests = &expanded;
     let state = &*hypernode::with_given(manifests, state);
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
     let mut scheduler = Scheduler::new(state, profiles);
     scheduler.give(super::workload::given(manifests));
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
+    plan.notes = notes;
     plan.drift = (opts.pending && opts.compare).then(|| {
         drift::summarize(
             state,
@@ -285,6 +289,8 @@ pub fn trace(
     let mut opts = opts.clone();
     opts.pending |= manifests.manifests.is_empty();
     let gang_opts = gang_options(&opts);
+    let (expanded, _) = operators::expand(manifests, state);
+    let manifests = &expanded;
     let state = &*hypernode::with_given(manifests, state);
     let mut inputs = Inputs::classify(manifests, state, &opts, &gang_opts)?;
     let namespace = opts.namespace.as_deref();

@@ -55,6 +55,7 @@ pub fn table(plan: &Plan, options: TableOptions) -> String {
             .iter()
             .map(|d| super::drift::plan_section(d, headers)),
     );
+    sections.extend(plan.notes.iter().map(|note| format!("Note: {note}\n")));
     if let Some(size) = plan.sampling.as_ref().filter(|_| !sections.is_empty()) {
         sections.push(sampling_note(size));
     }

@@ -680,6 +680,19 @@ impl Redact for VolcanoJob {
     }
 }
 
+impl Redact for df_model::operators::OperatorObject {
+    /// Names, and every pod template's labels and spec (annotations dropped, as a Volcano
+    /// Job's are: they hold the operators' free-form settings).
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        for (_, template) in self.templates_mut() {
+            r.labels(&mut template.metadata.labels);
+            template.metadata.annotations.clear();
+            r.pod_spec(&mut template.spec);
+        }
+    }
+}
+
 impl Redact for VolcanoPodGroup {
     fn redact(&mut self, r: &Redaction) {
         r.meta(&mut self.metadata);

@@ -8,4 +8,5 @@
 pub mod flow;
 pub mod fluid;
 pub mod gang;
+pub mod operators;
 pub mod topology;

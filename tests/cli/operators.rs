@@ -1,0 +1,255 @@
+//! The operators' upstream examples (testdata/operators, each from its project's site or
+//! samples) planned on three GKE-style node pools: every pod their controllers create, where it
+//! lands, and what the pod webhooks inject, as rows of `plan -o json`.
+
+use serde_json::Value;
+
+use crate::support::cli;
+
+const POOLS: &str = "testdata/clusters/nodepools.yaml";
+
+/// (pod, from, node, the start of its note) of the batch of `plan -f FILE`.
+fn rows(file: &str) -> (i32, Vec<(String, String, String, String)>, Value) {
+    let (code, plan) = cli::run_json(&["plan", "-f", file, "--state", POOLS]);
+    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+    let rows = plan["batch"]["pods"]
+        .as_array()
+        .map(|pods| {
+            pods.iter()
+                .map(|p| {
+                    (
+                        text(&p["name"]),
+                        text(&p["from"]),
+                        text(&p["node"]),
+                        text(&p["note"]),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    (code, rows, plan)
+}
+
+#[test]
+fn operator_examples_plan_every_pod_their_controllers_create() {
+    // (file, from, pods in creation order with their node)
+    // paralleljobs: `workers` (replicas default 1) × parallelism 4, then `driver` 1 (JobSet
+    // names Job j of replicated Job r `<js>-<r>-<j>`, its pods `<job>-<index>`); no
+    // exclusive placement, so greedy spreads them over the six 8-CPU nodes by least allocation.
+    // raycluster-sample: the head `<c>-head` and `workergroup` replicas 1 (clamped to [1, 5]) × 1
+    // host. pytorchjob-simple: Master 1, Worker 1 (`<job>-<type>-<i>`).
+    let cases: [(&str, &str, &[(&str, &str)]); 3] = [
+        (
+            "testdata/operators/jobset-paralleljobs.yaml",
+            "JobSet/paralleljobs",
+            &[
+                ("paralleljobs-workers-0-0", "np-a-1"),
+                ("paralleljobs-workers-0-1", "np-a-2"),
+                ("paralleljobs-workers-0-2", "np-b-1"),
+                ("paralleljobs-workers-0-3", "np-b-2"),
+                ("paralleljobs-driver-0-0", "np-c-1"),
+            ],
+        ),
+        (
+            "testdata/operators/raycluster-sample.yaml",
+            "RayCluster/raycluster-kuberay",
+            &[
+                ("raycluster-kuberay-head", "np-a-1"),
+                ("raycluster-kuberay-workergroup-worker-0", "np-a-2"),
+            ],
+        ),
+        (
+            "testdata/operators/pytorchjob-simple.yaml",
+            "PyTorchJob/pytorch-simple",
+            &[
+                ("pytorch-simple-master-0", "np-a-1"),
+                ("pytorch-simple-worker-0", "np-a-2"),
+            ],
+        ),
+    ];
+    for (file, from, expected) in cases {
+        let (code, rows, _) = rows(file);
+        assert_eq!(code, 0, "{file}");
+        let got: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|(pod, f, node, _)| (pod.as_str(), f.as_str(), node.as_str()))
+            .collect();
+        let want: Vec<(&str, &str, &str)> = expected
+            .iter()
+            .map(|(pod, node)| (*pod, from, *node))
+            .collect();
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn exclusive_placement_puts_each_job_or_group_in_its_own_pool() {
+    // JobSet: 3 Jobs × 3 pods; LWS: 3 groups of size 4 (leader + workers 1..3). The leaders
+    // (completion index 0 / worker index 0) come first with the webhook's affinity (job-key
+    // and group-key are sha1("default/<job or leader name>"), upstream's values); each
+    // follower then gets its leader's pool as a nodeSelector. With one pool per Job, the
+    // anti-affinity keeps every leader out of the pools taken before it.
+    let cases = [
+        (
+            "testdata/operators/jobset-exclusive-placement.yaml",
+            vec![
+                (
+                    "exclusive-placement-workers-0-0",
+                    "np-a-1",
+                    "JobSet webhook: podAffinity jobset.sigs.k8s.io/job-key In [47496bba3739ec6245226520abb350acd62698dd]",
+                ),
+                (
+                    "exclusive-placement-workers-1-0",
+                    "np-b-1",
+                    "JobSet webhook: podAffinity jobset.sigs.k8s.io/job-key In [5609b21b2bbfe633b0b3ae11509993c056c047a2]",
+                ),
+                (
+                    "exclusive-placement-workers-2-0",
+                    "np-c-1",
+                    "JobSet webhook: podAffinity jobset.sigs.k8s.io/job-key In [2891df6698c4bece7aa3387d11e8a50261ebd0b3]",
+                ),
+                (
+                    "exclusive-placement-workers-0-1",
+                    "np-a-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-a (from leader exclusive-placement-workers-0-0)",
+                ),
+                (
+                    "exclusive-placement-workers-0-2",
+                    "np-a-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-a",
+                ),
+                (
+                    "exclusive-placement-workers-1-1",
+                    "np-b-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-b",
+                ),
+                (
+                    "exclusive-placement-workers-1-2",
+                    "np-b-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-b",
+                ),
+                (
+                    "exclusive-placement-workers-2-1",
+                    "np-c-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-c",
+                ),
+                (
+                    "exclusive-placement-workers-2-2",
+                    "np-c-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-c",
+                ),
+            ],
+        ),
+        (
+            "testdata/operators/lws-exclusive-placement.yaml",
+            vec![
+                (
+                    "leaderworkerset-sample-0",
+                    "np-a-1",
+                    "LeaderWorkerSet webhook: podAffinity leaderworkerset.sigs.k8s.io/group-key In [9e1316d2ae590d1547fdcd8e941a83be8889e7d4]",
+                ),
+                (
+                    "leaderworkerset-sample-1",
+                    "np-b-1",
+                    "LeaderWorkerSet webhook: podAffinity leaderworkerset.sigs.k8s.io/group-key In [a3cbc54d7769bc2f4ca9d8b493c21c3533607e4c]",
+                ),
+                (
+                    "leaderworkerset-sample-2",
+                    "np-c-1",
+                    "LeaderWorkerSet webhook: podAffinity leaderworkerset.sigs.k8s.io/group-key In [ee0d9ef1ac6e34b19b82b1ec3c9df8128b804444]",
+                ),
+                (
+                    "leaderworkerset-sample-0-1",
+                    "np-a-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-a (from leader leaderworkerset-sample-0)",
+                ),
+                (
+                    "leaderworkerset-sample-0-2",
+                    "np-a-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-a",
+                ),
+                (
+                    "leaderworkerset-sample-0-3",
+                    "np-a-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-a",
+                ),
+                (
+                    "leaderworkerset-sample-1-1",
+                    "np-b-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-b",
+                ),
+                (
+                    "leaderworkerset-sample-1-2",
+                    "np-b-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-b",
+                ),
+                (
+                    "leaderworkerset-sample-1-3",
+                    "np-b-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-b",
+                ),
+                (
+                    "leaderworkerset-sample-2-1",
+                    "np-c-2",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-c",
+                ),
+                (
+                    "leaderworkerset-sample-2-2",
+                    "np-c-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-c",
+                ),
+                (
+                    "leaderworkerset-sample-2-3",
+                    "np-c-1",
+                    "nodeSelector cloud.google.com/gke-nodepool=np-c",
+                ),
+            ],
+        ),
+    ];
+    for (file, expected) in cases {
+        let (code, rows, _) = rows(file);
+        assert_eq!(code, 0, "{file}");
+        assert_eq!(rows.len(), expected.len(), "{file}");
+        for ((pod, _, node, note), (want_pod, want_node, want_note)) in rows.iter().zip(&expected) {
+            assert_eq!(
+                (pod.as_str(), node.as_str()),
+                (*want_pod, *want_node),
+                "{file}"
+            );
+            assert!(note.starts_with(want_note), "{file} {pod}: {note}");
+        }
+    }
+}
+
+#[test]
+fn a_train_job_is_its_runtimes_jobset_in_the_volcano_pod_group_it_makes() {
+    // numNodes 4 (the TrainJob's, over the runtime's mlPolicy.numNodes 1) on the trainer
+    // ancestor `node`: one Job `volcano-example-node-0` of 4 pods, each annotated with the
+    // group name; minMember = Σ counts = 4.
+    let (code, plan) = cli::run_json(&[
+        "plan",
+        "-f",
+        "testdata/operators/trainjob-volcano.yaml",
+        "--state",
+        POOLS,
+    ]);
+    assert_eq!(code, 0);
+    let group = &plan["groups"][0];
+    assert_eq!(group["name"], "volcano-example");
+    assert_eq!(group["minMember"], 4);
+    let pods: Vec<(&str, &str)> = group["placements"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(pod, node)| (pod.as_str(), node.as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        pods,
+        [
+            ("volcano-example-node-0-0", "np-a-1"),
+            ("volcano-example-node-0-1", "np-a-2"),
+            ("volcano-example-node-0-2", "np-b-1"),
+            ("volcano-example-node-0-3", "np-b-2"),
+        ]
+    );
+}

@@ -8,8 +8,17 @@ use crate::support::cli;
 
 const POOLS: &str = "testdata/clusters/nodepools.yaml";
 
-/// (pod, from, node, the start of its note) of the batch of `plan -f FILE`.
-fn rows(file: &str) -> (i32, Vec<(String, String, String, String)>, Value) {
+/// A batch row: pod, from, node, note.
+type Row = (String, String, String, String);
+/// An example file, the object its pods come from, and (pod, node) in creation order.
+type Example = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// The rows of the batch of `plan -f FILE`.
+fn rows(file: &str) -> (i32, Vec<Row>, Value) {
     let (code, plan) = cli::run_json(&["plan", "-f", file, "--state", POOLS]);
     let text = |v: &Value| v.as_str().unwrap_or("").to_string();
     let rows = plan["batch"]["pods"]
@@ -38,7 +47,7 @@ fn operator_examples_plan_every_pod_their_controllers_create() {
     // exclusive placement, so greedy spreads them over the six 8-CPU nodes by least allocation.
     // raycluster-sample: the head `<c>-head` and `workergroup` replicas 1 (clamped to [1, 5]) × 1
     // host. pytorchjob-simple: Master 1, Worker 1 (`<job>-<type>-<i>`).
-    let cases: [(&str, &str, &[(&str, &str)]); 3] = [
+    let cases: [Example; 3] = [
         (
             "testdata/operators/jobset-paralleljobs.yaml",
             "JobSet/paralleljobs",

@@ -771,7 +771,7 @@ mod tests {
             (
                 "deplyment/api",
                 Err(
-                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, Job, Node, Pod, PodGroup, ReplicaSet, StatefulSet",
+                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, Job, JobSet, LeaderWorkerSet, MPIJob, Node, Pod, PodGroup, PyTorchJob, RayCluster, RayJob, ReplicaSet, StatefulSet, TrainJob",
                 ),
             ),
             (

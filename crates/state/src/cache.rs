@@ -612,7 +612,7 @@ mod tests {
         )
         .unwrap();
         sources.push(dangling);
-        assert_eq!(sources.len(), 13);
+        assert_eq!(sources.len(), 14);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {

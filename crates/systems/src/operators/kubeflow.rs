@@ -116,7 +116,7 @@ fn member(
 
 fn gang_note(meta: &ObjectMeta, out: &mut Expansion) {
     out.note(format!(
-        "{}: planned without a gang (training-operator makes a PodGroup only with its --gang-scheduler-name flag, not modelled)",
+        "{}: planned without a gang (training-operator makes a PodGroup only when started with a gang scheduler name, its own configuration: not modelled)",
         meta.name
     ));
 }

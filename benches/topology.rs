@@ -23,10 +23,10 @@ use df_model::gang::{NetworkTopologySpec, TopologyTerm, WORKLOAD_API_V1ALPHA2};
 use df_model::hypernode::{ExactMatch, HyperNodeMember, HyperNodeSpec, MemberSelector};
 use df_model::kueue::{
     ClusterQueue, ClusterQueueSpec, FlavorQuotas, KueueObjects, LocalQueue, LocalQueueSpec,
-    REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, Topology, TopologyLevel,
-    TopologySpec,
+    REQUIRED_TOPOLOGY, ResourceFlavor, ResourceFlavorSpec, ResourceGroup, ResourceQuotaLimits,
+    Topology, TopologyLevel, TopologySpec,
 };
-use df_model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod};
+use df_model::{HyperNode, LabelSelector, Labels, ObjectMeta, Pod, Quantity};
 use df_state::ClusterState;
 use df_state::recorded::parse_state;
 use df_synth::{SynthSpec, cluster_json};
@@ -168,10 +168,18 @@ fn kueue_objects() -> KueueObjects {
             metadata: meta("bench-cq", ""),
             spec: ClusterQueueSpec {
                 resource_groups: vec![ResourceGroup {
+                    covered_resources: vec!["cpu".into()],
                     flavors: vec![FlavorQuotas {
                         name: "bench-flavor".into(),
+                        resources: vec![ResourceQuotaLimits {
+                            name: "cpu".into(),
+                            nominal_quota: Quantity::from_value(1_000_000),
+                            ..Default::default()
+                        }],
                     }],
                 }],
+                namespace_selector: Some(Default::default()),
+                ..Default::default()
             },
         }],
         local_queues: vec![LocalQueue {
@@ -179,8 +187,10 @@ fn kueue_objects() -> KueueObjects {
             metadata: meta("bench-queue", "ns-00"),
             spec: LocalQueueSpec {
                 cluster_queue: "bench-cq".into(),
+                ..Default::default()
             },
         }],
+        ..Default::default()
     }
 }
 

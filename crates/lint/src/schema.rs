@@ -234,8 +234,8 @@ const PLUGIN_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
 /// checked; the gang adapter reports the fields it reads with their paths.
 const SCHEDULING_WORKLOAD: Shape = custom_resource!(Shape::Any);
 
-/// Kueue's Topology, ResourceFlavor, ClusterQueue and LocalQueue: the fields placement reads
-/// are few and quotas are not read, so only metadata is checked.
+/// Kueue's objects: their fields are read by serde into the model (a wrong type is a decode
+/// error with its path), so only metadata is checked here.
 const KUEUE: Shape = custom_resource!(Shape::Any);
 /// Volcano `spec.networkTopology` of a Job or PodGroup.
 const NETWORK_TOPOLOGY: Shape = Shape::Map(&[
@@ -326,6 +326,13 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue", KUEUE),
     ("kueue.x-k8s.io/v1beta1", "LocalQueue", KUEUE),
     ("kueue.x-k8s.io/v1beta2", "LocalQueue", KUEUE),
+    ("kueue.x-k8s.io/v1alpha1", "Cohort", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "Cohort", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "Cohort", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "WorkloadPriorityClass", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", KUEUE),
+    ("kueue.x-k8s.io/v1beta1", "Workload", KUEUE),
+    ("kueue.x-k8s.io/v1beta2", "Workload", KUEUE),
 ];
 
 /// Every custom resource this tool models, with its outline.

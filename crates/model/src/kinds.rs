@@ -317,6 +317,9 @@ macro_rules! object_kinds {
             ResourceFlavor($crate::kueue::ResourceFlavor) in kueue.flavors;
             ClusterQueue($crate::kueue::ClusterQueue) in kueue.cluster_queues;
             LocalQueue($crate::kueue::LocalQueue) in kueue.local_queues;
+            Cohort($crate::kueue::Cohort) in kueue.cohorts;
+            WorkloadPriorityClass($crate::kueue::WorkloadPriorityClass) in kueue.priority_classes;
+            KueueWorkload($crate::kueue::KueueWorkload) in kueue.workloads;
             HyperNode($crate::HyperNode) in hyper_nodes;
             ConfigMap($crate::ConfigMap) in config_maps;
             Service($crate::Service) in services;

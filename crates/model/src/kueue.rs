@@ -1,11 +1,19 @@
-//! Kueue (`kueue.x-k8s.io`) objects that decide Topology Aware Scheduling: the `Topology`
-//! (levels by node label), the `ResourceFlavor` that names it, and the `ClusterQueue` /
-//! `LocalQueue` chain from a Job's `kueue.x-k8s.io/queue-name` label to the flavors. Only the
-//! fields placement depends on are read; quotas are not.
+//! Kueue (`kueue.x-k8s.io`) objects that decide admission and Topology Aware Scheduling: the
+//! `Topology` (levels by node label), the `ResourceFlavor` that names it, the `ClusterQueue` /
+//! `LocalQueue` chain from a job's `kueue.x-k8s.io/queue-name` label to the flavors and their
+//! quotas, `Cohort`s that share quota, `WorkloadPriorityClass`es, and the admitted `Workload`s
+//! whose reserved quota is the usage new jobs compete with. v1beta1 and v1beta2 are read into
+//! one model: their only difference here is the ClusterQueue's `cohort` (v1beta1) vs
+//! `cohortName` (v1beta2) and the Cohort's `parent` (v1alpha1) vs `parentName`.
 
 use serde::{Deserialize, Serialize};
 
-use super::core::{Labels, ObjectMeta, Taint, Toleration, null_as_default};
+use super::core::{
+    LabelSelector, Labels, ObjectMeta, PodTemplateSpec, ResourceList, Taint, Toleration,
+    null_as_default,
+};
+use super::quantity::Quantity;
+use super::sorted_map::SortedMap;
 
 pub const GROUP: &str = "kueue.x-k8s.io";
 /// The label that hands a Job (or Pod) to Kueue: the LocalQueue of its namespace.
@@ -16,6 +24,13 @@ pub const PREFERRED_TOPOLOGY: &str = "kueue.x-k8s.io/podset-preferred-topology";
 pub const UNCONSTRAINED_TOPOLOGY: &str = "kueue.x-k8s.io/podset-unconstrained-topology";
 pub const SLICE_REQUIRED_TOPOLOGY: &str = "kueue.x-k8s.io/podset-slice-required-topology";
 pub const SLICE_SIZE: &str = "kueue.x-k8s.io/podset-slice-size";
+/// The job label that selects a WorkloadPriorityClass.
+pub const PRIORITY_CLASS_LABEL: &str = "kueue.x-k8s.io/priority-class";
+/// The Job annotation that allows partial admission down to this many pods.
+pub const MIN_PARALLELISM: &str = "kueue.x-k8s.io/job-min-parallelism";
+/// Pods of a plain-pod group (label) and how many it expects (annotation).
+pub const POD_GROUP_NAME: &str = "kueue.x-k8s.io/pod-group-name";
+pub const POD_GROUP_TOTAL_COUNT: &str = "kueue.x-k8s.io/pod-group-total-count";
 
 /// Every annotation that names a Topology level, with the field path lint points at.
 pub const LEVEL_ANNOTATIONS: [&str; 3] = [
@@ -89,17 +104,74 @@ pub struct ResourceFlavor {
     pub spec: ResourceFlavorSpec,
 }
 
+/// One resource's quota in one flavor. `borrowingLimit` unset means unlimited borrowing
+/// from the cohort, `lendingLimit` unset means everything is lent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceQuotaLimits {
+    pub name: String,
+    pub nominal_quota: Quantity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub borrowing_limit: Option<Quantity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lending_limit: Option<Quantity>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FlavorQuotas {
     pub name: String,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub resources: Vec<ResourceQuotaLimits>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ResourceGroup {
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub covered_resources: Vec<String>,
     #[serde(deserialize_with = "null_as_default")]
     pub flavors: Vec<FlavorQuotas>,
+}
+
+/// `spec.flavorFungibility`; unset fields take Kueue's defaults (`MayStopSearch` when the
+/// flavor borrows, `TryNextFlavor` when it needs preemption).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FlavorFungibility {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_can_borrow: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_can_preempt: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preference: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BorrowWithinCohort {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_priority_threshold: Option<i32>,
+}
+
+/// `spec.preemption`; every policy defaults to `Never`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClusterQueuePreemption {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reclaim_within_cohort: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within_cluster_queue: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub borrow_within_cohort: Option<BorrowWithinCohort>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -107,6 +179,22 @@ pub struct ResourceGroup {
 pub struct ClusterQueueSpec {
     #[serde(deserialize_with = "null_as_default")]
     pub resource_groups: Vec<ResourceGroup>,
+    /// `cohortName` (v1beta2), `cohort` (v1beta1); empty: no borrowing, no lending.
+    #[serde(alias = "cohort", skip_serializing_if = "String::is_empty")]
+    pub cohort_name: String,
+    /// `StrictFIFO` or `BestEffortFIFO` (the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queueing_strategy: Option<String>,
+    /// Unset matches no namespace; `{}` matches every one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flavor_fungibility: Option<FlavorFungibility>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<ClusterQueuePreemption>,
+    /// `None` (the default), `Hold` or `HoldAndDrain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -133,6 +221,8 @@ impl ClusterQueue {
 #[serde(rename_all = "camelCase", default)]
 pub struct LocalQueueSpec {
     pub cluster_queue: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -144,6 +234,143 @@ pub struct LocalQueue {
     pub spec: LocalQueueSpec,
 }
 
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CohortSpec {
+    /// `parentName` (v1beta1, v1beta2), `parent` (v1alpha1); a parent that does not exist is
+    /// an implicit empty cohort.
+    #[serde(alias = "parent", skip_serializing_if = "String::is_empty")]
+    pub parent_name: String,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub resource_groups: Vec<ResourceGroup>,
+}
+
+/// `Cohort`: quota shared by the ClusterQueues (and child cohorts) that name it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Cohort {
+    #[serde(skip)]
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub spec: CohortSpec,
+}
+
+/// `WorkloadPriorityClass`: the priority a job's `kueue.x-k8s.io/priority-class` label gives
+/// its Workload (queue order and preemption only; pods keep their own priority).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadPriorityClass {
+    #[serde(skip)]
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub value: i32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSet {
+    pub name: String,
+    pub count: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_count: Option<i32>,
+    pub template: PodTemplateSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct KueueWorkloadSpec {
+    pub queue_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub pod_sets: Vec<PodSet>,
+}
+
+/// One pod set's admission: the flavor per resource and the quota it reserved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSetAssignment {
+    pub name: String,
+    #[serde(deserialize_with = "null_as_default")]
+    pub flavors: SortedMap<String, String>,
+    #[serde(deserialize_with = "null_as_default")]
+    pub resource_usage: ResourceList,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Admission {
+    pub cluster_queue: String,
+    #[serde(deserialize_with = "null_as_default")]
+    pub pod_set_assignments: Vec<PodSetAssignment>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct KueueWorkloadStatus {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admission: Option<Admission>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub conditions: Vec<WorkloadCondition>,
+}
+
+/// Kueue's `Workload`: read for the quota an admitted one holds (upstream
+/// `HasActiveQuotaReservation`: `QuotaReserved=True`, not `Finished`, not deactivated).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct KueueWorkload {
+    #[serde(skip)]
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub spec: KueueWorkloadSpec,
+    pub status: KueueWorkloadStatus,
+}
+
+impl KueueWorkload {
+    fn condition(&self, type_: &str) -> Option<&WorkloadCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// The admission whose quota this Workload holds now, if any.
+    pub fn reserved(&self) -> Option<&Admission> {
+        let on = |t: &str| self.condition(t).is_some_and(|c| c.status == "True");
+        if !on("QuotaReserved") || on("Finished") || self.spec.active == Some(false) {
+            return None;
+        }
+        self.status.admission.as_ref()
+    }
+
+    /// When its quota was reserved (candidate order: the most recently reserved goes first).
+    pub fn reserved_at(&self) -> Option<&str> {
+        self.condition("QuotaReserved")?
+            .last_transition_time
+            .as_deref()
+    }
+}
+
 /// The Kueue objects of one source (the inputs or the state), by kind.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KueueObjects {
@@ -151,6 +378,9 @@ pub struct KueueObjects {
     pub flavors: Vec<ResourceFlavor>,
     pub cluster_queues: Vec<ClusterQueue>,
     pub local_queues: Vec<LocalQueue>,
+    pub cohorts: Vec<Cohort>,
+    pub priority_classes: Vec<WorkloadPriorityClass>,
+    pub workloads: Vec<KueueWorkload>,
 }
 
 impl KueueObjects {
@@ -159,6 +389,32 @@ impl KueueObjects {
             && self.flavors.is_empty()
             && self.cluster_queues.is_empty()
             && self.local_queues.is_empty()
+            && self.cohorts.is_empty()
+            && self.priority_classes.is_empty()
+            && self.workloads.is_empty()
+    }
+
+    pub fn cohort(&self, name: &str) -> Option<&Cohort> {
+        self.cohorts.iter().find(|o| o.metadata.name == name)
+    }
+
+    pub fn priority_class(&self, name: &str) -> Option<&WorkloadPriorityClass> {
+        self.priority_classes
+            .iter()
+            .find(|o| o.metadata.name == name)
+    }
+
+    /// `other`'s objects added after this one's, so that lookups find this one's first.
+    pub fn extend(&mut self, other: &KueueObjects) {
+        self.topologies.extend(other.topologies.iter().cloned());
+        self.flavors.extend(other.flavors.iter().cloned());
+        self.cluster_queues
+            .extend(other.cluster_queues.iter().cloned());
+        self.local_queues.extend(other.local_queues.iter().cloned());
+        self.cohorts.extend(other.cohorts.iter().cloned());
+        self.priority_classes
+            .extend(other.priority_classes.iter().cloned());
+        self.workloads.extend(other.workloads.iter().cloned());
     }
 
     pub fn topology(&self, name: &str) -> Option<&Topology> {
@@ -186,5 +442,8 @@ impl KueueObjects {
         self.flavors.sort_by_key(|o| key(&o.metadata));
         self.cluster_queues.sort_by_key(|o| key(&o.metadata));
         self.local_queues.sort_by_key(|o| key(&o.metadata));
+        self.cohorts.sort_by_key(|o| key(&o.metadata));
+        self.priority_classes.sort_by_key(|o| key(&o.metadata));
+        self.workloads.sort_by_key(|o| key(&o.metadata));
     }
 }

@@ -10,7 +10,10 @@ use crate::gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, Volca
 use crate::hypernode::{ConfigMap, HyperNode};
 use crate::kinds::{DecodeError, TypeMeta};
 use crate::kinds::{Kind, KindObject, Reader};
-use crate::kueue::{ClusterQueue, KueueObjects, LocalQueue, ResourceFlavor, Topology};
+use crate::kueue::{
+    ClusterQueue, Cohort, KueueObjects, KueueWorkload, LocalQueue, ResourceFlavor, Topology,
+    WorkloadPriorityClass,
+};
 use crate::operators::OperatorObject;
 use crate::policy::{PodDisruptionBudget, PriorityClass};
 use crate::quota::{LimitRange, ResourceQuota};
@@ -437,6 +440,43 @@ crate::versioned_kind_object!(
     )
     .live(&["kueue.x-k8s.io/v1beta1"]),
 );
+crate::versioned_kind_object!(
+    Cohort,
+    Kind::new(
+        "Cohort",
+        &[
+            "kueue.x-k8s.io/v1alpha1",
+            "kueue.x-k8s.io/v1beta1",
+            "kueue.x-k8s.io/v1beta2"
+        ],
+        "cohorts",
+        "Kueue admission (shared quota)"
+    )
+    .cluster_scoped()
+    .live(&["kueue.x-k8s.io/v1beta1"]),
+);
+crate::versioned_kind_object!(
+    WorkloadPriorityClass,
+    Kind::new(
+        "WorkloadPriorityClass",
+        &["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"],
+        "workloadpriorityclasses",
+        "Kueue admission (queue order, preemption)"
+    )
+    .cluster_scoped()
+    .live(&["kueue.x-k8s.io/v1beta1"]),
+);
+// Admitted Workloads are the quota already in use; a job's own Workload is derived from it.
+crate::versioned_kind_object!(
+    KueueWorkload,
+    Kind::new(
+        "Workload",
+        &["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"],
+        "workloads",
+        "Kueue admission (quota in use)"
+    )
+    .live(&["kueue.x-k8s.io/v1beta1"]),
+);
 
 crate::kind_object!(
     Service,
@@ -457,6 +497,9 @@ impl KueueObjects {
             Object::ResourceFlavor(o) => self.flavors.push(o.clone()),
             Object::ClusterQueue(o) => self.cluster_queues.push(o.clone()),
             Object::LocalQueue(o) => self.local_queues.push(o.clone()),
+            Object::Cohort(o) => self.cohorts.push(o.clone()),
+            Object::WorkloadPriorityClass(o) => self.priority_classes.push(o.clone()),
+            Object::KueueWorkload(o) => self.workloads.push(o.clone()),
             _ => return false,
         }
         true

@@ -18,7 +18,10 @@ use df_model::gang::{
     VOLCANO_TASK_ORDER_ANNOTATION,
 };
 use df_model::hypernode::{CONFIG_NAME, CONFIG_NAMESPACE};
-use df_model::kueue::{ClusterQueue, LocalQueue, ResourceFlavor, Topology};
+use df_model::kueue::{
+    ClusterQueue, Cohort, KueueWorkload, LocalQueue, ResourceFlavor, Topology,
+    WorkloadPriorityClass,
+};
 use df_model::normalized_image_name;
 use df_model::storage::{
     self, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
@@ -804,6 +807,49 @@ impl Redact for ClusterQueue {
             .flat_map(|g| &mut g.flavors);
         for flavor in flavors {
             flavor.name = r.value(&flavor.name);
+        }
+        if !self.spec.cohort_name.is_empty() {
+            self.spec.cohort_name = r.value(&self.spec.cohort_name);
+        }
+    }
+}
+
+/// Quotas and cohort names are kept: they are numbers and the names redaction maps alike.
+impl Redact for Cohort {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        if !self.spec.parent_name.is_empty() {
+            self.spec.parent_name = r.value(&self.spec.parent_name);
+        }
+        let flavors = self
+            .spec
+            .resource_groups
+            .iter_mut()
+            .flat_map(|g| &mut g.flavors);
+        for flavor in flavors {
+            flavor.name = r.value(&flavor.name);
+        }
+    }
+}
+
+impl Redact for WorkloadPriorityClass {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+    }
+}
+
+impl Redact for KueueWorkload {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        self.spec.queue_name = r.value(&self.spec.queue_name);
+        self.spec.pod_sets.clear();
+        if let Some(admission) = &mut self.status.admission {
+            admission.cluster_queue = r.value(&admission.cluster_queue);
+            for assignment in &mut admission.pod_set_assignments {
+                for (_, flavor) in assignment.flavors.iter_mut() {
+                    *flavor = r.value(flavor);
+                }
+            }
         }
     }
 }

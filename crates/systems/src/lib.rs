@@ -8,5 +8,6 @@
 pub mod flow;
 pub mod fluid;
 pub mod gang;
+pub mod kueue;
 pub mod operators;
 pub mod topology;

@@ -303,6 +303,7 @@ fn plans() -> Vec<Vec<&'static str>> {
             "testdata/topology/workload",
             "testdata/topology/workload/state.yaml",
         ),
+        ("testdata/kueue", "testdata/kueue/state.yaml"),
     ] {
         plans.push(vec!["-f", inputs, "--state", state]);
         plans.push(vec!["-f", inputs, "--state", state, "--compare"]);

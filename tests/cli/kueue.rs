@@ -28,6 +28,7 @@ fn a_required_rack_takes_the_tightest_rack_that_holds_the_job() {
         stdout,
         "\
 Job team-a/train (kueue, minMember 6): 6/6 pods placed in topology.example.com/block=b2, topology.example.com/rack=r3; nodes: n5 x4, n6 x2
+Kueue: admitted by ClusterQueue cluster-queue: main x6 on tas-flavor (cpu, memory)
  POD      NODE  TOPOLOGY.EXAMPLE.COM/BLOCK  TOPOLOGY.EXAMPLE.COM/RACK
  train-0  n5    b2                          r3
  train-1  n5    b2                          r3
@@ -133,6 +134,87 @@ fn a_job_whose_local_queue_is_missing_stays_suspended() {
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         plan["groups"][0]["blocked"],
-        json!([{"reason": "LocalQueue team-a/other-queue not found: Kueue keeps the Job suspended", "pods": 6}])
+        json!([{"reason": "Kueue keeps the Job suspended: LocalQueue other-queue doesn't exist", "pods": 6}])
+    );
+}
+
+/// Admission on quota (testdata/kueue): ClusterQueue cluster-queue has on-demand 9 CPU (4
+/// held by the admitted Workload `running`) and spot 8 CPU.
+fn plan_quota(job: &str) -> (i32, String) {
+    let file = format!("testdata/kueue/{job}.yaml");
+    let run = bin(["plan", "-f", &file, "--state", "testdata/kueue/state.yaml"]).run();
+    assert_eq!(run.stderr, "");
+    (run.code, run.stdout)
+}
+
+#[test]
+fn a_job_larger_than_any_flavor_stays_suspended_with_kueues_message() {
+    // 20 CPU > 9 (on-demand) and > 8 (spot): ExceedsMaxQuota on both, reasons sorted.
+    let (code, stdout) = plan_quota("sample-job");
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "\
+Job default/sample-job (kueue, minMember 20): 0/20 pods placed: Kueue keeps the Job suspended: couldn't assign flavors to pod set main: insufficient quota for cpu in flavor on-demand, previously considered podsets requests (0) + current podset request (20) > maximum capacity (9), insufficient quota for cpu in flavor spot, previously considered podsets requests (0) + current podset request (20) > maximum capacity (8)
+Kueue: not admitted (ExceedsMaxQuota): the Job stays suspended
+"
+    );
+}
+
+#[test]
+fn partial_admission_takes_the_largest_count_that_fits_and_the_flavors_node_labels() {
+    // on-demand: 5 CPU unused, nominal 9, no preemption; spot holds 8. Counts 20 - i for
+    // i in 0..=17: the smallest i that fits is 12 (8 pods on spot), which land on n3, the
+    // one node with the flavor's label, through its toleration of the spot taint.
+    let (code, stdout) = plan_quota("partial-job");
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "\
+Job default/partial-job (kueue, minMember 0): 8/8 pods placed in kubernetes.io/hostname=n3
+Kueue: admitted by ClusterQueue cluster-queue: main x8 on spot (cpu, memory)
+Warnings:
+  Kueue admits 8 of 20 pods (partial admission): the Job runs with parallelism 8
+  Kueue admits it on quota alone (ResourceFlavor spot, no topologyName): the scheduler places its pods one by one, not as a gang
+"
+    );
+}
+
+#[test]
+fn a_higher_priority_job_preempts_within_its_cluster_queue() {
+    // 9 CPU on on-demand: 5 unused, nominal 9 >= 9, so the oracle evicts `running` (priority
+    // 0 < 1000, withinClusterQueue LowerPriority); spot (8) cannot hold 9.
+    let (code, stdout) = plan_quota("urgent-job");
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(
+            "Kueue: admitted by ClusterQueue cluster-queue: main x9 on on-demand (cpu, memory); \
+             preempts default/running (InClusterQueue)"
+        )
+    );
+}
+
+#[test]
+fn an_admitted_job_reports_its_admission_in_json() {
+    let run = bin([
+        "plan",
+        "-f",
+        "testdata/kueue/small-job.yaml",
+        "--state",
+        "testdata/kueue/state.yaml",
+        "-o",
+        "json",
+    ])
+    .run();
+    assert_eq!(run.code, 0);
+    let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        plan["groups"][0]["admission"],
+        json!({"admitted": true, "localQueue": "user-queue", "clusterQueue": "cluster-queue",
+            "podSets": [{"name": "main", "count": 5,
+                "flavors": {"cpu": "on-demand", "memory": "on-demand"}}],
+            "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue cluster-queue",
+            "borrowing": false, "victims": []})
     );
 }

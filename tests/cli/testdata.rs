@@ -100,6 +100,21 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("topology/kueue/train.yaml", &[("Job", 1)]),
     ("topology/kueue/too-big.yaml", &[("Job", 1)]),
     ("topology/kueue/preferred.yaml", &[("Job", 1)]),
+    (
+        "kueue/state.yaml",
+        &[
+            ("ClusterQueue", 1),
+            ("LocalQueue", 1),
+            ("Node", 3),
+            ("ResourceFlavor", 2),
+            ("Workload", 1),
+            ("WorkloadPriorityClass", 1),
+        ],
+    ),
+    ("kueue/sample-job.yaml", &[("Job", 1)]),
+    ("kueue/partial-job.yaml", &[("Job", 1)]),
+    ("kueue/small-job.yaml", &[("Job", 1)]),
+    ("kueue/urgent-job.yaml", &[("Job", 1)]),
     ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
     (
         "topology/workload/train.yaml",

@@ -237,6 +237,14 @@ const SCHEDULING_WORKLOAD: Shape = custom_resource!(Shape::Any);
 /// Kueue's objects: their fields are read by serde into the model (a wrong type is a decode
 /// error with its path), so only metadata is checked here.
 const KUEUE: Shape = custom_resource!(Shape::Any);
+/// Kueue's WorkloadPriorityClass keeps its fields at the top level, as PriorityClass does.
+const KUEUE_PRIORITY_CLASS: Shape = Shape::Map(&[
+    ("apiVersion", Shape::Any),
+    ("kind", Shape::Any),
+    ("metadata", Shape::Kube(kube::<meta::ObjectMeta>)),
+    ("value", Shape::Any),
+    ("description", Shape::Any),
+]);
 /// Volcano `spec.networkTopology` of a Job or PodGroup.
 const NETWORK_TOPOLOGY: Shape = Shape::Map(&[
     ("mode", Shape::Any),
@@ -329,8 +337,16 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
     ("kueue.x-k8s.io/v1alpha1", "Cohort", KUEUE),
     ("kueue.x-k8s.io/v1beta1", "Cohort", KUEUE),
     ("kueue.x-k8s.io/v1beta2", "Cohort", KUEUE),
-    ("kueue.x-k8s.io/v1beta1", "WorkloadPriorityClass", KUEUE),
-    ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", KUEUE),
+    (
+        "kueue.x-k8s.io/v1beta1",
+        "WorkloadPriorityClass",
+        KUEUE_PRIORITY_CLASS,
+    ),
+    (
+        "kueue.x-k8s.io/v1beta2",
+        "WorkloadPriorityClass",
+        KUEUE_PRIORITY_CLASS,
+    ),
     ("kueue.x-k8s.io/v1beta1", "Workload", KUEUE),
     ("kueue.x-k8s.io/v1beta2", "Workload", KUEUE),
 ];

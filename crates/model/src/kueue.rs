@@ -404,17 +404,32 @@ impl KueueObjects {
             .find(|o| o.metadata.name == name)
     }
 
-    /// `other`'s objects added after this one's, so that lookups find this one's first.
+    /// `other`'s objects that this one lacks (by namespace and name), added after this one's:
+    /// the same object given and recorded is one object, and this one's copy wins.
     pub fn extend(&mut self, other: &KueueObjects) {
-        self.topologies.extend(other.topologies.iter().cloned());
-        self.flavors.extend(other.flavors.iter().cloned());
-        self.cluster_queues
-            .extend(other.cluster_queues.iter().cloned());
-        self.local_queues.extend(other.local_queues.iter().cloned());
-        self.cohorts.extend(other.cohorts.iter().cloned());
-        self.priority_classes
-            .extend(other.priority_classes.iter().cloned());
-        self.workloads.extend(other.workloads.iter().cloned());
+        fn merge<T: Clone>(mine: &mut Vec<T>, theirs: &[T], meta: fn(&T) -> &ObjectMeta) {
+            for o in theirs {
+                let key = meta(o);
+                let known = mine.iter().any(|m| {
+                    let m = meta(m);
+                    m.namespace == key.namespace && m.name == key.name
+                });
+                if !known {
+                    mine.push(o.clone());
+                }
+            }
+        }
+        merge(&mut self.topologies, &other.topologies, |o| &o.metadata);
+        merge(&mut self.flavors, &other.flavors, |o| &o.metadata);
+        merge(&mut self.cluster_queues, &other.cluster_queues, |o| {
+            &o.metadata
+        });
+        merge(&mut self.local_queues, &other.local_queues, |o| &o.metadata);
+        merge(&mut self.cohorts, &other.cohorts, |o| &o.metadata);
+        merge(&mut self.priority_classes, &other.priority_classes, |o| {
+            &o.metadata
+        });
+        merge(&mut self.workloads, &other.workloads, |o| &o.metadata);
     }
 
     pub fn topology(&self, name: &str) -> Option<&Topology> {

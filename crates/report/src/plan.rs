@@ -139,6 +139,10 @@ fn group_line(group: &GroupPlan) -> String {
         line.push_str(&format!("; pending: {}", folded.join("; ")));
     }
     line.push('\n');
+    if let Some(admission) = &group.admission {
+        line.push_str(&admission.line());
+        line.push('\n');
+    }
     line
 }
 

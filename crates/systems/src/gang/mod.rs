@@ -425,6 +425,7 @@ pub fn plan_gangs(
     scheduler: &mut Scheduler,
     opts: &GangOptions,
 ) -> Result<Vec<GroupPlan>, GangError> {
+    let gangs = kueue::admit_gangs(gangs, scheduler.state());
     gangs
         .iter()
         .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))

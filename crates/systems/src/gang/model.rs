@@ -260,6 +260,9 @@ pub struct Gang {
     /// Pods of the inputs the API server would refuse to create (LimitRange, ResourceQuota):
     /// taken out of `members`, as they never exist.
     pub rejected: Vec<RejectedPod>,
+    /// The queue manager's decision before any pod is placed (Kueue admission), when one
+    /// manages the gang.
+    pub admission: Option<Box<crate::kueue::Decision>>,
 }
 
 /// A gang's pod the API server rejects at admission, with its words
@@ -289,6 +292,7 @@ impl Gang {
             rule: PlacementRule::PodByPod,
             defined: true,
             rejected: Vec::new(),
+            admission: None,
         }
     }
 

@@ -69,6 +69,8 @@ pub struct GroupPlan {
     pub rejected_at_admission: BTreeMap<String, String>,
     pub warnings: Vec<String>,
     pub comparison: Option<Comparison>,
+    /// Kueue's admission of the job (`null` when no Kueue queue manages it).
+    pub admission: Option<crate::kueue::Decision>,
 }
 
 /// What becomes of the gang as a whole.
@@ -337,6 +339,7 @@ impl GroupPlan {
             rejected_at_admission: BTreeMap::new(),
             warnings: Vec::new(),
             comparison: None,
+            admission: gang.admission.as_deref().cloned(),
         }
     }
 }

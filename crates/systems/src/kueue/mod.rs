@@ -98,12 +98,45 @@ impl Decision {
         }
     }
 
-    /// Whether every pod set was admitted at its full count.
-    pub fn partial(&self, job: &Job) -> bool {
-        self.pod_sets
+    /// The plan table's one line: whether Kueue admits the job, where, and whom it evicts.
+    pub fn line(&self) -> String {
+        let cq = self.cluster_queue.as_deref().unwrap_or("");
+        if !self.admitted {
+            // The message itself is the gang's pending reason, on the line above.
+            return format!(
+                "Kueue: not admitted ({}): the Job stays suspended",
+                self.reason
+            );
+        }
+        let sets: Vec<String> = self
+            .pod_sets
             .iter()
-            .zip(&job.pod_sets)
-            .any(|(d, ps)| d.count < ps.count)
+            .map(|ps| {
+                let mut by_flavor: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+                for (resource, flavor) in &ps.flavors {
+                    by_flavor.entry(flavor).or_default().push(resource);
+                }
+                let flavors: Vec<String> = by_flavor
+                    .iter()
+                    .map(|(f, rs)| format!("{f} ({})", rs.join(", ")))
+                    .collect();
+                format!("{} x{} on {}", ps.name, ps.count, flavors.join(", "))
+            })
+            .collect();
+        let mut line = format!(
+            "Kueue: admitted by ClusterQueue {cq}{}: {}",
+            if self.borrowing { ", borrowing" } else { "" },
+            sets.join("; ")
+        );
+        if !self.victims.is_empty() {
+            let victims: Vec<String> = self
+                .victims
+                .iter()
+                .map(|v| format!("{}/{} ({})", v.namespace, v.name, v.reason))
+                .collect();
+            line.push_str(&format!("; preempts {}", victims.join(", ")));
+        }
+        line
     }
 }
 

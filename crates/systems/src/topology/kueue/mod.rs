@@ -342,7 +342,7 @@ struct Tried<'a> {
 /// levels, or only the hostname when that is the lowest level, as Kueue's ungater writes it).
 fn admitted(
     gang: &Gang,
-    flavor: &ResourceFlavor,
+    flavors: &[&ResourceFlavor],
     assignment: Option<(&[String], &tas::Assignment)>,
 ) -> Gang {
     let mut slots: Vec<Vec<(String, String)>> = Vec::new();
@@ -366,9 +366,14 @@ fn admitted(
     let mut admitted = gang.clone();
     for (i, member) in admitted.members.iter_mut().enumerate() {
         let spec = &mut member.pod.spec;
-        spec.node_selector.extend(flavor.spec.node_labels.clone());
-        spec.tolerations
-            .extend(flavor.spec.tolerations.iter().cloned());
+        for flavor in flavors {
+            spec.node_selector.extend(flavor.spec.node_labels.clone());
+            for toleration in &flavor.spec.tolerations {
+                if !spec.tolerations.contains(toleration) {
+                    spec.tolerations.push(toleration.clone());
+                }
+            }
+        }
         if let Some(selector) = slots.get(i) {
             spec.node_selector.extend(selector.iter().cloned());
         }
@@ -376,8 +381,10 @@ fn admitted(
     admitted
 }
 
-/// Plan a Kueue Job's pod set: admission through its queues, the topology assignment when
-/// its flavor has a topology, then kube-scheduler inside each pod's domain, all or nothing.
+/// Plan a Kueue Job's pod set: Kueue's admission decision ([`crate::kueue`]) first, then the
+/// admitted pods with their flavor's node labels and tolerations: with the topology
+/// assignment when the flavor has a topology (all or nothing), else placed one by one, as
+/// Kueue admits on quota alone and kube-scheduler knows no gang.
 pub fn plan(
     scheduler: &mut Scheduler,
     gang: &Gang,
@@ -393,7 +400,7 @@ pub fn plan(
     let Some(template) = gang.members.first().map(|m| m.pod.clone()) else {
         return place::plan_pod_by_pod(scheduler, gang, compare, None, within);
     };
-    if given.is_empty() && state.kueue.is_empty() {
+    let Some(decision) = gang.admission.as_deref() else {
         let mut plan = place::plan_pod_by_pod(scheduler, gang, compare, None, within);
         plan.warnings.push(
             "no Kueue LocalQueue, ClusterQueue, ResourceFlavor or Topology in the inputs or the \
@@ -401,59 +408,77 @@ pub fn plan(
                 .to_string(),
         );
         return plan;
+    };
+    if !decision.admitted {
+        let reason = format!("Kueue keeps the Job suspended: {}", decision.message);
+        return outcome::unplanned(gang, state, GangStatus::Unschedulable, reason);
     }
-    let candidates = match candidates(
-        queues,
-        &gang.meta.namespace,
-        &gang.queue,
-        asks_topology(&template),
-    ) {
-        Ok(c) => c,
-        Err(reason) => {
-            return outcome::unplanned(gang, state, GangStatus::Unschedulable, reason);
-        }
+    let assigned: BTreeSet<&str> = decision
+        .pod_sets
+        .iter()
+        .flat_map(|ps| ps.flavors.values().map(String::as_str))
+        .collect();
+    let flavors: Vec<&ResourceFlavor> = assigned.iter().filter_map(|f| queues.flavor(f)).collect();
+    let mut gang = gang.clone();
+    let count = decision.pod_sets.first().map_or(0, |ps| ps.count);
+    let mut notes = Vec::new();
+    let admitted_count = usize::try_from(count).unwrap_or(0);
+    if admitted_count < gang.members.len() {
+        notes.push(format!(
+            "Kueue admits {admitted_count} of {} pods (partial admission): the Job runs with \
+             parallelism {admitted_count}",
+            gang.members.len()
+        ));
+        gang.members.truncate(admitted_count);
+        gang.min_member = gang.min_member.min(i64::from(count));
+    }
+    let topology = flavors.iter().find_map(|f| {
+        let name = f.spec.topology_name.as_ref()?;
+        Some((*f, queues.topology(name)?))
+    });
+    let Some((tas_flavor, topology)) = topology else {
+        let mut admitted = admitted(&gang, &flavors, None);
+        admitted.min_member = 0;
+        let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None, within);
+        plan.min_member = 0;
+        notes.push(format!(
+            "Kueue admits it on quota alone (ResourceFlavor {}, no topologyName): the \
+             scheduler places its pods one by one, not as a gang",
+            assigned.iter().copied().collect::<Vec<_>>().join(", ")
+        ));
+        plan.warnings.extend(notes);
+        return plan;
+    };
+    let candidate = Candidate {
+        flavor: tas_flavor,
+        topology: Some(topology),
     };
     let count = i32::try_from(gang.members.len()).unwrap_or(i32::MAX);
-    let mut tried: Vec<Tried> = Vec::new();
-    for candidate in candidates {
-        let Some(topology) = candidate.topology else {
-            let admitted = admitted(gang, candidate.flavor, None);
-            let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None, within);
-            plan.warnings.push(format!(
-                "Kueue admits it on ResourceFlavor {}, which has no topologyName: Topology Aware \
-                 Scheduling does not apply",
-                candidate.flavor.metadata.name
-            ));
-            return plan;
-        };
-        let levels = topology.level_keys();
-        let snapshot = snapshot(scheduler, candidate.flavor, topology, &template);
-        let (request, result) = match request(&template, &levels, count) {
-            Err(reason) => (
-                None,
-                Err(tas::NoFit {
-                    reason,
-                    candidates: Vec::new(),
-                }),
-            ),
-            Ok(request) => (
-                Some(request),
-                snapshot.tree.assign(&request, &snapshot.excluded),
-            ),
-        };
-        let fits = result.is_ok();
-        tried.push(Tried {
-            candidate,
-            levels,
-            nodes: snapshot.nodes,
-            request,
-            result,
-        });
-        if fits {
-            break;
-        }
-    }
-    report(scheduler, gang, tried, compare, within)
+    let levels = topology.level_keys();
+    let snapshot = snapshot(scheduler, tas_flavor, topology, &template);
+    let (request, result) = match request(&template, &levels, count) {
+        Err(reason) => (
+            None,
+            Err(tas::NoFit {
+                reason,
+                candidates: Vec::new(),
+            }),
+        ),
+        Ok(request) => (
+            Some(request),
+            snapshot.tree.assign(&request, &snapshot.excluded),
+        ),
+    };
+    let tried = vec![Tried {
+        candidate,
+        levels,
+        nodes: snapshot.nodes,
+        request,
+        result,
+    }];
+    let mut plan = report(scheduler, &gang, &flavors, tried, compare, within);
+    plan.warnings.extend(notes);
+    plan
 }
 
 /// The nodes of the assignment's domains (within `within`, when the plan is narrowed): every
@@ -484,6 +509,7 @@ fn assigned_nodes(
 fn report(
     scheduler: &mut Scheduler,
     gang: &Gang,
+    flavors: &[&ResourceFlavor],
     tried: Vec<Tried>,
     compare: bool,
     within: Option<&[usize]>,
@@ -504,7 +530,7 @@ fn report(
     let levels = &last.levels;
     let mut plan = match &last.result {
         Ok(assignment) => {
-            let admitted = admitted(gang, last.candidate.flavor, Some((levels, assignment)));
+            let admitted = admitted(gang, flavors, Some((levels, assignment)));
             let assigned = assigned_nodes(&last.nodes, assignment, within);
             place::plan_pod_by_pod(scheduler, &admitted, compare, None, Some(&assigned))
         }

@@ -146,6 +146,9 @@ note: topologies.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the
 note: resourceflavors.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ResourceFlavor objects
 note: clusterqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ClusterQueue objects
 note: localqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping LocalQueue objects
+note: cohorts.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping Cohort objects
+note: workloadpriorityclasses.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping WorkloadPriorityClass objects
+note: workloads.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping Workload objects
 note: trainingruntimes.trainer.kubeflow.org (trainer.kubeflow.org/v1alpha1) is not installed in the cluster; skipping TrainingRuntime objects
 note: clustertrainingruntimes.trainer.kubeflow.org (trainer.kubeflow.org/v1alpha1) is not installed in the cluster; skipping ClusterTrainingRuntime objects
 ";

@@ -9,9 +9,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::apiserver::{
-    ApiServer, Behaviour, CLUSTER_QUEUES, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES, LIMIT_RANGES,
-    LOCAL_QUEUES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_FLAVORS,
-    RESOURCE_QUOTAS, Served, WORKLOAD_POD_GROUPS, WORKLOADS,
+    ApiServer, Behaviour, CLUSTER_QUEUES, COHORTS, CONFIG_MAPS, HYPERNODES, KUEUE_TOPOLOGIES,
+    KUEUE_WORKLOADS, LIMIT_RANGES, LOCAL_QUEUES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES,
+    RESOURCE_FLAVORS, RESOURCE_QUOTAS, Served, WORKLOAD_POD_GROUPS, WORKLOAD_PRIORITY_CLASSES,
+    WORKLOADS,
 };
 use crate::support::cli::{bin, text};
 
@@ -30,6 +31,10 @@ const SERVED: &[Served] = &[
     RESOURCE_FLAVORS,
     CLUSTER_QUEUES,
     LOCAL_QUEUES,
+    // Kueue's other kinds: an installed Kueue serves them all, whether the state has some.
+    COHORTS,
+    WORKLOAD_PRIORITY_CLASSES,
+    KUEUE_WORKLOADS,
     WORKLOADS,
     WORKLOAD_POD_GROUPS,
 ];

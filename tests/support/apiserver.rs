@@ -95,6 +95,13 @@ pub const RESOURCE_FLAVORS: Served = cluster_scoped(
 pub const CLUSTER_QUEUES: Served =
     cluster_scoped("kueue.x-k8s.io/v1beta1", "clusterqueues", "ClusterQueue");
 pub const LOCAL_QUEUES: Served = custom("kueue.x-k8s.io/v1beta1", "localqueues", "LocalQueue");
+pub const COHORTS: Served = cluster_scoped("kueue.x-k8s.io/v1beta1", "cohorts", "Cohort");
+pub const WORKLOAD_PRIORITY_CLASSES: Served = cluster_scoped(
+    "kueue.x-k8s.io/v1beta1",
+    "workloadpriorityclasses",
+    "WorkloadPriorityClass",
+);
+pub const KUEUE_WORKLOADS: Served = custom("kueue.x-k8s.io/v1beta1", "workloads", "Workload");
 pub const WORKLOADS: Served = custom("scheduling.k8s.io/v1alpha2", "workloads", "Workload");
 pub const WORKLOAD_POD_GROUPS: Served =
     custom("scheduling.k8s.io/v1alpha2", "podgroups", "PodGroup");

@@ -246,11 +246,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --solver)
@@ -568,11 +568,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json sarif github markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json sarif github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --disable)
@@ -754,11 +754,11 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --what-if)
@@ -944,11 +944,11 @@ _kubectl__dataflow() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name jsonpath= custom-columns=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

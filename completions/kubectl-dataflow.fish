@@ -52,7 +52,8 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "text\t'file:line:col with the source line and a caret'
 json\t'The JSON contract (diagnostics and summary)'
 sarif\t'SARIF 2.1.0 for code scanning'
-github\t'GitHub Actions workflow commands'"
+github\t'GitHub Actions workflow commands'
+markdown\t'A pull-request comment: verdict and a row per finding'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l disable -d 'Rule codes or prefixes to turn off (DF113, DF3), comma separated or repeated' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l enable -d 'Rule codes or prefixes to turn on (including opt-in rules); wins over --disable' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" -l explain -d 'Print the documentation of one rule and exit' -r
@@ -74,11 +75,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand lint" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s f -l filename -d 'Manifest file, directory (.yaml, .yml, .json) or `-` for stdin; repeatable or comma separated (a.yaml,b.yaml)' -r -F
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s l -l selector -d 'Selector (label query) to filter on, as kubectl\'s: key=value, key!=value, \'key in (a,b)\', \'key notin (a,b)\', key, !key; comma separated, all must hold' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l field-selector -d 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)' -r -f -a "table\t'Tables for people'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -s o -l output -d 'Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+markdown\t'A pull-request comment: verdict, table, collapsible details, Mermaid diagrams'
+html\t'One self-contained HTML page: the Markdown document, and for a plan the cluster'
 jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
 custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l what-if -d 'Change the cluster state before planning, and show what moves: add=N:like=NODE, cordon=NODES, drain=NODES (cordon and evict their pods), remove=NODES, label=NODES:key=value, unlabel=NODES:key, taint=NODES:key[=value]:Effect, untaint=NODES:key[:Effect]; NODES is a node name or selector(LABEL-SELECTOR); repeatable, applied in order' -r
@@ -116,11 +119,13 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per node)' -r -f -a "table\t'Tables for people'
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per node)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+markdown\t'A pull-request comment: verdict, table, collapsible details, Mermaid diagrams'
+html\t'One self-contained HTML page: the Markdown document, and for a plan the cluster'
 jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
 custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l solver -d 'With flow, a pod of the -f batch is shown with its min-cost-flow placement next to the greedy decision' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
@@ -223,6 +228,8 @@ wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
 yaml\t'The same contract as YAML'
 name\t'KIND/NAME of each planned object (plan) or the selected node (explain-placement)'
+markdown\t'A pull-request comment: verdict, table, collapsible details, Mermaid diagrams'
+html\t'One self-contained HTML page: the Markdown document, and for a plan the cluster'
 jsonpath=\t'kubectl\'s JSONPath template over the JSON contract'
 custom-columns=\t'HEADER:PATH,...: one row per object of the JSON contract'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand version" -s n -l namespace -d 'The namespace scope for this request' -r

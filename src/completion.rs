@@ -485,7 +485,7 @@ metadata: {name: worker-1}
             (&["-n", "shop", "e"], "explain-placement\n:4\n"),
             (
                 &["plan", "-o", ""],
-                "table\nwide\njson\nyaml\nname\njsonpath=\ncustom-columns=\n:4\n",
+                "table\nwide\njson\nyaml\nname\nmarkdown\nhtml\njsonpath=\ncustom-columns=\n:4\n",
             ),
             (&["plan", "--output=j"], "json\njsonpath=\n:4\n"),
             (&["snapshot", "-o", ""], "yaml\njson\n:4\n"),

@@ -133,6 +133,10 @@ pub enum ReportFormat {
     Yaml,
     /// KIND/NAME of each planned object (plan) or the selected node (explain-placement)
     Name,
+    /// A pull-request comment: verdict, table, collapsible details, Mermaid diagrams
+    Markdown,
+    /// One self-contained HTML page: the Markdown document, and for a plan the cluster
+    Html,
     /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the JSON contract
     JsonPath(Template),
     /// `custom-columns=HEADER:PATH,...`: one row per object of the JSON contract
@@ -175,7 +179,7 @@ impl ReportFormat {
 pub struct ReportFormatParser;
 
 /// The `-o` values with their help, for `--help` and shell completion.
-const FORMATS: [(&str, &str); 7] = [
+const FORMATS: [(&str, &str); 9] = [
     ("table", "Tables for people"),
     ("wide", "Tables with extra columns"),
     ("json", "The JSON contract (stable field names)"),
@@ -183,6 +187,14 @@ const FORMATS: [(&str, &str); 7] = [
     (
         "name",
         "KIND/NAME of each planned object (plan) or the selected node (explain-placement)",
+    ),
+    (
+        "markdown",
+        "A pull-request comment: verdict, table, collapsible details, Mermaid diagrams",
+    ),
+    (
+        "html",
+        "One self-contained HTML page: the Markdown document, and for a plan the cluster",
     ),
     (
         "jsonpath=",
@@ -228,6 +240,8 @@ impl clap::builder::TypedValueParser for ReportFormatParser {
                 "json" => ReportFormat::Json,
                 "yaml" => ReportFormat::Yaml,
                 "name" => ReportFormat::Name,
+                "markdown" => ReportFormat::Markdown,
+                "html" => ReportFormat::Html,
                 other => {
                     return Err(invalid(format!(
                         "{other:?}; one of {}",

@@ -69,7 +69,7 @@ pub struct ExplainArgs {
     /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<String>,
-    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
+    /// Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or
     /// custom-columns=HEADER:PATH,... (one row per node)
     #[arg(
         short = 'o',
@@ -100,7 +100,10 @@ pub struct ExplainArgs {
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandError> {
     let selector = args.select.parse()?;
-    let tables = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
+    let tables = matches!(
+        args.output,
+        ReportFormat::Table | ReportFormat::Wide | ReportFormat::Markdown | ReportFormat::Html
+    );
     if args.top.is_some() && !tables {
         df_report::stderr_line(
             "warning: --top only shortens the table; -o json, yaml and name list every node",
@@ -144,6 +147,8 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         ReportFormat::Table => df_report::explain::render(&explanation, top, false, headers),
         ReportFormat::Wide => df_report::explain::render(&explanation, top, true, headers),
         ReportFormat::Name => df_report::explain::selected_name(&explanation),
+        ReportFormat::Markdown => df_report::markdown::explain(&explanation, top),
+        ReportFormat::Html => df_report::html::explain(&explanation, top),
         templated => templated
             .templated(&explanation, df_report::explain::rows, headers)
             .expect("the other formats are matched above")?,

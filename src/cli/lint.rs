@@ -36,6 +36,8 @@ pub enum LintFormat {
     Sarif,
     /// GitHub Actions workflow commands
     Github,
+    /// A pull-request comment: verdict and a row per finding
+    Markdown,
 }
 
 /// Validate DataFlow / PodGroup / Job / Pod manifests, with exact file:line:column
@@ -104,6 +106,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         LintFormat::Json => df_report::lint::json(&result),
         LintFormat::Sarif => df_report::lint::sarif(&result),
         LintFormat::Github => df_report::lint::github(&result),
+        LintFormat::Markdown => df_report::markdown::lint(&result),
     };
     print_stdout(&rendered)?;
     let failing =

@@ -70,7 +70,7 @@ pub struct PlanArgs {
     pub schema: SchemaArgs,
     #[command(flatten)]
     pub select: SelectorArgs,
-    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE or
+    /// Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or
     /// custom-columns=HEADER:PATH,... (one row per operation, gang and batch pod)
     #[arg(
         short = 'o',
@@ -150,6 +150,13 @@ pub struct PlanArgs {
 const MAX_REPLICAS: i64 = 100_000;
 
 pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError> {
+    let document = matches!(args.output, ReportFormat::Markdown | ReportFormat::Html);
+    if document && (args.how_many_nodes.is_some() || !args.against.is_empty()) {
+        return Err(anyhow::anyhow!(
+            "-o markdown and html show a plan; --how-many-nodes and --against print a table, json or yaml"
+        )
+        .into());
+    }
     let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let mut state = global.cluster_state()?;
@@ -195,6 +202,8 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         ReportFormat::Json => df_report::to_json(&plan),
         ReportFormat::Yaml => df_report::to_yaml(&plan),
         ReportFormat::Name => df_report::plan::names(&plan),
+        ReportFormat::Markdown => df_report::markdown::plan(&plan),
+        ReportFormat::Html => df_report::html::plan(&plan),
         templated => templated
             .templated(&plan, df_report::plan::rows, headers)
             .expect("the other formats are matched above")?,

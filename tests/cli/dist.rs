@@ -52,7 +52,7 @@ fn bash_script_completes_kubectl_dataflow() {
         ),
         (
             &["kubectl-dataflow", "plan", "-o", ""],
-            "table wide json yaml name jsonpath= custom-columns=",
+            "table wide json yaml name markdown html jsonpath= custom-columns=",
         ),
         (&["kubectl-dataflow", "completion", "p"], "powershell"),
         (&["kubectl-dataflow", "patch", "--dry-run", "s"], "server"),
@@ -140,7 +140,7 @@ fn kubectl_completes_through_the_plugin_script() {
         (&["ex"], "explain-placement\n:4"),
         (
             &["plan", "-o", ""],
-            "table\nwide\njson\nyaml\nname\njsonpath=\ncustom-columns=\n:4",
+            "table\nwide\njson\nyaml\nname\nmarkdown\nhtml\njsonpath=\ncustom-columns=\n:4",
         ),
         (&["snapshot", "--output="], "yaml\njson\n:4"),
         (&["--context", ""], "dev\nprod\n:4"),

@@ -20,5 +20,6 @@ mod operators;
 mod pending;
 mod plan;
 mod quota;
+mod review;
 mod testdata;
 mod workload_topology;

@@ -70,6 +70,23 @@ pub struct Plan {
     /// created later, not modelled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Every node of the planned state, in its order, with the room the plan leaves on it:
+    /// how full each node is once every pod the plan places is assumed (the HTML report's
+    /// picture). Not part of the JSON contract: scripts have the placements.
+    #[serde(skip)]
+    pub nodes: Vec<NodeRoom>,
+}
+
+/// A node once the plan is applied: its labels (as the plan saw them, what-if edits
+/// included), what it can hold, and what the pods on it (bound and planned) leave free
+/// ([`df_engine::Scheduler::free`]). An operation that completes before a later step starts
+/// no longer counts, as in the plan itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeRoom {
+    pub name: String,
+    pub labels: df_model::Labels,
+    pub allocatable: df_engine::Resources,
+    pub free: df_engine::Resources,
 }
 
 impl Plan {

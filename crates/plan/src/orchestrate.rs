@@ -16,7 +16,7 @@ use df_systems::topology::hypernode;
 use super::batch::{self, BatchPlan, Member};
 use super::graph::{self, FlowGraph};
 use super::pending::{self, Unit};
-use super::{Plan, PlanError, PlanOptions, drift, flow, namespace, operators, quota};
+use super::{NodeRoom, Plan, PlanError, PlanOptions, drift, flow, namespace, operators, quota};
 
 /// The planner that takes a pod, and where it is in that planner's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +168,7 @@ impl<'a> Inputs<'a> {
             drift: None,
             sampling: SampleSize::of(scheduler.profile(), scheduler.state().nodes.len()),
             notes: Vec::new(),
+            nodes: Vec::new(),
         };
         if matches!(until, Some(Stage::Queue(_))) {
             return Ok(plan);
@@ -223,6 +224,7 @@ pub fn plan_all(
     scheduler.give(super::workload::given(manifests));
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.notes = notes;
+    plan.nodes = rooms(&scheduler);
     plan.drift = (opts.pending && opts.compare).then(|| {
         drift::summarize(
             state,
@@ -235,6 +237,25 @@ pub fn plan_all(
     let origins = namespace::Origins::new(&opts.selector, manifests, state, &inputs.members);
     plan.retain_selected(opts.namespace.as_deref(), &opts.selector, &origins);
     Ok(plan)
+}
+
+/// Every node of the scheduler's state with the room its pods leave, in the state's order.
+fn rooms(scheduler: &Scheduler) -> Vec<NodeRoom> {
+    let state = scheduler.state();
+    state
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, node)| {
+            let (allocatable, _) = scheduler.scored_usage(i)?;
+            Some(NodeRoom {
+                name: node.metadata.name.clone(),
+                labels: node.metadata.labels.clone(),
+                allocatable: allocatable.clone(),
+                free: scheduler.free(i)?,
+            })
+        })
+        .collect()
 }
 
 /// The planner a traced pod went through, with what its explanation says about it.

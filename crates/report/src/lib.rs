@@ -1,5 +1,6 @@
-//! Renderers: tables for people, the JSON/YAML contracts for scripts, jsonpath and
-//! custom-columns, lint's SARIF and GitHub annotations, terminal-safe stderr lines.
+//! Renderers: tables for people, the JSON/YAML contracts for scripts, Markdown and HTML for
+//! reviews, jsonpath and custom-columns, lint's SARIF and GitHub annotations, terminal-safe
+//! stderr lines.
 //!
 //! Above the planner and lint, whose results it renders; it must not import the network or
 //! clap, and decides nothing itself.
@@ -9,8 +10,10 @@ pub mod columns;
 pub mod drift;
 pub(crate) mod excerpt;
 pub mod explain;
+pub mod html;
 pub mod jsonpath;
 pub mod lint;
+pub mod markdown;
 pub mod plan;
 pub mod topology;
 

@@ -111,32 +111,15 @@ fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) 
 /// How many blocking reasons a gang's one-line summary names before counting the rest.
 const REASONS_PER_GANG: usize = 3;
 
-/// A gang's one line: kind, name, placed/minimum and domains, and the most frequent reasons
-/// its pods stay pending (each pod's first), with their counts: folded as upstream's "0/N
-/// nodes are available: 3 Insufficient cpu, ..." summary folds its nodes.
+/// A gang's one line: kind, name, placed/minimum and domains, and [`gang_reasons`].
 fn group_line(group: &GroupPlan) -> String {
     let mut line = format!(
         "{} {}/{} ({}, minMember {}): {}",
         group.kind, group.namespace, group.name, group.gang_kind, group.min_member, group.summary
     );
-    let reasons = if group.blocked.is_empty() {
-        summarise_blocked(group.pods.iter().filter_map(|p| p.reason.as_deref()))
-    } else {
-        group.blocked.clone()
-    };
-    // A single reason the summary already says (waiting for pods) is not said twice.
-    let said = matches!(reasons.as_slice(), [only] if group.summary.contains(&only.reason));
-    if !reasons.is_empty() && !said {
-        let mut folded: Vec<String> = reasons
-            .iter()
-            .take(REASONS_PER_GANG)
-            .map(|b| format!("{} ({})", b.reason, super::plural(b.pods, "pod")))
-            .collect();
-        if reasons.len() > REASONS_PER_GANG {
-            let rest = reasons.len() - REASONS_PER_GANG;
-            folded.push(format!("{} more", super::plural(rest, "reason")));
-        }
-        line.push_str(&format!("; pending: {}", folded.join("; ")));
+    let reasons = gang_reasons(group);
+    if !reasons.is_empty() {
+        line.push_str(&format!("; pending: {reasons}"));
     }
     line.push('\n');
     if let Some(admission) = &group.admission {
@@ -144,6 +127,32 @@ fn group_line(group: &GroupPlan) -> String {
         line.push('\n');
     }
     line
+}
+
+/// The most frequent reasons a gang's pods stay pending (each pod's first), with their
+/// counts: folded as upstream's "0/N nodes are available: 3 Insufficient cpu, ..." summary
+/// folds its nodes. Empty when none, or when the one reason is what the summary says already
+/// (waiting for pods).
+pub(crate) fn gang_reasons(group: &GroupPlan) -> String {
+    let reasons = if group.blocked.is_empty() {
+        summarise_blocked(group.pods.iter().filter_map(|p| p.reason.as_deref()))
+    } else {
+        group.blocked.clone()
+    };
+    let said = matches!(reasons.as_slice(), [only] if group.summary.contains(&only.reason));
+    if reasons.is_empty() || said {
+        return String::new();
+    }
+    let mut folded: Vec<String> = reasons
+        .iter()
+        .take(REASONS_PER_GANG)
+        .map(|b| format!("{} ({})", b.reason, super::plural(b.pods, "pod")))
+        .collect();
+    if reasons.len() > REASONS_PER_GANG {
+        let rest = reasons.len() - REASONS_PER_GANG;
+        folded.push(format!("{} more", super::plural(rest, "reason")));
+    }
+    folded.join("; ")
 }
 
 /// One gang: its line; in full (`all_pods`) a row per pod with its domain at each level, then
@@ -354,7 +363,7 @@ fn batch_section(batch: &BatchPlan, headers: bool) -> String {
     out
 }
 
-fn method_name(method: Method) -> &'static str {
+pub(crate) fn method_name(method: Method) -> &'static str {
     match method {
         Method::Flow => "flow",
         Method::Greedy => "greedy",
@@ -458,15 +467,15 @@ fn cache_text(datasets: &[DatasetLocality]) -> String {
         .join("; ")
 }
 
-fn op_ref(r: &OpRef) -> String {
+pub(crate) fn op_ref(r: &OpRef) -> String {
     format!("{}/{}/{}", r.kind, r.namespace, r.name)
 }
 
-fn affinity_text(affinity: Option<&NodeAffinity>) -> String {
+pub(crate) fn affinity_text(affinity: Option<&NodeAffinity>) -> String {
     affinity.map_or("-".to_string(), describe_inherited)
 }
 
-fn node_text(op: &OperationPlan) -> String {
+pub(crate) fn node_text(op: &OperationPlan) -> String {
     let recorded_host = op.recorded_node_affinity.as_ref().and_then(recorded_host);
     match (&op.node, op.status) {
         (Some(node), _) => node.clone(),

@@ -127,7 +127,10 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         default_namespace: &default_namespace,
         selector: &selector,
     };
-    let mut explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref())?;
+    let working = super::progress::Working::start("planning");
+    let explanation = explain::explain(&scope, args.target.as_deref(), args.node.as_deref());
+    drop(working);
+    let mut explanation = explanation?;
     if args.compare {
         explanation.drift = Some(
             drift::of_bound_pod(

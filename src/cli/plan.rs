@@ -188,7 +188,10 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
         let after = df_plan::plan_all(&set, &after, profiles, &opts)?;
         return print_diff(args, &diff::diff(&before, &after));
     }
-    let plan = what_if::plan(&set, &state, &args.what_if, profiles, &opts)?;
+    let working = super::progress::Working::start("planning");
+    let plan = what_if::plan(&set, &state, &args.what_if, profiles, &opts);
+    drop(working);
+    let plan = plan?;
     let headers = args.table.headers(&args.output);
     let text = match &args.output {
         ReportFormat::Table | ReportFormat::Wide => {

@@ -44,6 +44,9 @@ pub enum LintFormat {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct LintArgs {
+    /// Manifest files, as with -f (the form pre-commit and xargs pass them in)
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub files: Vec<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -72,7 +75,9 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         print_stdout(df_report::lint::explain(rule))?;
         return Ok(Outcome::Clean);
     }
-    if args.input.filenames.is_empty() {
+    let mut input = args.input.clone();
+    input.filenames.extend(args.files.iter().cloned());
+    if input.filenames.is_empty() {
         return Err(anyhow::anyhow!(
             "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
         )
@@ -84,7 +89,7 @@ pub fn run(global: &GlobalArgs, args: &LintArgs) -> Result<Outcome, CommandError
         enable: args.enable.clone(),
     };
     let enabled = options.enabled_codes().map_err(anyhow::Error::new)?;
-    let set = args.input.load()?;
+    let set = input.load()?;
     let state = global.recorded_state()?;
     if state.is_none() {
         let skipped: Vec<&str> = rules::needing_state()

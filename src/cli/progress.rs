@@ -1,5 +1,5 @@
 //! What a live read or a long plan shows on stderr while it runs: notes, and a progress line when
-//! stderr is a terminal and the read is slow.
+//! stderr is a terminal and the work is slow.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};

@@ -508,3 +508,137 @@ fn plan_html_loads_in_a_headless_browser_and_shows_every_planned_pod() {
         }
     }
 }
+
+/// A command of the machine's, or `None` with a note saying what the test leaves unchecked.
+fn tool(name: &str, unchecked: &str) -> Option<()> {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("note: {name} is not installed: {unchecked}");
+    }
+    found.then_some(())
+}
+
+/// The inputs the example workflow gives the action are inputs `action.yml` declares, the
+/// required ones included, and actionlint passes the workflow.
+#[test]
+fn the_example_workflow_uses_the_action_and_passes_actionlint() {
+    let read = |path: &str| -> Value {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(path)).unwrap();
+        serde_saphyr::from_str(&text).unwrap()
+    };
+    let action = read("action.yml");
+    let workflow = read("docs/examples/workflow.yml");
+    assert_eq!(action["runs"]["using"], "composite");
+    let declared = action["inputs"].as_object().unwrap();
+    let step = workflow["jobs"]["kubectl-dataflow"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("kubectl-dataflow/kubectl-dataflow@"))
+        })
+        .expect("a step uses the action");
+    let given = step["with"].as_object().unwrap();
+    let unknown: Vec<&String> = given
+        .keys()
+        .filter(|k| !declared.contains_key(*k))
+        .collect();
+    assert_eq!(unknown, Vec::<&String>::new());
+    for (name, input) in declared {
+        if input["required"] == true {
+            assert!(given.contains_key(name), "required input {name} not given");
+        }
+    }
+    if tool(
+        "actionlint",
+        "the example workflow was not checked by actionlint",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let output = Command::new("actionlint")
+        .args(["-no-color", "docs/examples/workflow.yml"])
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert_eq!(cli::text(&output.stdout), "");
+    assert!(output.status.success(), "{}", cli::text(&output.stderr));
+}
+
+/// `pre-commit try-repo` runs the hook on PATH's binary (the one under test) over a scratch
+/// repository: a finding fails it with lint's own lines, a clean file passes. The `rust`
+/// hook, which builds a release binary first, is validated as a manifest only.
+#[test]
+fn the_pre_commit_hook_lints_under_try_repo() {
+    if tool("pre-commit", "the hooks were not run").is_none() {
+        return;
+    }
+    let validate = Command::new("pre-commit")
+        .args(["validate-manifest", ".pre-commit-hooks.yaml"])
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(validate.status.success(), "{}", cli::text(&validate.stdout));
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = scratch.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let bin_dir = Path::new(crate::support::cli::BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let try_repo = |file: &str| {
+        let name = Path::new(file).file_name().unwrap();
+        for entry in std::fs::read_dir(&repo).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name() != ".git" {
+                std::fs::remove_file(entry.path()).unwrap();
+            }
+        }
+        std::fs::copy(Path::new(ROOT).join(file), repo.join(name)).unwrap();
+        git(&["add", "-A"]);
+        Command::new("pre-commit")
+            .args([
+                "try-repo",
+                ROOT,
+                "kubectl-dataflow-lint-system",
+                "--all-files",
+            ])
+            .current_dir(&repo)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", scratch.path().join("cache"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let failing = try_repo("testdata/lint/df101-fail.yaml");
+    let out = cli::text(&failing.stdout);
+    assert_eq!(failing.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("df101-fail.yaml:21:7: error[DF101]: unknown field \"require\"; did you mean \"requires\"?"),
+        "{out}"
+    );
+    let passing = try_repo("testdata/lint/df101-pass.yaml");
+    let out = cli::text(&passing.stdout);
+    assert!(passing.status.success(), "{out}");
+    assert!(
+        out.contains("kubectl-dataflow lint (installed binary)"),
+        "{out}"
+    );
+}

@@ -65,6 +65,8 @@ pub(crate) fn plan_document(plan: &Plan, pictures: Pictures) -> String {
         let table = super::drift::plan_section(drift, true);
         out.push_str(&details("Drift", &fenced(&table)));
     }
+    let notes: Vec<String> = plan.notes.iter().map(|n| text(n)).collect();
+    out.push_str(&list("Notes", &notes));
     if let Some(size) = &plan.sampling {
         let _ = writeln!(
             out,

@@ -89,6 +89,23 @@ fn a_required_rack_no_rack_holds_is_unschedulable_with_the_closest_named() {
         g["rejections"],
         json!([{"group": "topology", "reason": "topology \"default\" allows to fit only 8 out of 10 pod(s); the closest, r2 (topology.example.com/rack), fits 8 of 10 pods"}])
     );
+    // The quota fits, the topology does not: Kueue assigns both together, so the Job is not
+    // admitted, and no warning says it is.
+    assert_eq!(
+        (
+            &g["admission"]["admitted"],
+            &g["admission"]["reason"],
+            &g["admission"]["message"]
+        ),
+        (
+            &json!(false),
+            &json!("Pending"),
+            &json!(
+                "couldn't assign flavors to pod set main: topology \"default\" allows to fit only 8 out of 10 pod(s)"
+            )
+        )
+    );
+    assert_eq!(g["warnings"], json!([]));
 }
 
 #[test]
@@ -216,5 +233,22 @@ fn an_admitted_job_reports_its_admission_in_json() {
                 "flavors": {"cpu": "on-demand", "memory": "on-demand"}}],
             "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue cluster-queue",
             "borrowing": false, "victims": []})
+    );
+}
+
+/// Two racks with the same room for the pod set: Kueue keeps the first in its order (fewer
+/// pods, then by name), and the plan says the other lost on that tie break, not on topology.
+#[test]
+fn racks_with_equal_room_are_a_tie_break_not_a_topology_choice() {
+    let (code, g) = group("tie");
+    assert_eq!(code, 0);
+    assert_eq!(
+        g["topology"]["chosen"][1],
+        json!({"level": "topology.example.com/rack", "domain": "r2"})
+    );
+    assert_eq!(
+        g["rejected"][0]["reason"],
+        "8 pods fit, 8 needed: as tight as r2, which comes first in Kueue's order (fewer pods, \
+         then by name)"
     );
 }

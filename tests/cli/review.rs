@@ -247,7 +247,7 @@ fn mermaid_rejects(diagrams: &[String]) -> Option<Vec<String>> {
 /// Without Mermaid at hand: each line is one of the statements the renderer writes.
 fn mermaid_shape_rejects(diagrams: &[String]) -> Vec<String> {
     let statement = regex::Regex::new(
-        r#"^(flowchart (LR|TD)|  n\d+\["[^"\]\[|`<>]*"\]|  n\d+ -->(\|"[^"|`<>]*"\|)? n\d+|  classDef pending [^ ]+|  class n\d+(,n\d+)* pending)$"#,
+        r#"^(flowchart (LR|TD)|  n\d+\["(?:[^"\]\[|`<>]|<br/>)*"\]|  n\d+ -->(\|"[^"|`<>]*"\|)? n\d+|  classDef pending [^ ]+|  class n\d+(,n\d+)* pending)$"#,
     )
     .unwrap();
     diagrams

@@ -99,6 +99,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("topology/kueue/train.yaml", &[("Job", 1)]),
     ("topology/kueue/too-big.yaml", &[("Job", 1)]),
+    ("topology/kueue/tie.yaml", &[("Job", 1)]),
     ("topology/kueue/preferred.yaml", &[("Job", 1)]),
     (
         "kueue/state.yaml",

@@ -554,6 +554,12 @@ fn report(
     };
     let needed = usize::try_from(request.count / request.slice_size).unwrap_or(0);
     let level = &levels[request.level];
+    // The domain that took the pods at the requested level, when one did, and its room.
+    let kept = candidates.iter().find(|c| {
+        leaves
+            .iter()
+            .any(|values: &&Vec<String>| values.starts_with(&c.values))
+    });
     for candidate in candidates {
         if leaves
             .iter()
@@ -562,8 +568,16 @@ fn report(
             continue;
         }
         let fit = usize::try_from(candidate.slices).unwrap_or(0);
+        let tied_with = kept.filter(|k| k.slices == candidate.slices && fit >= needed);
         let reason = if fit < needed {
             format!("{fit} of {needed} {unit} fit")
+        } else if let Some(kept) = tied_with {
+            // Equal room: the choice is Kueue's tie break, not the topology's.
+            format!(
+                "{fit} {unit} fit, {needed} needed: as tight as {}, which comes first in Kueue's \
+                 order (fewer pods, then by name)",
+                kept.values[request.level]
+            )
         } else if request.mode == LevelMode::Unconstrained {
             format!(
                 "{fit} {unit} fit, {needed} needed: Kueue takes the least free domain that holds them"
@@ -657,13 +671,31 @@ fn report(
         constraining_level: levels[fit_level].clone(),
         chosen,
     });
-    warnings.insert(
-        0,
-        format!(
-            "Kueue admits it on ResourceFlavor {} (Topology {})",
-            last.candidate.flavor.metadata.name, topology.metadata.name
+    match &last.result {
+        Ok(_) => warnings.insert(
+            0,
+            format!(
+                "Kueue admits it on ResourceFlavor {} (Topology {})",
+                last.candidate.flavor.metadata.name, topology.metadata.name
+            ),
         ),
-    );
+        // Kueue assigns the topology with the flavor: a pod set the topology cannot hold is
+        // not admitted, whatever the quota says.
+        Err(no_fit) => {
+            if let Some(admission) = plan.admission.as_mut() {
+                let pod_set = admission.pod_sets.first().map_or("main", |ps| &ps.name);
+                admission.message = format!(
+                    "couldn't assign flavors to pod set {pod_set}: {}",
+                    no_fit.reason
+                );
+                admission.admitted = false;
+                admission.reason = "Pending".into();
+                admission.pod_sets.clear();
+                admission.borrowing = false;
+                admission.victims.clear();
+            }
+        }
+    }
     plan.warnings.extend(warnings);
     plan
 }

@@ -177,7 +177,7 @@ fn duplicates(manifests: &[Manifest]) -> Vec<(&Manifest, &Manifest)> {
             continue;
         }
         let meta = m.object.metadata();
-        if meta.name.is_empty() || meta.name.ends_with(df_manifest::GENERATED_SUFFIX) {
+        if meta.name.is_empty() || df_manifest::is_generated(&meta.name) {
             continue;
         }
         let (api_version, kind) = type_of(m);

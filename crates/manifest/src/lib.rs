@@ -10,6 +10,7 @@ mod indent;
 pub mod tree;
 pub mod validate;
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -207,6 +208,17 @@ pub struct ManifestSet {
 }
 
 impl ManifestSet {
+    /// The same sources, problems and skipped entries, with no object yet: for a set whose
+    /// objects are rewritten one by one.
+    pub fn without_manifests(&self) -> ManifestSet {
+        ManifestSet {
+            sources: self.sources.clone(),
+            manifests: Vec::new(),
+            problems: self.problems.clone(),
+            skipped: self.skipped.clone(),
+        }
+    }
+
     pub fn source(&self, name: &str) -> Option<&Source> {
         self.sources.iter().find(|s| &*s.name == name)
     }
@@ -470,7 +482,34 @@ impl ParsedSource {
     }
 
     fn add_to(self, set: &mut ManifestSet) {
-        set.manifests.extend(self.manifests);
+        let mut manifests = self.manifests;
+        let prefix_of = |m: &Manifest| {
+            let name = &m.object.metadata().name;
+            let prefix = name.strip_suffix(GENERATED_SUFFIX)?;
+            Some((m.object.kind().to_string(), prefix.to_string()))
+        };
+        // Counted only when this text has generated names: they are rare, the set may be large.
+        let mut counts: HashMap<(String, String), usize> = HashMap::new();
+        if manifests.iter().any(|m| prefix_of(m).is_some()) {
+            for m in &set.manifests {
+                if let Some(key) = generated_key(m) {
+                    *counts.entry(key).or_default() += 1;
+                }
+            }
+        }
+        for m in &mut manifests {
+            let Some(key) = prefix_of(m) else {
+                continue;
+            };
+            let prefix = key.1.clone();
+            let seen = counts.entry(key).or_default();
+            *seen += 1;
+            if *seen > 1 {
+                let numbered = format!("{prefix}<generated-{seen}>");
+                m.object.metadata_mut().name = numbered;
+            }
+        }
+        set.manifests.extend(manifests);
         set.problems.extend(self.problems);
         set.sources.push(self.source);
     }
@@ -478,8 +517,22 @@ impl ParsedSource {
 
 /// What stands for the random suffix the API server appends to `metadata.generateName`:
 /// `generateName: pi-` is planned and shown as `pi-<generated>`, the name kubectl prints once
-/// the object exists being `pi-` and five random characters.
+/// the object exists being `pi-` and five random characters. Each `kubectl create` of such an
+/// object makes a new one, so a second object of the same kind and `generateName` in the
+/// inputs is another object: `pi-<generated-2>`, then `pi-<generated-3>`.
 pub const GENERATED_SUFFIX: &str = "<generated>";
+
+/// The kind and `generateName` of an object of the set named by one, numbered or not.
+fn generated_key(m: &Manifest) -> Option<(String, String)> {
+    let name = &m.object.metadata().name;
+    let at = name.rfind("<generated")?;
+    is_generated(name).then(|| (m.object.kind().to_string(), name[..at].to_string()))
+}
+
+/// Whether `name` stands for a generated one (`pi-<generated>`, `pi-<generated-2>`).
+pub fn is_generated(name: &str) -> bool {
+    name.ends_with('>') && name.contains("<generated")
+}
 
 impl Manifest {
     /// A decoded object; one named only by `generateName` gets the name it is shown and
@@ -678,6 +731,38 @@ pub(crate) fn decode_node(root: &Node) -> Result<Object, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each object of one kind and `generateName` is another object, as each `kubectl create`
+    /// makes a new one: the first is `NAME-<generated>`, the next ones are numbered, per kind,
+    /// across files.
+    #[test]
+    fn objects_sharing_a_generate_name_stay_distinct() {
+        let job = "apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: sample-job-}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {generateName: sample-job-}\nspec:\n  containers: [{name: c, image: busybox}]\n";
+        let mut set = ManifestSet::default();
+        add_source(
+            &mut set,
+            "a.yaml".into(),
+            None,
+            format!("{job}---\n{pod}---\n{job}"),
+        );
+        add_source(&mut set, "b.yaml".into(), None, job.to_string());
+        let names: Vec<String> = set.manifests.iter().map(|m| m.display_name()).collect();
+        assert_eq!(
+            names,
+            [
+                "Job/default/sample-job-<generated>",
+                "Pod/default/sample-job-<generated>",
+                "Job/default/sample-job-<generated-2>",
+                "Job/default/sample-job-<generated-3>",
+            ]
+        );
+        assert!(
+            set.manifests
+                .iter()
+                .all(|m| is_generated(&m.object.metadata().name))
+        );
+    }
 
     fn parse(text: &str) -> (Vec<Manifest>, Vec<LoadError>) {
         parse_text(&Arc::from("m.yaml"), text)

@@ -29,12 +29,7 @@ pub fn expand(manifests: &ManifestSet, state: &ClusterState) -> (ManifestSet, Ve
         })
         .collect();
     let mut notes = Vec::new();
-    let mut expanded = ManifestSet {
-        sources: manifests.sources.clone(),
-        manifests: Vec::with_capacity(manifests.manifests.len()),
-        problems: manifests.problems.clone(),
-        skipped: manifests.skipped.clone(),
-    };
+    let mut expanded = manifests.without_manifests();
     for manifest in &manifests.manifests {
         let Object::Operator(object) = &manifest.object else {
             expanded.manifests.push(manifest.clone());

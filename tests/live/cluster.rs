@@ -11,8 +11,9 @@ use serde_json::json;
 
 use crate::support::apiserver::{
     ALLUXIO_RUNTIMES, ApiServer, Behaviour, COSCHEDULING_POD_GROUPS, DATALOADS, DATAPROCESSES,
-    HYPERNODES, LIMIT_RANGES, NAMESPACES, NODES, PDBS, PODS, PRIORITY_CLASSES, RESOURCE_QUOTAS,
-    VOLCANO_JOBS, kubeconfig_text,
+    DEVICE_CLASSES_V1BETA1, HYPERNODES, LIMIT_RANGES, NAMESPACES, NODES, PDBS, PODS,
+    PRIORITY_CLASSES, RESOURCE_CLAIM_TEMPLATES_V1BETA1, RESOURCE_CLAIMS_V1BETA1, RESOURCE_QUOTAS,
+    RESOURCE_SLICES_V1BETA1, VOLCANO_JOBS, kubeconfig_text,
 };
 use crate::support::cli::{bin, text};
 
@@ -32,8 +33,21 @@ fn cluster(behaviour: Behaviour) -> ApiServer {
             VOLCANO_JOBS,
             COSCHEDULING_POD_GROUPS,
             HYPERNODES,
+            DEVICE_CLASSES_V1BETA1,
+            RESOURCE_SLICES_V1BETA1,
+            RESOURCE_CLAIMS_V1BETA1,
+            RESOURCE_CLAIM_TEMPLATES_V1BETA1,
         ],
         behaviour,
+    );
+    // Devices of node-a, served only as resource.k8s.io/v1beta1 (fields under `basic`): the
+    // live read falls back from v1 to the version served and reads them in the v1 shape.
+    server.add(
+        &RESOURCE_SLICES_V1BETA1,
+        json!({"metadata": {"name": "node-a-gpus"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+            "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0", "basic": {"attributes": {"model": {"string": "a100"}}}}]}}),
     );
     // A rack of both nodes (cluster-scoped, read through discovery like every custom kind).
     server.add(
@@ -327,6 +341,22 @@ items:
       selector:
         regexMatch:
           pattern: ^node-
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata:
+    name: node-a-gpus
+  spec:
+    driver: gpu.example.com
+    pool:
+      name: node-a
+      generation: 1
+      resourceSliceCount: 1
+    nodeName: node-a
+    devices:
+    - name: gpu-0
+      attributes:
+        model:
+          string: a100
 metadata: {}
 ";
 
@@ -352,7 +382,8 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
         requests,
         [
             "GET /api/v1/pods?limit=500",
-            "GET /api/v1/pods?continue=rv=113+off/2&limit=500",
+            // One more object in the server (the ResourceSlice) moves its resource version.
+            "GET /api/v1/pods?continue=rv=114+off/2&limit=500",
             "GET /apis/data.fluid.io/v1alpha1",
             "GET /apis/data.fluid.io/v1alpha1/dataloads?limit=500",
             "GET /apis/data.fluid.io/v1alpha1/dataprocesses?limit=500",
@@ -380,6 +411,14 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/storage.k8s.io/v1/csidrivers?limit=500",
             "GET /apis/storage.k8s.io/v1/csistoragecapacities?limit=500",
             "GET /apis/storage.k8s.io/v1/volumeattachments?limit=500",
+            // DRA's versions, newest first, until one is served: it alone is listed.
+            "GET /apis/resource.k8s.io/v1",
+            "GET /apis/resource.k8s.io/v1beta2",
+            "GET /apis/resource.k8s.io/v1beta1",
+            "GET /apis/resource.k8s.io/v1beta1/deviceclasses?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/resourceslices?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/resourceclaims?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/resourceclaimtemplates?limit=500",
             "GET /apis/apps/v1",
             "GET /apis/apps/v1/statefulsets?limit=500",
             "GET /apis/apps/v1/replicasets?limit=500",
@@ -437,6 +476,9 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         notes.0
     );
     assert_eq!(live.pod_groups.len(), 1);
+    let slices = &live.dra.resource_slices;
+    assert_eq!(slices.len(), 1);
+    assert!(slices[0].spec.devices[0].attributes.contains_key("model"));
     assert_eq!(live.hyper_nodes.len(), 1);
     assert_eq!(live.nodes.len(), 2);
     assert_eq!(live.pods.len(), 3);
@@ -549,6 +591,11 @@ fn a_namespace_narrows_the_namespaced_lists_only() {
             "GET /apis/storage.k8s.io/v1/csidrivers?limit=500",
             "GET /apis/storage.k8s.io/v1/namespaces/team/csistoragecapacities?limit=500",
             "GET /apis/storage.k8s.io/v1/volumeattachments?limit=500",
+            // DRA: v1 and v1beta2 are not served, so v1beta1 is listed, once.
+            "GET /apis/resource.k8s.io/v1beta1/deviceclasses?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/resourceslices?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/namespaces/team/resourceclaims?limit=500",
+            "GET /apis/resource.k8s.io/v1beta1/namespaces/team/resourceclaimtemplates?limit=500",
             "GET /apis/apps/v1/namespaces/team/statefulsets?limit=500",
             "GET /apis/apps/v1/namespaces/team/replicasets?limit=500",
         ]

@@ -65,6 +65,18 @@ pub const CSI_STORAGE_CAPACITIES: Served = custom(
 );
 pub const VOLUME_ATTACHMENTS: Served =
     cluster_scoped("storage.k8s.io/v1", "volumeattachments", "VolumeAttachment");
+/// DRA as a 1.33 cluster serves it with the beta API turned on: `v1beta1` only.
+pub const DEVICE_CLASSES_V1BETA1: Served =
+    cluster_scoped("resource.k8s.io/v1beta1", "deviceclasses", "DeviceClass");
+pub const RESOURCE_SLICES_V1BETA1: Served =
+    cluster_scoped("resource.k8s.io/v1beta1", "resourceslices", "ResourceSlice");
+pub const RESOURCE_CLAIMS_V1BETA1: Served =
+    custom("resource.k8s.io/v1beta1", "resourceclaims", "ResourceClaim");
+pub const RESOURCE_CLAIM_TEMPLATES_V1BETA1: Served = custom(
+    "resource.k8s.io/v1beta1",
+    "resourceclaimtemplates",
+    "ResourceClaimTemplate",
+);
 
 pub const CONFIG_MAPS: Served = core("configmaps", "ConfigMap", true);
 pub const SERVICES: Served = core("services", "Service", true);

@@ -87,6 +87,11 @@ pub struct Resource {
     pub kind: &'static str,
     pub plural: &'static str,
     pub namespaced: bool,
+    /// Another version of the kind comes after this one, to list when this one is not served
+    /// (only the first served version is listed).
+    pub fallback: bool,
+    /// Every version tried for the kind, when only the first served one is listed.
+    pub alternatives: &'static [&'static str],
 }
 
 impl Resource {
@@ -133,13 +138,22 @@ pub fn resources() -> &'static [Resource] {
     RESOURCES.get_or_init(|| {
         df_model::registry::registry()
             .flat_map(|kind| {
-                kind.live.iter().map(move |api_version| Resource {
-                    group: df_model::kinds::group_of(api_version),
-                    version: api_version.rsplit('/').next().unwrap_or(api_version),
-                    kind: kind.kind,
-                    plural: kind.plural,
-                    namespaced: kind.namespaced,
-                })
+                kind.live
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, api_version)| Resource {
+                        group: df_model::kinds::group_of(api_version),
+                        version: api_version.rsplit('/').next().unwrap_or(api_version),
+                        kind: kind.kind,
+                        plural: kind.plural,
+                        namespaced: kind.namespaced,
+                        fallback: kind.live_first_served && i + 1 < kind.live.len(),
+                        alternatives: if kind.live_first_served {
+                            kind.live
+                        } else {
+                            &[]
+                        },
+                    })
             })
             .collect()
     })
@@ -473,7 +487,12 @@ async fn read_objects(
         ),
         Scope::All | Scope::Namespace(_) => None,
     };
+    // Kinds listed in one served version of several: (group, kind) once one was found.
+    let mut served: Vec<(&str, &str)> = Vec::new();
     for resource in resources() {
+        if served.contains(&(resource.group, resource.kind)) {
+            continue;
+        }
         if !resource.group.is_empty() {
             let group_path = resource.group_path();
             let known = match installed.iter().find(|(path, _)| *path == group_path) {
@@ -485,15 +504,23 @@ async fn read_objects(
                 }
             };
             if !known.is_some_and(|plurals| plurals.iter().any(|p| p == resource.plural)) {
+                if resource.fallback {
+                    continue;
+                }
+                let versions = if resource.alternatives.is_empty() {
+                    resource.api_version()
+                } else {
+                    resource.alternatives.join(", ")
+                };
                 progress.note(&format!(
-                    "{} ({}) is not installed in the cluster; skipping {} objects",
+                    "{} ({versions}) is not installed in the cluster; skipping {} objects",
                     resource.display(),
-                    resource.api_version(),
                     resource.kind
                 ));
                 continue;
             }
         }
+        served.push((resource.group, resource.kind));
         let mut result = list(session, resource, scope, &mut objects, progress).await;
         if let (true, Some(namespace)) = (is_forbidden(&result), &fallback)
             && resource.namespaced

@@ -553,6 +553,9 @@ pub struct PodSpec {
         deserialize_with = "placement_volumes"
     )]
     pub volumes: Vec<Volume>,
+    /// Dynamic Resource Allocation: the ResourceClaims the pod needs, by name or template.
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub resource_claims: Vec<PodResourceClaim>,
 }
 
 /// A pod volume of a kind placement reads: one source is set (the API allows one per volume).
@@ -678,6 +681,29 @@ fn placement_volumes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<V
     Ok(kept)
 }
 
+/// `spec.resourceClaims[]` of a pod: a claim by name, or one made from a template.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodResourceClaim {
+    #[serde(deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_template_name: Option<String>,
+}
+
+/// `status.resourceClaimStatuses[]`: the claim the controller made for a template entry
+/// (`None`: deliberately none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodResourceClaimStatus {
+    #[serde(deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+}
+
 /// `spec.workloadRef` (v1.35): pods with the same Workload, pod group and replica key form
 /// one gang.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -725,6 +751,9 @@ pub struct PodStatus {
         with = "disruption_target"
     )]
     pub disruption_target: Option<Box<PodCondition>>,
+    /// The claims the resourceclaim controller made for the pod's template entries.
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact_list")]
+    pub resource_claim_statuses: Vec<PodResourceClaimStatus>,
 }
 
 /// A pod condition, as far as the scheduler reads one.

@@ -59,6 +59,9 @@ pub struct Kind {
     pub addressable: bool,
     /// The `apiVersion`s a live read lists (each its own resource path); none: not read live.
     pub live: &'static [&'static str],
+    /// The `live` versions are alternatives, preferred first: only the first one the cluster
+    /// serves is listed (each served version returns the same objects).
+    pub live_first_served: bool,
     /// Which part of placement reads it, for the notes on what was read and what was not.
     pub read_by: &'static str,
 }
@@ -79,6 +82,7 @@ impl Kind {
             namespaced: true,
             addressable: false,
             live: api_versions,
+            live_first_served: false,
             read_by,
         }
     }
@@ -101,6 +105,13 @@ impl Kind {
     /// Listed live in these versions only (the others are read from files alone).
     pub const fn live(mut self, api_versions: &'static [&'static str]) -> Kind {
         self.live = api_versions;
+        self
+    }
+
+    /// Listed live in the first of these versions the cluster serves.
+    pub const fn live_first_served(mut self, api_versions: &'static [&'static str]) -> Kind {
+        self.live = api_versions;
+        self.live_first_served = true;
         self
     }
 
@@ -330,6 +341,10 @@ macro_rules! object_kinds {
             CSIDriver($crate::storage::CSIDriver) in storage.csi_drivers;
             CSIStorageCapacity($crate::storage::CSIStorageCapacity) in storage.capacities;
             VolumeAttachment($crate::storage::VolumeAttachment) in storage.attachments;
+            DeviceClass($crate::DeviceClass) in dra.device_classes;
+            ResourceSlice($crate::ResourceSlice) in dra.resource_slices;
+            ResourceClaim($crate::ResourceClaim) in dra.resource_claims;
+            ResourceClaimTemplate($crate::ResourceClaimTemplate) in dra.resource_claim_templates;
             Workload(Box<$crate::Workload>) in workloads;
             Operator(Box<$crate::operators::OperatorObject>) in operators;
         }

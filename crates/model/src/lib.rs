@@ -6,6 +6,7 @@
 //! scheduler.
 
 pub mod core;
+pub mod dra;
 pub mod fluid;
 pub mod gang;
 pub mod hypernode;
@@ -24,6 +25,7 @@ pub mod text;
 pub mod workload;
 
 pub use self::core::*;
+pub use dra::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 pub use fluid::{FluidOp, OpKind};
 pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 

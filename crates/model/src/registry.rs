@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer};
 
 use crate::core::{Namespace, Node, ObjectMeta, Pod};
+use crate::dra::DraObjects;
 use crate::fluid::{FluidOp, FluidRuntime};
 use crate::gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
 use crate::hypernode::{ConfigMap, HyperNode};
@@ -136,6 +137,8 @@ pub struct ObjectLists {
     /// JobSets, LeaderWorkerSets, Kubeflow and KubeRay objects; a TrainJob reads its
     /// training runtime from here when the inputs do not hold it.
     pub operators: Vec<OperatorObject>,
+    /// Dynamic Resource Allocation: devices, their classes and the claims on them.
+    pub dra: DraObjects,
 }
 
 impl From<Box<FluidOp>> for FluidOp {

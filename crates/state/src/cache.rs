@@ -29,9 +29,10 @@ pub(crate) const SUFFIX: &str = ".dfcache";
 const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// Bumped whenever the layout below, or what the model keeps of an object, changes (5: a pod's
 /// `deletionTimestamp` and `DisruptionTarget` condition; 6: its `hostNetwork`; 7: Services and
-/// workload controllers; 8: a pod's volumes beyond claims, and the storage kinds); the tool's
-/// version is checked as well, since the model's fields change between releases.
-const FORMAT: u32 = 8;
+/// workload controllers; 8: a pod's volumes beyond claims, and the storage kinds; 9: the
+/// `resource.k8s.io` kinds and a pod's resource claims); the tool's version is checked as well,
+/// since the model's fields change between releases.
+const FORMAT: u32 = 9;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
@@ -612,7 +613,7 @@ mod tests {
         )
         .unwrap();
         sources.push(dangling);
-        assert_eq!(sources.len(), 14);
+        assert_eq!(sources.len(), 15);
         for shipped in sources {
             let source = dir.path().join(shipped.file_name().unwrap());
             if shipped != source {

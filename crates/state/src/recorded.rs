@@ -874,7 +874,7 @@ mod tests {
             })
             .collect();
         states.sort();
-        assert_eq!(states.len(), 11, "every shipped state");
+        assert_eq!(states.len(), 12, "every shipped state");
         let spec = df_synth::SynthSpec {
             seed: 3,
             nodes: 20,

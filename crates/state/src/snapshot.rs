@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::ClusterState;
+use df_model::dra::ResourceClaimSpec;
 use df_model::fluid::{self, FluidOp, FluidRuntime};
 use df_model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION,
@@ -28,10 +29,11 @@ use df_model::storage::{
     StorageClass, VolumeAttachment,
 };
 use df_model::{
-    Affinity, ConfigMap, GodelPodGroup, HyperNode, KindObject, LabelSelector, Labels, LimitRange,
-    Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod, PodAffinity,
-    PodDisruptionBudget, PodGroup, PodSpec, PriorityClass, ResourceQuota, SchedulingWorkload,
-    Service, VolcanoJob, VolcanoPodGroup, Workload,
+    Affinity, ConfigMap, DeviceClass, GodelPodGroup, HyperNode, KindObject, LabelSelector, Labels,
+    LimitRange, Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod,
+    PodAffinity, PodDisruptionBudget, PodGroup, PodSpec, PriorityClass, ResourceClaim,
+    ResourceClaimTemplate, ResourceQuota, ResourceSlice, SchedulingWorkload, Service, VolcanoJob,
+    VolcanoPodGroup, Workload,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -461,6 +463,29 @@ impl Redaction {
         for gate in &mut spec.scheduling_gates {
             gate.name = self.value(&gate.name);
         }
+        for claim in &mut spec.resource_claims {
+            claim.name = self.value(&claim.name);
+            for name in [
+                &mut claim.resource_claim_name,
+                &mut claim.resource_claim_template_name,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                *name = self.value(name);
+            }
+        }
+    }
+
+    /// A claim's requests: class names as the classes' own; selectors and constraints are
+    /// kept as written, since they compare device attributes, which are kept too.
+    fn claim_spec(&self, spec: &mut ResourceClaimSpec) {
+        for request in &mut spec.devices.requests {
+            let alternatives = request.first_available.iter_mut().map(|s| &mut s.request);
+            for exact in request.exactly.iter_mut().chain(alternatives) {
+                exact.device_class_name = self.value(&exact.device_class_name);
+            }
+        }
     }
 
     /// A pod volume: its name, the claim it names, and what identifies an in-line disk (disks
@@ -586,6 +611,65 @@ impl Redact for Node {
     }
 }
 
+impl Redact for DeviceClass {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+    }
+}
+
+impl Redact for ResourceSlice {
+    /// Node names and selectors as the nodes' own, and pool names (drivers often name a pool
+    /// after its node). Drivers, device names, attributes and capacities describe hardware
+    /// and are what selectors compare: they are kept.
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        let spec = &mut self.spec;
+        spec.pool.name = r.value(&spec.pool.name);
+        let devices = spec
+            .devices
+            .iter_mut()
+            .map(|d| (&mut d.node_name, &mut d.node_selector));
+        for (name, selector) in
+            std::iter::once((&mut spec.node_name, &mut spec.node_selector)).chain(devices)
+        {
+            if let Some(name) = name {
+                *name = r.value(name);
+            }
+            if let Some(selector) = selector {
+                r.node_selector(selector);
+            }
+        }
+    }
+}
+
+impl Redact for ResourceClaim {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata.meta);
+        for owner in &mut self.metadata.owner_references {
+            owner.name = r.value(&owner.name);
+        }
+        r.claim_spec(&mut self.spec);
+        if let Some(allocation) = &mut self.status.allocation {
+            for result in &mut allocation.devices.results {
+                result.pool = r.value(&result.pool);
+            }
+            if let Some(selector) = &mut allocation.node_selector {
+                r.node_selector(selector);
+            }
+        }
+        for consumer in &mut self.status.reserved_for {
+            consumer.name = r.value(&consumer.name);
+        }
+    }
+}
+
+impl Redact for ResourceClaimTemplate {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
+        r.claim_spec(&mut self.spec.spec);
+    }
+}
+
 impl Redact for Namespace {
     fn redact(&mut self, r: &Redaction) {
         r.meta(&mut self.metadata);
@@ -596,6 +680,12 @@ impl Redact for Pod {
     fn redact(&mut self, r: &Redaction) {
         r.meta(&mut self.metadata);
         r.pod_spec(&mut self.spec);
+        for status in &mut self.status.resource_claim_statuses {
+            status.name = r.value(&status.name);
+            if let Some(claim) = &mut status.resource_claim_name {
+                *claim = r.value(claim);
+            }
+        }
     }
 }
 

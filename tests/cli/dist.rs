@@ -324,7 +324,12 @@ fn version_names_the_build_and_the_kubernetes_semantics() {
         .iter()
         .map(|d| d["since"].as_str().unwrap())
         .collect();
-    assert_eq!(since, ["1.34", "1.34", "1.34", "1.36"]);
+    assert_eq!(
+        since,
+        [
+            "1.34", "1.34", "1.34", "1.35", "1.36", "1.36", "1.36", "1.36", "1.36", "1.37"
+        ]
+    );
     assert_eq!(
         (
             &json["version"],

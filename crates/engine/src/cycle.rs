@@ -9,12 +9,19 @@ use serde::Serialize;
 
 use super::framework::{Code, Context, Filter, PreFilter, PreScore, Score, Status};
 use super::plugins::{
-    self, PluginKind, balanced_allocation::BalancedAllocation, image_locality::ImageLocality,
-    inter_pod_affinity, node_affinity, node_name::NodeName, node_ports::WantedPorts,
-    node_resources_fit::NodeResourcesFit, node_unschedulable::NodeUnschedulable,
+    self, PluginKind,
+    balanced_allocation::BalancedAllocation,
+    dynamic_resources::{self, DynamicResources},
+    image_locality::ImageLocality,
+    inter_pod_affinity, node_affinity,
+    node_name::NodeName,
+    node_ports::WantedPorts,
+    node_resources_fit::NodeResourcesFit,
+    node_unschedulable::NodeUnschedulable,
     node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions,
     volume_zone,
 };
+use super::preemption::{DRA_NO_CLAIMS, DRA_STATE_NOT_FOUND};
 use super::volumes::PreFiltered;
 use super::{Decision, NodeVerdict, Scheduler};
 use crate::profile::{NODE_AFFINITY, Point};
@@ -67,6 +74,7 @@ pub(super) struct Cycle<'s, 'a> {
     volume_zone: volume_zone::VolumeZone,
     spread: pod_topology_spread::HardSpread,
     inter_pod_affinity: inter_pod_affinity::RequiredTerms,
+    dynamic_resources: DynamicResources,
 }
 
 /// One score plugin's normalised scores over the feasible nodes (in their order), and the
@@ -91,6 +99,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             volume_zone: volume_zone::pre_filter(sched, pod),
             spread: PreFilter::pre_filter(&cx),
             inter_pod_affinity: PreFilter::pre_filter(&cx),
+            dynamic_resources: PreFilter::pre_filter(&cx),
             cx,
         }
     }
@@ -119,6 +128,10 @@ impl<'s, 'a> Cycle<'s, 'a> {
             ),
             (PluginKind::VolumeBinding, self.volume_binding.rejection()),
             (PluginKind::VolumeZone, self.volume_zone.rejection()),
+            (
+                PluginKind::DynamicResources,
+                self.dynamic_resources.pre_filtered.rejection(),
+            ),
         ]
         .into_iter()
         .filter(|(kind, _)| runs(*kind))
@@ -140,6 +153,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             PluginKind::NodeVolumeLimits => skip(&self.node_volume_limits),
             PluginKind::VolumeBinding => skip(&self.volume_binding),
             PluginKind::VolumeZone => skip(&self.volume_zone),
+            PluginKind::DynamicResources => skip(&self.dynamic_resources.pre_filtered),
             _ => false,
         }
     }
@@ -172,6 +186,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             PluginKind::VolumeZone => &self.volume_zone,
             PluginKind::PodTopologySpread => &self.spread,
             PluginKind::InterPodAffinity => &self.inter_pod_affinity,
+            PluginKind::DynamicResources => &self.dynamic_resources.pre_filtered,
             PluginKind::BalancedAllocation | PluginKind::ImageLocality => {
                 return (Status::success(), String::new());
             }
@@ -234,19 +249,54 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 PluginKind::PodTopologySpread => {
                     self.score::<pod_topology_spread::SoftSpread>(name, weight, feasible, explained)
                 }
-                // VolumeBinding's PreScore skips without the StorageCapacityScoring gate.
+                // VolumeBinding's PreScore skips without the StorageCapacityScoring gate;
+                // DynamicResources scores from 1.35 on, only `firstAvailable` choices (not
+                // modelled).
                 PluginKind::NodeUnschedulable
                 | PluginKind::NodeName
                 | PluginKind::NodePorts
                 | PluginKind::VolumeRestrictions
                 | PluginKind::NodeVolumeLimits
                 | PluginKind::VolumeBinding
-                | PluginKind::VolumeZone => {
+                | PluginKind::VolumeZone
+                | PluginKind::DynamicResources => {
                     continue;
                 }
             });
         }
         out
+    }
+
+    /// What DynamicResources' PostFilter says when no node fits (the gate on, 1.34+): `not
+    /// found` when its PreFilter never ran (an earlier PreFilter rejected the pod, or the
+    /// profile turns its filter off), so it has no cycle state; `no new claims to deallocate`
+    /// for a pod without claims (or rejected in its own PreFilter); else whether an allocated
+    /// claim out of a rejected node's reach would be deallocated.
+    fn dra_post_filter(
+        &self,
+        rejected_by: Option<PluginKind>,
+        verdicts: &[NodeVerdict],
+    ) -> Option<&'static str> {
+        let profile = self.cx.profile;
+        if !profile.version.dynamic_resources_enabled() {
+            return None;
+        }
+        let ran = profile.runs(Point::Filter, dynamic_resources::NAME)
+            && rejected_by.is_none_or(|kind| kind == PluginKind::DynamicResources);
+        if !ran {
+            return Some(DRA_STATE_NOT_FOUND);
+        }
+        Some(match &self.dynamic_resources.pre_filtered {
+            PreFiltered::Run(state) => {
+                let rejected: Vec<&df_model::Node> = verdicts
+                    .iter()
+                    .filter(|v| !v.feasible)
+                    .map(|v| self.cx.node(v.index))
+                    .collect();
+                state.post_filter(self.cx.pod, &rejected)
+            }
+            PreFiltered::Skip | PreFiltered::Reject(_) => DRA_NO_CLAIMS,
+        })
     }
 
     /// Decide among `candidates`; with `explained`, also every filter's verdict (without
@@ -261,11 +311,12 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 .profile
                 .runs(Point::PreEnqueue, plugins::scheduling_gates::NAME)
         });
-        if let Some(waiting) = gated {
+        if let Some(waiting) = gated.or_else(|| self.dynamic_resources.waiting.clone()) {
             // PreEnqueue: the pod never reaches a scheduling cycle.
             let decision = Decision {
                 summary: Some(waiting),
                 problems: self.cx.problems.clone(),
+                aborted: true,
                 ..Decision::default()
             };
             return (decision, None);
@@ -370,23 +421,38 @@ impl<'s, 'a> Cycle<'s, 'a> {
             .map(|v| v.name.clone())
             .collect();
         tied.sort();
-        let selected = tied.first().cloned();
-        // A PreFilter rejection is said once, not counted per node (upstream FitError).
-        let rejected_in_pre_filter = rejection.is_some();
-        let summary = selected.is_none().then(|| {
-            if self.cx.sched.state.nodes.is_empty() {
-                // Upstream's ErrNoNodesAvailable: no filter runs, nothing is counted.
-                NO_NODES.to_string()
-            } else if let Some((_, status, _)) = &rejection {
+        // A Filter error (the first node whose first failure is one) ends the attempt: no
+        // node is chosen, no summary of the nodes, no PostFilter (upstream `running
+        // "<plugin>" filter plugin: <error>`).
+        let error = verdicts
+            .iter()
+            .find(|v| v.code == Some(Code::Error))
+            .map(|v| {
                 format!(
-                    "0/{} nodes are available: {}.",
-                    candidates.len(),
-                    status.reasons.join(", ")
+                    "running {:?} filter plugin: {}",
+                    v.failed_plugin.unwrap_or_default(),
+                    v.reasons.join(", ")
                 )
-            } else {
-                super::unschedulable_summary(candidates.len(), &verdicts)
-            }
+            });
+        let selected = tied.first().cloned().filter(|_| error.is_none());
+        let summary = error.clone().or_else(|| {
+            selected.is_none().then(|| {
+                if self.cx.sched.state.nodes.is_empty() {
+                    // Upstream's ErrNoNodesAvailable: no filter runs, nothing is counted.
+                    NO_NODES.to_string()
+                } else if let Some((_, status, _)) = &rejection {
+                    // A PreFilter rejection is said once, not counted per node (FitError).
+                    format!(
+                        "0/{} nodes are available: {}.",
+                        candidates.len(),
+                        status.reasons.join(", ")
+                    )
+                } else {
+                    super::unschedulable_summary(candidates.len(), &verdicts)
+                }
+            })
         });
+        let dra_post_filter = self.dra_post_filter(rejection.as_ref().map(|r| r.0), &verdicts);
         let detail = explained.and_then(|index| {
             let verdict = verdicts.iter().find(|v| v.index == index)?;
             let scores = if verdict.feasible {
@@ -421,7 +487,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
             tied: if tied.len() > 1 { tied } else { Vec::new() },
             summary,
             problems: self.cx.problems.clone(),
-            rejected_in_pre_filter,
+            dra_post_filter,
+            aborted: error.is_some(),
         };
         (decision, detail)
     }

@@ -70,10 +70,14 @@ pub struct Decision {
     pub summary: Option<String>,
     /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
     pub problems: Vec<String>,
-    /// A PreFilter plugin rejected the pod as UnschedulableAndUnresolvable: upstream runs no
-    /// PreFilter after it (the summary names its reason once, not per node).
+    /// What DynamicResources' PostFilter says when no node fits, in the releases that enable
+    /// it (said before preemption's message, when the profile runs it).
     #[serde(skip)]
-    pub rejected_in_pre_filter: bool,
+    pub dra_post_filter: Option<&'static str>,
+    /// No PostFilter runs: a PreEnqueue plugin held the pod, or a filter failed with an error
+    /// (the summary is then upstream's `running "<plugin>" filter plugin: <error>`).
+    #[serde(skip)]
+    pub aborted: bool,
 }
 
 impl Decision {
@@ -188,6 +192,8 @@ pub struct Scheduler<'a> {
     /// images, mostly the same ones.
     images: HashMap<&'a str, Vec<(usize, i64)>>,
     namespace_labels: HashMap<String, Labels>,
+    /// The DRA claims as the plan sees them, and the devices they take.
+    dra: plugins::dynamic_resources::Ledger,
     /// The pod `explain-placement` asks about, when this scheduler plans for it.
     trace: trace::Tracer,
     /// Objects of the inputs that the scheduler's listers would see by the time their pods are
@@ -281,6 +287,7 @@ impl<'a> Scheduler<'a> {
             placed_by_namespace: HashMap::default(),
             images: HashMap::default(),
             namespace_labels: HashMap::default(),
+            dra: plugins::dynamic_resources::Ledger::new(state),
             trace: trace::Tracer::default(),
             given: Given::default(),
             storage: volumes::StorageIndex::new(state),
@@ -477,6 +484,7 @@ impl<'a> Scheduler<'a> {
         };
         self.record_assumed(&pod);
         self.assume_volumes(&pod, index);
+        self.reserve_claims(&pod, index);
         let mut nodes = std::mem::take(&mut self.nodes);
         let mut pod = pod;
         pod.spec.node_name = node.to_string();
@@ -503,6 +511,30 @@ impl<'a> Scheduler<'a> {
         self.nodes = nodes;
     }
 
+    /// DynamicResources' Reserve and PreBind for `pod` on `node`: its claims get the devices
+    /// the allocator gives them there and reserve the pod, for every later decision.
+    fn reserve_claims(&mut self, pod: &Pod, node: usize) {
+        if pod.spec.resource_claims.is_empty() {
+            return;
+        }
+        let reserved = {
+            let cx = framework::Context::new(self, pod);
+            let plugin: plugins::dynamic_resources::DynamicResources =
+                framework::PreFilter::pre_filter(&cx);
+            plugin.reserve(&cx, node)
+        };
+        let Some((claims, allocations)) = reserved else {
+            return;
+        };
+        self.dra.write(pod, &claims, allocations);
+    }
+
+    /// The claims the plan allocated or reserved, for the property tests.
+    #[cfg(test)]
+    pub(crate) fn dra_claims(&self) -> impl Iterator<Item = &df_model::ResourceClaim> {
+        self.dra.written()
+    }
+
     /// Undo an [`assume`](Self::assume) (or remove a state pod, as a drain would).
     pub fn forget(&mut self, namespace: &str, name: &str) -> bool {
         let placed = &self.placed;
@@ -519,6 +551,7 @@ impl<'a> Scheduler<'a> {
             return false;
         };
         self.take_off(index);
+        self.dra.forget(namespace, name);
         if let Some(list) = self.placed_by_namespace.get_mut(namespace) {
             list.retain(|&p| p != index);
         }

@@ -14,7 +14,6 @@ use serde::Serialize;
 
 use super::selector::label_selector_matches;
 use super::{Code, Decision, NodeVerdict, Scheduler};
-use crate::plugins::scheduling_gates;
 use crate::profile::{DEFAULT_PREEMPTION, DYNAMIC_RESOURCES, Point};
 use df_model::{CompactString, Pod, PodDisruptionBudget};
 
@@ -287,19 +286,20 @@ impl<'a> Scheduler<'a> {
             return None;
         }
         let profile = self.profile_for(pod);
-        let gated = !pod.spec.scheduling_gates.is_empty()
-            && profile.runs(Point::PreEnqueue, scheduling_gates::NAME);
         // DynamicResources' PostFilter runs before DefaultPreemption's, in the releases that
-        // enable DRA, each when the profile keeps it.
-        let dra = profile.version.dynamic_resources_enabled()
-            && profile.runs(Point::PostFilter, DYNAMIC_RESOURCES);
+        // enable DRA (the cycle says what it would say), each when the profile keeps it.
+        let dra = decision
+            .dra_post_filter
+            .filter(|_| profile.runs(Point::PostFilter, DYNAMIC_RESOURCES));
         let default_preemption = profile.runs(Point::PostFilter, DEFAULT_PREEMPTION);
-        if self.state.nodes.is_empty() || gated || !(dra || default_preemption) {
-            // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs; a
-            // gated pod never reaches one; a profile without PostFilter plugins adds nothing.
+        if self.state.nodes.is_empty() || decision.aborted || !(dra.is_some() || default_preemption)
+        {
+            // Upstream's ErrNoNodesAvailable ends the cycle before any PostFilter runs; a pod
+            // PreEnqueue holds never reaches one, nor does an attempt a filter error ended; a
+            // profile without PostFilter plugins adds nothing.
             return None;
         }
-        let preemption = if dra && decision.rejected_in_pre_filter {
+        let preemption = if dra == Some(DRA_STATE_NOT_FOUND) {
             // DynamicResources' PreFilter never ran, so its PostFilter finds no cycle state and
             // fails with the state's error: the PostFilter plugins stop there and
             // DefaultPreemption never runs.
@@ -315,13 +315,11 @@ impl<'a> Scheduler<'a> {
         if let Some(summary) = &mut decision.summary
             && preemption.node.is_none()
         {
-            // A PostFilter that succeeds ends the run with no message. Otherwise the framework joins the PostFilter plugins' reasons with ", " and FitError
-            // appends them as they are (`" %v"`). For a pod without claims DynamicResources
-            // has nothing to deallocate.
+            // A PostFilter that succeeds ends the run with no message. Otherwise the framework
+            // joins the PostFilter plugins' reasons with ", " and FitError appends them as they
+            // are (`" %v"`).
             let mut reasons: Vec<&str> = Vec::new();
-            if dra && !decision.rejected_in_pre_filter {
-                reasons.push(DRA_NO_CLAIMS);
-            }
+            reasons.extend(dra.filter(|r| *r != DRA_STATE_NOT_FOUND));
             reasons.extend(preemption.message.as_deref());
             if !reasons.is_empty() {
                 summary.push(' ');

@@ -13,8 +13,9 @@ pub const NEWEST_MINOR: u32 = 37;
 pub const DIFFERENCES: &[(u32, &str)] = &[
     (
         34,
-        "DynamicResources joins the default profile before DefaultPreemption: its PostFilter \
-         speaks first in FailedScheduling messages (\"no new claims to deallocate, preemption: \
+        "DynamicResources joins the default profile (the DynamicResourceAllocation gate is on): \
+         pods' ResourceClaims get devices from ResourceSlices; its Filter runs last and its \
+         PostFilter before DefaultPreemption's, speaking first in FailedScheduling messages (\"no new claims to deallocate, preemption: \
          ...\"; \"not found\" when an earlier PreFilter rejected the pod)",
     ),
     (
@@ -29,9 +30,37 @@ pub const DIFFERENCES: &[(u32, &str)] = &[
          with an error, and a volume naming one is never chosen)",
     ),
     (
+        35,
+        "DynamicResources skips an invalid or incomplete resource pool (\"invalid resource pools \
+         were encountered\" when nothing else fits) instead of failing the pod's attempt",
+    ),
+    (
         36,
         "NodeResourcesBalancedAllocation scores the change in balance: 50 + (50 + with - \
          without) / 2",
+    ),
+    (
+        36,
+        "DynamicResources allocates partitionable devices from their pool's shared counters",
+    ),
+    (
+        36,
+        "DynamicResources keeps a device tainted NoSchedule or NoExecute from requests that do \
+         not tolerate the taint",
+    ),
+    (
+        36,
+        "DynamicResources: a device search that runs out of time fails the pod's attempt (before: \
+         the node is UnschedulableAndUnresolvable)",
+    ),
+    (
+        36,
+        "DynamicResources: \"was not created for Pod ... (Pod is not owner)\" (before: lower-case \
+         pod)",
+    ),
+    (
+        37,
+        "DynamicResources: a CEL runtime error names the device, with a hint for missing keys",
     ),
 ];
 
@@ -102,6 +131,44 @@ impl KubeVersion {
     }
 }
 
+/// The DynamicResources plugin and its allocator.
+impl KubeVersion {
+    /// An invalid pool (a device listed twice) is skipped, not an error of the pod's attempt,
+    /// and so is a pool missing slices, counted over the whole cluster (1.35: kubernetes
+    /// #133680); a device taint of effect `None` no longer blocks.
+    pub fn dra_skips_bad_pools(self) -> bool {
+        self.minor >= 35
+    }
+
+    /// DRAPartitionableDevices is on (beta, 1.36): devices consume their pool's shared counters.
+    pub fn dra_partitionable_devices(self) -> bool {
+        self.minor >= 36
+    }
+
+    /// DRADeviceTaints is on (beta, 1.36): a device tainted NoSchedule or NoExecute is only
+    /// for requests that tolerate the taint.
+    pub fn dra_device_taints(self) -> bool {
+        self.minor >= 36
+    }
+
+    /// The search's timeout is an Error of the attempt (`node <n>: timed out trying to
+    /// allocate devices`), before 1.36 an UnschedulableAndUnresolvable node.
+    pub fn dra_timeout_is_an_error(self) -> bool {
+        self.minor >= 36
+    }
+
+    /// `was not created for Pod ... (Pod is not owner)`, before 1.36 lower-case `pod`.
+    pub fn dra_capitalises_pod(self) -> bool {
+        self.minor >= 36
+    }
+
+    /// A CEL runtime error names the device (`selector #0 on device d/p/g0`) and, for a
+    /// missing key, suggests `.?`/`has()`.
+    pub fn dra_cel_error_names_device(self) -> bool {
+        self.minor >= 37
+    }
+}
+
 impl Default for KubeVersion {
     fn default() -> Self {
         KubeVersion::DEFAULT
@@ -165,5 +232,11 @@ mod tests {
             on(KubeVersion::volume_attributes_class_enabled),
             [34, 35, 36, 37]
         );
+        assert_eq!(on(KubeVersion::dra_skips_bad_pools), [35, 36, 37]);
+        assert_eq!(on(KubeVersion::dra_partitionable_devices), [36, 37]);
+        assert_eq!(on(KubeVersion::dra_device_taints), [36, 37]);
+        assert_eq!(on(KubeVersion::dra_timeout_is_an_error), [36, 37]);
+        assert_eq!(on(KubeVersion::dra_capitalises_pod), [36, 37]);
+        assert_eq!(on(KubeVersion::dra_cel_error_names_device), [37]);
     }
 }

@@ -369,10 +369,10 @@ fn scheduler_plugins_configurations_load_with_warnings() {
         },
         Case {
             name: "two profiles, a custom plugin, in-tree plugins outside the engine",
-            text: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 30\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled: [{name: DynamicResources}]\n- schedulerName: gang\n  percentageOfNodesToScore: 50\n  plugins:\n    multiPoint:\n      enabled: [{name: Coscheduling}, {name: MyCompanyScore}]\n  pluginConfig:\n  - name: NodeAffinity\n    args: {addedAffinity: {}}\nextenders:\n- urlPrefix: http://127.0.0.1:8888\n",
+            text: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 30\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled: [{name: EBSLimits}]\n- schedulerName: gang\n  percentageOfNodesToScore: 50\n  plugins:\n    multiPoint:\n      enabled: [{name: Coscheduling}, {name: MyCompanyScore}]\n  pluginConfig:\n  - name: NodeAffinity\n    args: {addedAffinity: {}}\nextenders:\n- urlPrefix: http://127.0.0.1:8888\n",
             profiles: &[("default-scheduler", false), ("gang", true)],
             warnings: &[
-                "not modelled, left out of this preview: DynamicResources (in-tree, multiPoint), MyCompanyScore (not a plugin of kube-scheduler or scheduler-plugins)",
+                "not modelled, left out of this preview: EBSLimits (in-tree, multiPoint), MyCompanyScore (not a plugin of kube-scheduler or scheduler-plugins)",
                 "1 scheduler extender(s) not modelled: their filters and scores are left out",
                 "profile gang: NodeAffinity arguments not modelled: this preview runs NodeAffinity with its defaults",
             ],

@@ -3,6 +3,7 @@
 //! Profiles (`--scheduler-config`) and score weights are checked against it.
 
 pub(crate) mod balanced_allocation;
+pub mod dynamic_resources;
 pub(crate) mod image_locality;
 pub(crate) mod inter_pod_affinity;
 pub mod node_affinity;
@@ -20,7 +21,7 @@ pub(crate) mod volume_zone;
 
 /// Modelled plugins outside the filter and score registry: the PreEnqueue plugins, which the
 /// engine runs before every cycle unless the profile turns them off.
-pub(crate) const PRE_ENQUEUE: [&str; 1] = [scheduling_gates::NAME];
+pub(crate) const PRE_ENQUEUE: [&str; 2] = [scheduling_gates::NAME, dynamic_resources::NAME];
 
 /// A modelled plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,6 +38,7 @@ pub enum PluginKind {
     VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     BalancedAllocation,
     ImageLocality,
 }
@@ -62,7 +64,7 @@ const fn plugin(name: &'static str, kind: PluginKind, filter: bool, score: bool)
 }
 
 /// Every modelled plugin; the filters in the order the default profile runs them.
-pub(crate) const REGISTRY: [Registration; 14] = [
+pub(crate) const REGISTRY: [Registration; 15] = [
     plugin(
         "NodeUnschedulable",
         PluginKind::NodeUnschedulable,
@@ -97,6 +99,13 @@ pub(crate) const REGISTRY: [Registration; 14] = [
         true,
     ),
     plugin("InterPodAffinity", PluginKind::InterPodAffinity, true, true),
+    // Just before DefaultPreemption in the default profile (1.34+): its Filter runs last.
+    plugin(
+        dynamic_resources::NAME,
+        PluginKind::DynamicResources,
+        true,
+        false,
+    ),
     plugin(
         "NodeResourcesBalancedAllocation",
         PluginKind::BalancedAllocation,
@@ -110,15 +119,14 @@ pub(crate) const REGISTRY: [Registration; 14] = [
 /// of `plan --pending`, binding (which changes no placement) and preemption.
 pub(crate) const HONOURED: [&str; 3] = ["PrioritySort", "DefaultBinder", "DefaultPreemption"];
 
-/// In-tree plugins of v1.34 that act on what the engine does not model (DRA, and the non-CSI
-/// volume limits upstream removed in v1.32): a configuration may name them; a profile that
+/// In-tree plugins of v1.34 that act on what the engine does not model (the non-CSI volume
+/// limits upstream removed in v1.32): a configuration may name them; a profile that
 /// enables them is warned that they are left out.
-pub(crate) const UNMODELLED: [&str; 5] = [
+pub(crate) const UNMODELLED: [&str; 4] = [
     "EBSLimits",
     "GCEPDLimits",
     "AzureDiskLimits",
     "CinderLimits",
-    "DynamicResources",
 ];
 
 pub(crate) fn registration(name: &str) -> Option<&'static Registration> {
@@ -179,7 +187,7 @@ mod tests {
 
     /// Filter plugins of the default profile, in the order upstream runs them.
     /// (upstream `getDefaultPlugins`, the same from v1.32 to v1.37).
-    const FILTER_ORDER: [&str; 12] = [
+    const FILTER_ORDER: [&str; 13] = [
         "NodeUnschedulable",
         "NodeName",
         "TaintToleration",
@@ -192,6 +200,7 @@ mod tests {
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ];
 
     #[test]

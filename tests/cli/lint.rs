@@ -509,6 +509,36 @@ const FAILING: &[(&str, Expected)] = &[
             "spec.schedulingConstraints.topology[0].key",
         )],
     ),
+    (
+        "df601-fail.yaml",
+        &[(
+            14,
+            32,
+            "DF601",
+            "spec.resourceClaims[0].resourceClaimTemplateName",
+        )],
+    ),
+    (
+        "df602-fail.yaml",
+        &[(
+            12,
+            26,
+            "DF602",
+            "spec.devices.requests[0].exactly.deviceClassName",
+        )],
+    ),
+    // The first position is the undeclared name's, inside the expression.
+    (
+        "df603-fail.yaml",
+        &[
+            (10, 57, "DF603", "spec.selectors[0].cel.expression"),
+            (12, 20, "DF603", "spec.selectors[1].cel.expression"),
+        ],
+    ),
+    (
+        "df604-fail.yaml",
+        &[(11, 9, "DF604", "spec.spec.devices.requests[0]")],
+    ),
 ];
 
 const KUEUE_REQUIRED: &str =

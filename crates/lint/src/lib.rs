@@ -7,6 +7,7 @@
 //! Above the planner (rules plan to find what never fits); it must not import the reports,
 //! the network or clap.
 
+mod dra;
 mod field_issue;
 mod fluid;
 mod gang;
@@ -247,6 +248,7 @@ pub fn lint(
     let kueue_index = kueue::Index::new(&set.manifests);
     let topology_index = topology::Index::new(set, state);
     let workload_topology_index = workload_topology::Index::new(set, state);
+    let dra_index = dra::Index::new(&set.manifests, state);
     for m in &set.manifests {
         fluid::check(&mut ctx, &fluid_index, m);
         godel::check(&mut ctx, &godel_index, m);
@@ -256,6 +258,7 @@ pub fn lint(
         kueue::check(&mut ctx, &kueue_index, m);
         topology::check(&mut ctx, &topology_index, m);
         workload_topology::check(&mut ctx, &workload_topology_index, m);
+        dra::check(&mut ctx, &dra_index, m);
     }
     let mut diagnostics = ctx.out;
     diagnostics.retain(|d| !suppressed(d, &ctx.lines));

@@ -3,7 +3,8 @@
 //!
 //! Families: DF0xx input problems, DF1xx Fluid DataFlow, DF2xx gangs (DF201-207 Godel
 //! PodGroups, DF208-214 every gang kind), DF3xx Volcano Job, DF4xx any pod spec or template,
-//! DF5xx network topology (Volcano HyperNodes, Kueue Topology Aware Scheduling).
+//! DF5xx network topology (Volcano HyperNodes, Kueue Topology Aware Scheduling), DF6xx Dynamic
+//! Resource Allocation.
 
 use std::fmt;
 
@@ -546,6 +547,38 @@ pub const RULES: &[Rule] = &[
         "workload PodGroup whose largest topology domain cannot hold its minimum",
         "A Kubernetes v1.36 PodGroup with `schedulingConstraints.topology` must place `gang.minCount` pods inside one domain of the label (KEP-5732). With a cluster state, each domain is measured the way the plan does it: the group's bound pods plus the pending pods the free resources and pod slots of its nodes take. When even the largest holds fewer, no placement is feasible and the group stays pending.",
         "Lower minCount or the pods' requests, constrain a wider label (a block instead of a rack), or free capacity in one domain.",
+    )),
+    with_state(rule(
+        "DF601",
+        "resource-claim-missing",
+        Error,
+        "pod names a ResourceClaim or ResourceClaimTemplate that does not exist",
+        "A pod's `spec.resourceClaims` names a ResourceClaim, or a ResourceClaimTemplate from which the resourceclaim controller makes the pod's claim. With a cluster state, one that is neither in the inputs nor in the state keeps the pod waiting before the scheduler looks at it (DynamicResources' PreEnqueue: `could not find ResourceClaim`, `ResourceClaim not created yet`).",
+        "Create the claim or template in the pod's namespace, or fix the name.",
+    )),
+    with_state(rule(
+        "DF602",
+        "device-class-missing",
+        Error,
+        "device request names a DeviceClass that does not exist",
+        "Every request of a ResourceClaim or ResourceClaimTemplate (and every `firstAvailable` alternative) names a DeviceClass. With a cluster state, one that is neither in the inputs nor in the state makes the scheduler reject every pod of the claim (`request r0: device class gpu does not exist`).",
+        "Use a DeviceClass the cluster has (`kubectl get deviceclasses`), or install the driver that creates it.",
+    )),
+    rule(
+        "DF603",
+        "device-selector-invalid",
+        Error,
+        "CEL device selector that does not compile or is too expensive",
+        "A DeviceClass's or a request's `selectors[].cel.expression` is compiled in the DRA CEL environment (`device.driver`, `device.attributes`, `device.capacity`, quantity and semver). One that does not compile, does not evaluate to a bool, or whose estimated cost exceeds the API server's limit of 1,000,000 is refused by the API server; the position is the expression's.",
+        "Fix the expression at the position shown; guard optional attributes with has() or `.?`.",
+    ),
+    with_state(rule(
+        "DF604",
+        "device-request-unsatisfiable",
+        Error,
+        "device request no ResourceSlice of the state can meet",
+        "With a cluster state, each request of a ResourceClaim or ResourceClaimTemplate is tried alone, with every device free, on every node by the engine's structured allocator (the class's and the request's selectors, the count, `All`, the slices' nodes). When no node can meet it, pods of the claim never schedule (`cannot allocate all claims`); when the attempt fails outright (a selector that errors on some device), the scheduler's error is shown.",
+        "Ask for fewer devices, relax the selectors, or check that the driver publishes ResourceSlices for the nodes (`kubectl get resourceslices`).",
     )),
 ];
 

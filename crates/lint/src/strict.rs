@@ -240,7 +240,23 @@ fn type_of(m: &Manifest) -> (&str, &str) {
 
 /// The schema of a whole object of `apiVersion`/`kind`, if this tool has one.
 fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
-    use k8s_openapi::api::{apps, batch, core, policy, scheduling, storage};
+    use k8s_openapi::api::{apps, batch, core, policy, resource, scheduling, storage};
+    /// The four `resource.k8s.io` kinds of one version module.
+    macro_rules! dra_shapes {
+        ($version:ident) => {{
+            const CLASS: Shape = Shape::Kube(kube::<resource::$version::DeviceClass>);
+            const SLICE: Shape = Shape::Kube(kube::<resource::$version::ResourceSlice>);
+            const CLAIM: Shape = Shape::Kube(kube::<resource::$version::ResourceClaim>);
+            const TEMPLATE: Shape = Shape::Kube(kube::<resource::$version::ResourceClaimTemplate>);
+            match kind {
+                "DeviceClass" => &CLASS,
+                "ResourceSlice" => &SLICE,
+                "ResourceClaim" => &CLAIM,
+                "ResourceClaimTemplate" => &TEMPLATE,
+                _ => return None,
+            }
+        }};
+    }
     const POD: Shape = Shape::Kube(kube::<core::v1::Pod>);
     const NODE: Shape = Shape::Kube(kube::<core::v1::Node>);
     const NAMESPACE: Shape = Shape::Kube(kube::<core::v1::Namespace>);
@@ -290,6 +306,9 @@ fn object_shape(api_version: &str, kind: &str) -> Option<&'static Shape> {
         ("batch/v1", "CronJob") => &CRON_JOB,
         ("scheduling.k8s.io/v1", "PriorityClass") => &PRIORITY_CLASS,
         ("policy/v1", "PodDisruptionBudget") => &PDB,
+        ("resource.k8s.io/v1", _) => dra_shapes!(v1),
+        ("resource.k8s.io/v1beta2", _) => dra_shapes!(v1beta2),
+        ("resource.k8s.io/v1beta1", _) => dra_shapes!(v1beta1),
         _ => return schema::custom_resource_shape(api_version, kind),
     })
 }
@@ -323,6 +342,11 @@ fn checked_kinds() -> impl Iterator<Item = (&'static str, &'static str)> {
         ("policy/v1", "PodDisruptionBudget"),
     ]
     .into_iter()
+    .chain(
+        DRA_VERSIONS
+            .into_iter()
+            .flat_map(|version| DRA_KINDS.map(|kind| (version, kind))),
+    )
     .chain(schema::custom_resources().map(|(a, k, _)| (*a, *k)))
 }
 
@@ -337,6 +361,19 @@ const RENAMED_GROUPS: [(&str, &str); 2] = [
         "scheduling.orchestration.bytedance.com",
         "scheduling.godel.kubewharf.io",
     ),
+];
+
+const DRA_KINDS: [&str; 4] = [
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+];
+
+const DRA_VERSIONS: [&str; 3] = [
+    "resource.k8s.io/v1",
+    "resource.k8s.io/v1beta2",
+    "resource.k8s.io/v1beta1",
 ];
 
 /// `3 objects of apiVersion/kind were not checked` and, when the same kind is known under a

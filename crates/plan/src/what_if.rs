@@ -15,7 +15,7 @@ use df_engine::Profiles;
 use df_engine::selector::{label_selector_matches, parse_label_selector};
 use df_manifest::ManifestSet;
 use df_model::fluid::HOSTNAME_LABEL;
-use df_model::{LabelSelector, Node, NodeSpec, NodeStatus, ObjectMeta, Taint};
+use df_model::{LabelSelector, Node, NodeSpec, NodeStatus, ObjectMeta, ResourceSlice, Taint};
 use df_state::ClusterState;
 
 /// The most nodes one `add` edit (or the node-count search) creates: each is a node the engine
@@ -287,9 +287,12 @@ pub fn apply(state: &mut ClusterState, edits: &[WhatIf]) -> Result<(), WhatIfErr
                     edit: edit.to_string(),
                     node: like.clone(),
                 })?;
-                let added: Vec<Node> = NodeCopies::new(state, template).take(*count).collect();
+                let mut copies = NodeCopies::new(state, template);
+                let added: Vec<Node> = copies.by_ref().take(*count).collect();
                 for node in added {
+                    let slices = copies.slices_of(&node.metadata.name);
                     state.push_empty_node(node);
+                    state.dra.resource_slices.extend(slices);
                 }
                 continue;
             }
@@ -435,14 +438,24 @@ pub fn plan(
 /// already holds, so repeated `add` edits keep counting.
 pub(crate) struct NodeCopies {
     template: Node,
+    /// The ResourceSlices that name the template node: its devices, copied with each node.
+    slices: Vec<ResourceSlice>,
     taken: rustc_hash::FxHashSet<String>,
     next: usize,
 }
 
 impl NodeCopies {
     pub fn new(state: &ClusterState, template: &Node) -> NodeCopies {
+        let name = &template.metadata.name;
         NodeCopies {
             template: template.clone(),
+            slices: state
+                .dra
+                .resource_slices
+                .iter()
+                .filter(|s| s.spec.node_name.as_ref() == Some(name))
+                .cloned()
+                .collect(),
             taken: state
                 .nodes
                 .iter()
@@ -450,6 +463,32 @@ impl NodeCopies {
                 .collect(),
             next: 1,
         }
+    }
+}
+
+impl NodeCopies {
+    /// The template's ResourceSlices for the copy `node`: the same devices, in a slice and a
+    /// pool of the copy's own (a driver names a node's pool after the node; a pool of another
+    /// name gets the copy's name appended, so that no pool lists a device twice).
+    pub fn slices_of(&self, node: &str) -> Vec<ResourceSlice> {
+        let template = &self.template.metadata.name;
+        self.slices
+            .iter()
+            .map(|slice| {
+                let mut copy = slice.clone();
+                copy.metadata = ObjectMeta {
+                    name: format!("{}-{node}", slice.metadata.name),
+                    ..ObjectMeta::default()
+                };
+                copy.spec.node_name = Some(node.to_string());
+                copy.spec.pool.name = if slice.spec.pool.name == *template {
+                    node.to_string()
+                } else {
+                    format!("{}-{node}", slice.spec.pool.name)
+                };
+                copy
+            })
+            .collect()
     }
 }
 
@@ -876,5 +915,58 @@ mod tests {
         for (edits, want) in cases {
             assert_eq!(edited(edits).unwrap_err(), *want, "{edits:?}");
         }
+    }
+
+    /// A copy of a node comes with the node's devices: its ResourceSlices, in a pool of its
+    /// own; the DynamicResources plugin then finds them on the copy.
+    #[test]
+    fn added_nodes_copy_the_resource_slices_of_their_template() {
+        let mut s = state();
+        let slice = |name: &str, node: &str, pool: &str| ResourceSlice {
+            metadata: ObjectMeta {
+                name: name.into(),
+                ..ObjectMeta::default()
+            },
+            spec: df_model::dra::ResourceSliceSpec {
+                driver: "gpu.example.com".into(),
+                node_name: Some(node.into()),
+                pool: df_model::dra::ResourcePool {
+                    name: pool.into(),
+                    generation: 1,
+                    resource_slice_count: 1,
+                },
+                ..df_model::dra::ResourceSliceSpec::default()
+            },
+        };
+        s.dra.resource_slices = vec![
+            slice("n1-gpus", "n1", "n1"),
+            slice("n1-nics", "n1", "nics"),
+            slice("n2-gpus", "n2", "n2"),
+        ];
+        apply(&mut s, &["add=2:like=n1".parse().unwrap()]).unwrap();
+        let slices: Vec<(&str, &str, &str)> = s
+            .dra
+            .resource_slices
+            .iter()
+            .map(|x| {
+                (
+                    x.metadata.name.as_str(),
+                    x.spec.node_name.as_deref().unwrap(),
+                    x.spec.pool.name.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            slices,
+            [
+                ("n1-gpus", "n1", "n1"),
+                ("n1-nics", "n1", "nics"),
+                ("n2-gpus", "n2", "n2"),
+                ("n1-gpus-n1-whatif-1", "n1-whatif-1", "n1-whatif-1"),
+                ("n1-nics-n1-whatif-1", "n1-whatif-1", "nics-n1-whatif-1"),
+                ("n1-gpus-n1-whatif-2", "n1-whatif-2", "n1-whatif-2"),
+                ("n1-nics-n1-whatif-2", "n1-whatif-2", "nics-n1-whatif-2"),
+            ]
+        );
     }
 }

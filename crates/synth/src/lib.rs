@@ -245,6 +245,42 @@ pub fn cluster_json(spec: &SynthSpec) -> String {
     out
 }
 
+/// The DRA objects of the state [`cluster_json`] generates for `spec`: a DeviceClass
+/// `gpu.nvidia.com`, one ResourceSlice per GPU node publishing 8 GPUs (its product, an index,
+/// 40Gi or 16Gi of memory, a driver version), and a ResourceClaimTemplate `eight-gpus` in
+/// namespace `default` that asks for 8 A100s: a second `v1 List`, loaded beside the state.
+pub fn dra_json(spec: &SynthSpec) -> String {
+    let nodes = make_nodes(spec, &mut Rng(spec.seed));
+    let mut items = vec![
+        r#"{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.nvidia.com"},"spec":{"selectors":[{"cel":{"expression":"device.driver == \"gpu.nvidia.com\""}}]}}"#.to_string(),
+        r#"{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"eight-gpus","namespace":"default"},"spec":{"spec":{"devices":{"requests":[{"name":"gpus","exactly":{"deviceClassName":"gpu.nvidia.com","count":8,"selectors":[{"cel":{"expression":"device.attributes[\"gpu.nvidia.com\"].productName.startsWith(\"NVIDIA-A100\")"}}]}}]}}}}"#.to_string(),
+    ];
+    for (i, node) in nodes.iter().enumerate() {
+        let (_, _, _, gpus, product, _) = INSTANCE_TYPES[node.instance];
+        if gpus == 0 {
+            continue;
+        }
+        let memory = if product.contains("16GB") {
+            "16Gi"
+        } else {
+            "40Gi"
+        };
+        let devices: Vec<String> = (0..8)
+            .map(|d| format!(
+                "{{\"name\":\"gpu-{d}\",\"attributes\":{{\"productName\":{{\"string\":\"{product}\"}},\"index\":{{\"int\":{d}}},\"driverVersion\":{{\"version\":\"550.90.7\"}}}},\"capacity\":{{\"memory\":{{\"value\":\"{memory}\"}}}}}}"
+            ))
+            .collect();
+        items.push(format!(
+            "{{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{{\"name\":\"node-{i:05}-gpu.nvidia.com\"}},\"spec\":{{\"driver\":\"gpu.nvidia.com\",\"nodeName\":\"node-{i:05}\",\"pool\":{{\"name\":\"node-{i:05}\",\"generation\":1,\"resourceSliceCount\":1}},\"devices\":[{}]}}}}",
+            devices.join(",")
+        ));
+    }
+    format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{}\n]}}\n",
+        items.join(",\n")
+    )
+}
+
 /// Generate the state into `sink` a megabyte at a time, so a multi-gigabyte state never has
 /// to be held in memory.
 pub fn write_cluster_json(

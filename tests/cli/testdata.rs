@@ -56,6 +56,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("operators/pytorchjob-simple.yaml", &[("PyTorchJob", 1)]),
     ("clusters/nodepools.yaml", &[("Node", 6)]),
+    ("gangs/dra-gang.yaml", &[("Pod", 3), ("PodGroup", 1)]),
     ("topology/volcano/job.yaml", &[("Job", 1)]),
     ("topology/volcano/job-one-rack.yaml", &[("Job", 1)]),
     (
@@ -213,6 +214,18 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         ],
     ),
     ("volumes/db.yaml", &[("Pod", 1)]),
+    (
+        "clusters/gpu-dra.yaml",
+        &[
+            ("DeviceClass", 1),
+            ("Namespace", 1),
+            ("Node", 4),
+            ("Pod", 1),
+            ("ResourceClaim", 1),
+            ("ResourceClaimTemplate", 1),
+            ("ResourceSlice", 4),
+        ],
+    ),
     ("capacity/before.yaml", &[("Node", 2), ("Pod", 1)]),
     ("capacity/after.yaml", &[("Node", 2), ("Pod", 1)]),
     ("capacity/pods.yaml", &[("Deployment", 1)]),

@@ -154,6 +154,43 @@ fn alias_expansion_is_bounded_in_bytes_and_nodes() {
     }
 }
 
+/// A state that is no text (a device, a binary file) stops at its first NUL byte, under the
+/// address-space limit: /dev/zero would otherwise be read up to the size limit.
+#[test]
+fn binary_states_and_devices_are_refused_at_the_first_nul_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = write(
+        dir.path(),
+        "nul.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\",\n \0}",
+    );
+    let cases = [
+        (
+            "/dev/zero".to_string(),
+            "error: /dev/zero: binary content (NUL byte) at line 1, column 1; expected a YAML or \
+             JSON state\n"
+                .to_string(),
+        ),
+        (
+            json.clone(),
+            format!(
+                "error: {json}: binary content (NUL byte) at line 2, column 2; expected a YAML or \
+                 JSON state\n"
+            ),
+        ),
+    ];
+    for (state, expected) in cases {
+        let args = [
+            "plan",
+            "-f",
+            "testdata/pods/affinity.yaml",
+            "--state",
+            &state,
+        ];
+        assert_eq!(outcome(&args), (2, expected), "{state}");
+    }
+}
+
 #[test]
 fn directory_walks_skip_special_files_and_symlink_loops() {
     let dir = tempfile::tempdir().unwrap();

@@ -247,12 +247,26 @@ impl<'f, R: Read> Input<'f, R> {
         let want = more.max(self.sizes.block);
         self.buf.reserve_exact(want);
         // Reads into the spare capacity as it is: zeroing it first was 2% of a load.
+        let read_from = self.buf.len();
         let got = (&mut self.reader)
             .take(want as u64)
             .read_to_end(&mut self.buf)
             .map_err(|e| io_error(self.file, &e))?;
         if got < want {
             self.eof = true;
+        }
+        // JSON and YAML text never hold a NUL byte: a binary file, or a device such as
+        // /dev/zero that would otherwise be read until the size limit, stops at its first block.
+        if let Some(at) = memchr::memchr(0, &self.buf[read_from..]) {
+            let at = self.advance_to(read_from + at);
+            return Err(LoadError::Io {
+                file: self.file.to_string(),
+                message: format!(
+                    "binary content (NUL byte) at line {}, column {}; expected a YAML or JSON \
+                     state",
+                    at.line, at.column
+                ),
+            });
         }
         if self.offset + self.buf.len() as u64 > self.max_bytes {
             return Err(LoadError::Io {

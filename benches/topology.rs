@@ -167,15 +167,20 @@ fn kueue_objects() -> KueueObjects {
             api_version: "kueue.x-k8s.io/v1beta1".into(),
             metadata: meta("bench-cq", ""),
             spec: ClusterQueueSpec {
+                // Quota far above the pod set's (1,000 pods): admission is not what this
+                // bench measures. The pods ask for CPU and memory, so both are covered.
                 resource_groups: vec![ResourceGroup {
-                    covered_resources: vec!["cpu".into()],
+                    covered_resources: vec!["cpu".into(), "memory".into()],
                     flavors: vec![FlavorQuotas {
                         name: "bench-flavor".into(),
-                        resources: vec![ResourceQuotaLimits {
-                            name: "cpu".into(),
-                            nominal_quota: Quantity::from_value(1_000_000),
-                            ..Default::default()
-                        }],
+                        resources: ["cpu", "memory"]
+                            .into_iter()
+                            .map(|name| ResourceQuotaLimits {
+                                name: name.into(),
+                                nominal_quota: Quantity::from_value(1 << 50),
+                                ..Default::default()
+                            })
+                            .collect(),
                     }],
                 }],
                 namespace_selector: Some(Default::default()),

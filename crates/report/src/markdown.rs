@@ -228,15 +228,8 @@ fn flow_details(flow: usize, ops: &[&OperationPlan], pictures: Pictures) -> Stri
         ],
         &rows,
     ));
-    let notes: Vec<String> = ops
-        .iter()
-        .flat_map(|o| {
-            let name = format!("{}/{}/{}", o.kind, o.namespace, o.name);
-            o.summary
-                .iter()
-                .chain(&o.warnings)
-                .map(move |w| text(&format!("{name}: {w}")))
-        })
+    let notes: Vec<String> = crate::plan::operation_notes(ops)
+        .map(|note| text(&note))
         .collect();
     body.push_str(&list("Warnings", &notes));
     details(&summary, &body)

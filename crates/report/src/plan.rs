@@ -88,18 +88,23 @@ pub fn names(plan: &Plan) -> String {
         .collect()
 }
 
+/// Each operation's summary and warnings, as `KIND/NAMESPACE/NAME: TEXT`, in order: the notes
+/// under a flow in every format.
+pub(crate) fn operation_notes<'a>(ops: &'a [&OperationPlan]) -> impl Iterator<Item = String> + 'a {
+    ops.iter().flat_map(|o| {
+        let name = format!("{}/{}/{}", o.kind, o.namespace, o.name);
+        o.summary
+            .iter()
+            .chain(&o.warnings)
+            .map(move |w| format!("{name}: {w}"))
+    })
+}
+
 fn flow_section(flow: usize, ops: &[&OperationPlan], wide: bool, headers: bool) -> String {
     let mut out = format!("Flow {flow} ({})\n", super::plural(ops.len(), "operation"));
     out.push_str(&super::render_table(&flow_table(ops, wide), headers));
-    let notes: Vec<String> = ops
-        .iter()
-        .flat_map(|o| {
-            let name = format!("{}/{}/{}", o.kind, o.namespace, o.name);
-            o.summary
-                .iter()
-                .chain(&o.warnings)
-                .map(move |w| format!("  {name}: {w}\n"))
-        })
+    let notes: Vec<String> = operation_notes(ops)
+        .map(|note| format!("  {note}\n"))
         .collect();
     if !notes.is_empty() {
         out.push_str("Warnings:\n");

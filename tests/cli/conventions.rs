@@ -216,12 +216,24 @@ fn failures_are_one_line_and_exit_2() {
                 "-f",
                 "testdata/flows/three-step.yaml",
                 "--state",
-                "/dev/zero",
+                "testdata/clusters/openb.json",
                 "--max-state-size",
                 "1000000",
             ],
             "plan",
-            "error: /dev/zero: the state is larger than the limit of 1000000 bytes; raise --max-state-size to read it",
+            "error: testdata/clusters/openb.json: the state is larger than the limit of 1000000 bytes; raise --max-state-size to read it",
+        ),
+        (
+            // Not read up to the limit: a NUL byte is no JSON or YAML (tests/hostile/input.rs).
+            &[
+                "plan",
+                "-f",
+                "testdata/flows/three-step.yaml",
+                "--state",
+                "/dev/zero",
+            ],
+            "plan",
+            "error: /dev/zero: binary content (NUL byte) at line 1, column 1; expected a YAML or JSON state",
         ),
         (
             &["plan", "-f", "testdata/no-such-file.yaml", "--state", state],

@@ -8,8 +8,8 @@
 //! whole, cut into documents and runs of List entries, and parsed in parallel
 //! ([`super::yaml_state`]).
 //!
-//! Every state is bounded in size ([`LoadOptions::max_bytes`]): `--state /dev/zero` is an
-//! error, not a machine out of memory.
+//! Every state is bounded in size ([`LoadOptions::max_bytes`]), and a NUL byte ends the read
+//! at its block: `--state /dev/zero` is an error, not a machine out of memory.
 
 use std::io::Read;
 use std::path::Path;
@@ -1027,7 +1027,7 @@ mod tests {
     }
 
     /// A state larger than the limit is refused once the limit is passed, however long the
-    /// input would go on (`--state /dev/zero`).
+    /// input would go on (an endless text; `/dev/zero` stops earlier, at its first NUL byte).
     #[test]
     fn states_beyond_the_size_limit_are_refused() {
         let options = LoadOptions {

@@ -15,10 +15,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::Domain;
+use super::{Capacity, Domain};
 use crate::gang::Gang;
 use df_engine::{Resources, Scheduler, pod_requests};
-use df_model::Pod;
 use df_model::resources::format_bytes;
 
 /// The plugin's weights (`weight`, `hypernode.binpack.cpu`, `hypernode.binpack.memory`,
@@ -129,13 +128,12 @@ pub(super) struct Ranked<'d> {
 pub(super) fn rank<'d>(
     scheduler: &Scheduler,
     gang: &Gang,
-    pending: &[&Pod],
-    bound: usize,
+    capacity: &Capacity,
     weights: &Weights,
     domains: &'d [Domain],
 ) -> Vec<Ranked<'d>> {
     let mut pending_asks = Resources::default();
-    for pod in pending {
+    for pod in &capacity.pending {
         pending_asks.add(&pod_requests(&pod.spec, false));
     }
     // Every task of the job counts in the score, the bound ones too (their requests are in
@@ -143,19 +141,11 @@ pub(super) fn rank<'d>(
     let state = scheduler.state();
     let mut all_tasks = pending_asks.clone();
     let mut bound_nodes = Vec::new();
-    for pod in gang
-        .running
-        .iter()
-        .chain(gang.members.iter().map(|m| &m.pod))
-    {
-        let placed = state
-            .pod(&pod.metadata.namespace, &pod.metadata.name)
-            .filter(|p| !p.spec.node_name.is_empty() && !p.is_terminated());
-        if let Some(placed) = placed {
-            all_tasks.add(&pod_requests(&placed.spec, false));
-            bound_nodes.extend(state.node_index(&placed.spec.node_name));
-        }
+    for placed in &capacity.bound {
+        all_tasks.add(&pod_requests(&placed.spec, false));
+        bound_nodes.extend(state.node_index(&placed.spec.node_name));
     }
+    let bound = capacity.bound.len();
     let minimum = Resources::from_list(&gang.min_resources);
     let mut ranked: Vec<(Ranked, usize)> = domains
         .iter()

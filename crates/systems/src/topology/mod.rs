@@ -117,17 +117,17 @@ pub struct Request {
     pub warnings: Vec<String>,
 }
 
-/// The gang's pending pods (in planning order) and how many of its pods are already bound.
-/// A Volcano Job's members include its running tasks, so each member is looked up in `state`
-/// (the namespace's pods are indexed by name once: a 1,000-pod gang in a namespace of 7,500
-/// pods would otherwise scan it once per member).
-fn pending_pods<'g>(gang: &'g Gang, state: &ClusterState) -> (Vec<&'g Pod>, usize) {
+/// The gang's pending pods (in planning order) and its pods already bound, as the state has
+/// them. A Volcano Job's members include its running tasks, so each member is looked up in
+/// `state` (the namespace's pods are indexed by name once: a 1,000-pod gang in a namespace of
+/// 7,500 pods would otherwise scan it once per member).
+fn pending_pods<'g>(gang: &'g Gang, state: &'g ClusterState) -> (Vec<&'g Pod>, Vec<&'g Pod>) {
     let mut by_name: HashMap<&str, &Pod> = HashMap::new();
     for pod in state.pods_in_namespace(&gang.meta.namespace) {
         // The first of a name, as `ClusterState::pod` finds it.
         by_name.entry(pod.metadata.name.as_str()).or_insert(pod);
     }
-    let mut bound = gang.running.len();
+    let mut bound: Vec<&Pod> = gang.running.iter().collect();
     let mut pending = Vec::new();
     for member in &gang.members {
         let pod = &member.pod;
@@ -136,11 +136,9 @@ fn pending_pods<'g>(gang: &'g Gang, state: &ClusterState) -> (Vec<&'g Pod>, usiz
         } else {
             state.pod(&pod.metadata.namespace, &pod.metadata.name)
         };
-        let running = in_state.is_some_and(|p| !p.spec.node_name.is_empty() && !p.is_terminated());
-        if running {
-            bound += 1;
-        } else {
-            pending.push(pod);
+        match in_state.filter(|p| !p.spec.node_name.is_empty() && !p.is_terminated()) {
+            Some(running) => bound.push(running),
+            None => pending.push(pod),
         }
     }
     (pending, bound)
@@ -157,14 +155,14 @@ struct Capacity<'g> {
     /// The gang's pending pods, in planning order.
     pending: Vec<&'g Pod>,
     /// Its pods already bound (they count towards every domain's total).
-    bound: usize,
+    bound: Vec<&'g Pod>,
     usable: Vec<bool>,
     /// Distinct requests of the pending pods with how many pods ask for each, in order.
     classes: Vec<(Resources, usize)>,
 }
 
 impl<'g> Capacity<'g> {
-    fn of(scheduler: &Scheduler, gang: &'g Gang) -> Capacity<'g> {
+    fn of<'a: 'g>(scheduler: &Scheduler<'a>, gang: &'g Gang) -> Capacity<'g> {
         let (pending, bound) = pending_pods(gang, scheduler.state());
         let nodes = scheduler.state().nodes.len();
         let mut usable = vec![true; nodes];
@@ -193,7 +191,7 @@ impl<'g> Capacity<'g> {
 
     /// The gang's pods `nodes` could hold: the bound ones plus the pending ones that fit.
     fn pods_that_fit(&self, scheduler: &Scheduler, nodes: &[usize]) -> usize {
-        self.bound + self.fit(scheduler, nodes).min(self.pending.len())
+        self.bound.len() + self.fit(scheduler, nodes).min(self.pending.len())
     }
 
     /// Pods that fit on `nodes`, each request class filling the nodes in order.
@@ -264,7 +262,7 @@ pub(crate) fn plan_in_domains(
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
     let capacity = Capacity::of(scheduler, gang);
-    let (pending, bound) = (&capacity.pending, capacity.bound);
+    let (pending, bound) = (&capacity.pending, capacity.bound.len());
     let needed = gang.minimum();
     let mut rejected: Vec<RejectedDomain> = Vec::new();
     // The domain that came closest (most pods fit), with its nodes, for a hard failure.
@@ -275,7 +273,7 @@ pub(crate) fn plan_in_domains(
         // With `BinPack`: each domain's score and whether Volcano skips it, in its order.
         let mut ranked = Vec::new();
         if let Order::BinPack(weights) = &round.order {
-            ranked = binpack::rank(scheduler, gang, pending, bound, weights, &round.domains);
+            ranked = binpack::rank(scheduler, gang, &capacity, weights, &round.domains);
             candidates = ranked.iter().map(|r| r.domain).collect();
         }
         // With `BestScore`: the domains in the order of the best score they could reach, and

@@ -483,14 +483,9 @@ impl ParsedSource {
 
     fn add_to(self, set: &mut ManifestSet) {
         let mut manifests = self.manifests;
-        let prefix_of = |m: &Manifest| {
-            let name = &m.object.metadata().name;
-            let prefix = name.strip_suffix(GENERATED_SUFFIX)?;
-            Some((m.object.kind().to_string(), prefix.to_string()))
-        };
         // Counted only when this text has generated names: they are rare, the set may be large.
         let mut counts: HashMap<(String, String), usize> = HashMap::new();
-        if manifests.iter().any(|m| prefix_of(m).is_some()) {
+        if manifests.iter().any(|m| generated_key(m).is_some()) {
             for m in &set.manifests {
                 if let Some(key) = generated_key(m) {
                     *counts.entry(key).or_default() += 1;
@@ -498,7 +493,8 @@ impl ParsedSource {
             }
         }
         for m in &mut manifests {
-            let Some(key) = prefix_of(m) else {
+            // A text's own objects are not numbered yet: `NAME-<generated>`.
+            let Some(key) = generated_key(m) else {
                 continue;
             };
             let prefix = key.1.clone();

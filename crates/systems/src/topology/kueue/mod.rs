@@ -554,17 +554,12 @@ fn report(
     };
     let needed = usize::try_from(request.count / request.slice_size).unwrap_or(0);
     let level = &levels[request.level];
-    // The domain that took the pods at the requested level, when one did, and its room.
-    let kept = candidates.iter().find(|c| {
-        leaves
-            .iter()
-            .any(|values: &&Vec<String>| values.starts_with(&c.values))
-    });
+    // Whether a candidate holds some of the pods: the one that took them at the requested
+    // level, when one did, is the others' measure.
+    let took = |values: &[String]| leaves.iter().any(|leaf| leaf.starts_with(values));
+    let kept = candidates.iter().find(|c| took(&c.values));
     for candidate in candidates {
-        if leaves
-            .iter()
-            .any(|values: &&Vec<String>| values.starts_with(&candidate.values))
-        {
+        if took(&candidate.values) {
             continue;
         }
         let fit = usize::try_from(candidate.slices).unwrap_or(0);

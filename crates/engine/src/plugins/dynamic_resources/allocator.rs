@@ -12,17 +12,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use cel::Context;
-use cel::common::value::Val;
 
 use super::cel::{self as device_cel, Selector};
 use crate::selector::node_selector_matches;
 use crate::versions::KubeVersion;
+use df_model::SortedMap;
 use df_model::dra::{
     AllocationResult, DeviceAllocationResult, DeviceClass, DeviceConstraint,
     DeviceRequestAllocationResult, DeviceSelector, DeviceToleration, ExactDeviceRequest,
     ResourceClaimSpec, ResourceSlice,
 };
-use df_model::dra::{Device, DeviceAttribute};
+use df_model::dra::{Device, DeviceAttribute, DeviceCapacity};
 use df_model::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 
 /// `AllocationResultsMaxSize`: devices one claim may get.
@@ -77,8 +77,52 @@ pub(crate) struct Allocator<'a> {
     pub selectors: &'a RefCell<Selectors>,
 }
 
-/// Selectors compiled once per cycle, or their compile errors.
-pub(crate) type Selectors = HashMap<String, Result<Selector, String>>;
+/// Selectors by expression, compiled once per cycle, with what each decided so far.
+pub(crate) type Selectors = HashMap<String, CompiledSelector>;
+
+/// A selector (or its compile error) and its verdicts (or cel-go's run-time errors) by what a
+/// selector can see of a device: its driver, attributes and capacity. Devices alike in these
+/// are selected alike, so a selector runs once per kind of device in a cycle, not once per
+/// device of every node (a GPU fleet publishes thousands of identical GPUs).
+pub(crate) struct CompiledSelector {
+    program: Result<Selector, String>,
+    verdicts: hashbrown::HashMap<SeenDevice, Result<bool, String>>,
+}
+
+/// What CEL's `device` holds of a device, owned for the verdicts' keys.
+#[derive(Hash, PartialEq, Eq)]
+struct SeenDevice {
+    driver: String,
+    attributes: SortedMap<String, DeviceAttribute>,
+    capacity: SortedMap<String, DeviceCapacity>,
+}
+
+/// [`SeenDevice`] borrowed from a candidate, to look verdicts up without copying; hashes as
+/// the owned form does (same fields, same order).
+#[derive(Hash)]
+struct SeenDeviceRef<'d> {
+    driver: &'d str,
+    attributes: &'d SortedMap<String, DeviceAttribute>,
+    capacity: &'d SortedMap<String, DeviceCapacity>,
+}
+
+impl SeenDeviceRef<'_> {
+    fn to_owned(&self) -> SeenDevice {
+        SeenDevice {
+            driver: self.driver.to_string(),
+            attributes: self.attributes.clone(),
+            capacity: self.capacity.clone(),
+        }
+    }
+}
+
+impl hashbrown::Equivalent<SeenDevice> for SeenDeviceRef<'_> {
+    fn equivalent(&self, key: &SeenDevice) -> bool {
+        self.driver == key.driver
+            && *self.attributes == key.attributes
+            && *self.capacity == key.capacity
+    }
+}
 
 /// A pool visible from the node, its slices of the newest generation.
 struct Pool<'s> {
@@ -224,7 +268,6 @@ impl<'a> Allocator<'a> {
             chosen: Vec::new(),
             taken: HashSet::new(),
             selectable: HashMap::new(),
-            devices: HashMap::new(),
             counters: HashMap::new(),
             steps: 0,
             furthest: (0, 0),
@@ -289,8 +332,6 @@ struct Search<'x, 's> {
     taken: HashSet<(DeviceId, usize)>,
     /// is_selectable per (device, claim, request, alternative).
     selectable: HashMap<(DeviceId, usize, usize, usize), bool>,
-    /// The `device` CEL values, built once per device.
-    devices: HashMap<DeviceId, Result<Box<dyn Val>, String>>,
     counters: Counters,
     steps: u64,
     /// The furthest (claim, request) the search failed at: the one to blame.
@@ -470,29 +511,37 @@ impl<'x, 's> Search<'x, 's> {
     }
 
     /// Evaluate `expression` on the candidate: whether it selects it, or cel-go's compile
-    /// (`Err(true, ..)`) or runtime (`Err(false, ..)`) error. Programs and `device` values
-    /// are built once per allocation.
+    /// (`Err(true, ..)`) or runtime (`Err(false, ..)`) error. Programs are compiled, and run,
+    /// once per cycle and kind of device ([`CompiledSelector`]).
     fn evaluate(&mut self, expression: &str, c: Candidate<'s>) -> Result<bool, (bool, String)> {
         let version = self.version();
         let mut selectors = self.allocator.selectors.borrow_mut();
-        let selector = selectors
-            .entry(expression.to_string())
-            .or_insert_with(|| device_cel::compile(expression, version).map_err(|e| e.message));
-        let selector = selector.as_ref().map_err(|e| (true, e.clone()))?;
-        let driver = self.pools[c.pool].driver;
-        let device = self
-            .devices
-            .entry(id_of(&self.pools[c.pool], c.device))
-            .or_insert_with(|| {
-                device_cel::device_value(driver, c.device, version).map_err(|e| match e {
-                    cel::ExecutionError::FunctionError { message, .. } => message,
-                    other => other.to_string(),
-                })
-            });
-        let device = device.as_ref().map_err(|e| (false, e.clone()))?;
-        selector
-            .matches(self.allocator.cel, device.as_ref())
-            .map_err(|e| (false, e))
+        if !selectors.contains_key(expression) {
+            let program = device_cel::compile(expression, version).map_err(|e| e.message);
+            let verdicts = hashbrown::HashMap::new();
+            selectors.insert(
+                expression.to_string(),
+                CompiledSelector { program, verdicts },
+            );
+        }
+        let selector = selectors.get_mut(expression).expect("inserted above");
+        let program = selector.program.as_ref().map_err(|e| (true, e.clone()))?;
+        let seen = SeenDeviceRef {
+            driver: self.pools[c.pool].driver,
+            attributes: &c.device.attributes,
+            capacity: &c.device.capacity,
+        };
+        if let Some(verdict) = selector.verdicts.get(&seen) {
+            return verdict.clone().map_err(|e| (false, e));
+        }
+        let verdict = device_cel::device_value(seen.driver, c.device, version)
+            .map_err(|e| match e {
+                cel::ExecutionError::FunctionError { message, .. } => message,
+                other => other.to_string(),
+            })
+            .and_then(|device| program.matches(self.allocator.cel, device.as_ref()));
+        selector.verdicts.insert(seen.to_owned(), verdict.clone());
+        verdict.map_err(|e| (false, e))
     }
 
     /// Upstream's `isSelectable`: the class's selectors, then the request's, on the device
@@ -513,11 +562,11 @@ impl<'x, 's> Search<'x, 's> {
         }
         let class_selectors: &'s [DeviceSelector] = &self.allocator.classes[class].spec.selectors;
         let groups = [
-            (class_selectors, format!("class {class}")),
-            (selectors, format!("claim {claim}")),
+            (class_selectors, ("class", class)),
+            (selectors, ("claim", claim)),
         ];
         let mut selected = true;
-        'groups: for (selectors, owner) in groups {
+        'groups: for (selectors, (owner, name)) in groups {
             for (i, selector) in selectors.iter().enumerate() {
                 let Some(cel) = &selector.cel else { continue };
                 match self.evaluate(&cel.expression, c) {
@@ -527,11 +576,15 @@ impl<'x, 's> Search<'x, 's> {
                         break 'groups;
                     }
                     Err((true, e)) => {
-                        return Err(format!("{owner}: selector #{i}: CEL compile error: {e}"));
+                        return Err(format!(
+                            "{owner} {name}: selector #{i}: CEL compile error: {e}"
+                        ));
                     }
                     Err((false, e)) => {
                         if !self.version().dra_cel_error_names_device() {
-                            return Err(format!("{owner}: selector #{i}: CEL runtime error: {e}"));
+                            return Err(format!(
+                                "{owner} {name}: selector #{i}: CEL runtime error: {e}"
+                            ));
                         }
                         let hint = if e.starts_with("no such key") {
                             ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"
@@ -539,7 +592,7 @@ impl<'x, 's> Search<'x, 's> {
                             ""
                         };
                         return Err(format!(
-                            "{owner}: selector #{i} on device {id}: CEL runtime error: {e}{hint}"
+                            "{owner} {name}: selector #{i} on device {id}: CEL runtime error: {e}{hint}"
                         ));
                     }
                 }

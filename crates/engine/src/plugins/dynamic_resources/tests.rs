@@ -539,6 +539,13 @@ fn allocator_table() {
         &[],
         "n1"
     )));
+    // A47: h1 (numa 0, 40Gi) and x1 (numa 0, 80Gi) differ in capacity only: a selector's
+    // verdict on h1 is not reused for x1, which the 80Gi request gets.
+    let big = one(&[req("r0", "gpu", MEM80)], "");
+    assert_eq!(
+        allocate(34, &(s1(&["h1", "x1"]) + &c0(&big)), &["c0"], &[], "n1"),
+        Ok(vec!["r0->p1/x1 NS=metadata.name=n1".into()])
+    );
 }
 
 #[test]

@@ -414,22 +414,26 @@ impl GlobalArgs {
         Ok(config)
     }
 
-    /// The profiles every command plans with, by scheduler name, as the release
-    /// `--kubernetes-version` names, else the live cluster's, else the default (said once, on
-    /// stderr, when it is the cluster's own release but not one the engine reproduces).
-    pub fn profiles(&self, config: &SchedulerConfig, state: &ClusterState) -> Profiles {
-        let version = match (self.kubernetes_version, &state.server_version) {
-            (Some(version), _) => version,
-            (None, Some(server)) => KubeVersion::parse(server).unwrap_or_else(|e| {
-                df_report::stderr_line(&format!(
-                    "warning: {e}; simulating {} (--kubernetes-version chooses)",
-                    KubeVersion::DEFAULT
-                ));
-                KubeVersion::DEFAULT
-            }),
-            (None, None) => KubeVersion::DEFAULT,
-        };
-        config.profiles(version)
+    /// The profiles every command plans with, by scheduler name, on the release
+    /// [`df_plan::release::choose`] picks for the flag, the cluster and the inputs (what it
+    /// says of its choice goes to stderr); an input that release does not serve is an error.
+    pub fn profiles(
+        &self,
+        config: &SchedulerConfig,
+        state: &ClusterState,
+        manifests: &ManifestSet,
+    ) -> Result<Profiles, CommandError> {
+        let release = df_plan::release::choose(
+            self.kubernetes_version,
+            state.server_version.as_deref(),
+            manifests,
+            state,
+        )
+        .map_err(df_plan::PlanError::from)?;
+        for note in &release.notes {
+            df_report::stderr_line(&format!("{note} (--kubernetes-version chooses)"));
+        }
+        Ok(config.profiles(release.version))
     }
 
     /// The cluster state placement sees: recorded files when given, else the whole live

@@ -112,7 +112,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let mut state = global.cluster_state()?;
     let config = global.scheduler_config(args.scheduler_config.as_deref())?;
-    let profiles = global.profiles(&config, &state);
+    let profiles = global.profiles(&config, &state, &manifests)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;

@@ -17,6 +17,7 @@ use df_state::recorded::STATE_TOO_LARGE;
 pub fn flag_hint(error: &CommandError) -> Option<&'static str> {
     match error {
         CommandError::Plan(PlanError::AssumeCached(_)) => Some(" (--assume-cached)"),
+        CommandError::Plan(PlanError::NotServed(_)) => Some(" (--kubernetes-version)"),
         CommandError::Schema(_) => {
             Some("; fix the input, or plan anyway with --lenient (the fields are then ignored)")
         }

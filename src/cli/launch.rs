@@ -107,7 +107,7 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
     let plan = df_plan::plan_all(
         &set,
         &state,
-        global.profiles(&SchedulerConfig::default(), &state),
+        global.profiles(&SchedulerConfig::default(), &state, &set)?,
         &PlanOptions::default(),
     )?;
     let namespace = &op.metadata.namespace;

@@ -86,7 +86,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
     let plan = df_plan::plan_all(
         &set,
         &state,
-        global.profiles(&SchedulerConfig::default(), &state),
+        global.profiles(&SchedulerConfig::default(), &state, &set)?,
         &PlanOptions::default(),
     )?;
     let wanted = args
@@ -294,12 +294,9 @@ fn live_plan(
         pending,
         ..PlanOptions::default()
     };
-    Ok(df_plan::plan_all(
-        &ManifestSet::default(),
-        &state,
-        global.profiles(&SchedulerConfig::default(), &state),
-        &opts,
-    )?)
+    let nothing = ManifestSet::default();
+    let profiles = global.profiles(&SchedulerConfig::default(), &state, &nothing)?;
+    Ok(df_plan::plan_all(&nothing, &state, profiles, &opts)?)
 }
 
 pub(super) fn find_operation<'p>(

@@ -812,7 +812,7 @@ fn every_gang_kind_plans_from_its_testdata_example() {
             3,
         ),
         (
-            "workload-v1alpha1.yaml",
+            "../workload-api/v1alpha1.yaml",
             "Workload",
             "workload",
             "scheduling.k8s.io/v1alpha1",
@@ -820,10 +820,18 @@ fn every_gang_kind_plans_from_its_testdata_example() {
             4,
         ),
         (
-            "workload-v1alpha2.yaml",
+            "../workload-api/v1alpha2.yaml",
             "PodGroup",
             "workload-podgroup",
             "scheduling.k8s.io/v1alpha2",
+            "kube-scheduler",
+            2,
+        ),
+        (
+            "../workload-api/v1beta1.yaml",
+            "PodGroup",
+            "workload-podgroup",
+            "scheduling.k8s.io/v1beta1",
             "kube-scheduler",
             2,
         ),
@@ -846,7 +854,22 @@ fn every_gang_kind_plans_from_its_testdata_example() {
     ];
     for (file, kind, gang_kind, api_version, system, min) in cases {
         let path = format!("testdata/gangs/{file}");
-        let (code, plan) = run_json("plan", &["-f", &path, "--state", GANG]);
+        // The Workload API's files name their release (else a note says which is simulated).
+        let release = match api_version {
+            "scheduling.k8s.io/v1alpha1" => "1.35",
+            "scheduling.k8s.io/v1alpha2" => "1.36",
+            "scheduling.k8s.io/v1beta1" => "1.37",
+            _ => "1.34",
+        };
+        let args = [
+            "-f",
+            &path,
+            "--state",
+            GANG,
+            "--kubernetes-version",
+            release,
+        ];
+        let (code, plan) = run_json("plan", &args);
         assert_eq!(code, 0, "{file}");
         let groups = plan["groups"].as_array().unwrap();
         assert_eq!(groups.len(), 1, "{file}");
@@ -881,6 +904,46 @@ fn every_gang_kind_plans_from_its_testdata_example() {
                 (&g["queue"], &g["priorityClassName"]),
                 (&json!("research"), &json!("high"))
             );
+        }
+    }
+}
+
+/// A Workload API object of a version the chosen release does not serve is refused (exit 2),
+/// naming both and the release that serves it; without a release named, the one that serves
+/// the inputs is simulated and said.
+#[test]
+fn a_workload_api_version_the_release_does_not_serve_is_refused() {
+    let cases = [
+        (
+            "1.37",
+            "v1alpha2",
+            2,
+            "error: testdata/workload-api/v1alpha2.yaml:4:13: Workload/research/sim: scheduling.k8s.io/v1alpha2 is not served by Kubernetes 1.37 (it serves scheduling.k8s.io/v1alpha3 and scheduling.k8s.io/v1beta1); Kubernetes 1.36 serves it (--kubernetes-version)\n",
+        ),
+        (
+            "1.34",
+            "v1beta1",
+            2,
+            "error: testdata/workload-api/v1beta1.yaml:4:13: Workload/research/sim: scheduling.k8s.io/v1beta1 is not served by Kubernetes 1.34 (it serves no Workload API); Kubernetes 1.37 serves it (--kubernetes-version)\n",
+        ),
+        ("1.37", "v1beta1", 0, ""),
+        (
+            "",
+            "v1alpha1",
+            0,
+            "note: simulating Kubernetes 1.35, the release that serves scheduling.k8s.io/v1alpha1 (--kubernetes-version chooses)\n",
+        ),
+    ];
+    for (release, file, code, stderr) in cases {
+        let path = format!("testdata/workload-api/{file}.yaml");
+        let mut args = vec!["plan", "-f", &path, "--state", GANG, "-o", "json"];
+        if !release.is_empty() {
+            args.extend(["--kubernetes-version", release]);
+        }
+        let out = cli::run(&args);
+        assert_eq!((out.code, out.stderr.as_str()), (code, stderr), "{args:?}");
+        if code == 2 {
+            assert_eq!(out.stdout, "", "{args:?}: nothing printed on refusal");
         }
     }
 }

@@ -76,15 +76,27 @@ const EXAMPLES: &[&[&str]] = &[
     ],
     &[
         "-f",
-        "testdata/gangs/workload-v1alpha1.yaml",
+        "testdata/workload-api/v1alpha1.yaml",
         "--state",
         GANG,
+        "--kubernetes-version",
+        "1.35",
     ],
     &[
         "-f",
-        "testdata/gangs/workload-v1alpha2.yaml",
+        "testdata/workload-api/v1alpha2.yaml",
         "--state",
         GANG,
+        "--kubernetes-version",
+        "1.36",
+    ],
+    &[
+        "-f",
+        "testdata/workload-api/v1beta1.yaml",
+        "--state",
+        GANG,
+        "--kubernetes-version",
+        "1.37",
     ],
     &[
         "-f",
@@ -139,6 +151,8 @@ const EXAMPLES: &[&[&str]] = &[
         "testdata/topology/workload/train.yaml",
         "--state",
         "testdata/topology/workload/state.yaml",
+        "--kubernetes-version",
+        "1.36",
     ],
     &[
         "--pending",
@@ -266,7 +280,7 @@ fn plan_markdown_of_every_example_has_well_formed_tables_and_diagrams_mermaid_ac
         diagrams.extend(tables_and_diagrams(&markdown, &format!("{args:?}")));
     }
     // A diagram per flow and per gang; the queue, drift and batch examples have none.
-    assert_eq!(diagrams.len(), 20);
+    assert_eq!(diagrams.len(), 21);
     match mermaid_rejects(&diagrams) {
         Some(rejected) => assert_eq!(rejected, Vec::<String>::new()),
         None => {

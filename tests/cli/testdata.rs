@@ -75,12 +75,13 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         "gangs/coscheduling-podgroup.yaml",
         &[("Deployment", 1), ("PodGroup", 1)],
     ),
+    ("workload-api/v1alpha1.yaml", &[("Job", 1), ("Workload", 1)]),
     (
-        "gangs/workload-v1alpha1.yaml",
-        &[("Job", 1), ("Workload", 1)],
+        "workload-api/v1alpha2.yaml",
+        &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
     ),
     (
-        "gangs/workload-v1alpha2.yaml",
+        "workload-api/v1beta1.yaml",
         &[("PodGroup", 1), ("StatefulSet", 1), ("Workload", 1)],
     ),
     (

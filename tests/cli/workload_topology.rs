@@ -7,16 +7,35 @@ use serde_json::{Value, json};
 use crate::support::cli::{Run, run, run_json};
 
 const STATE: &str = "testdata/topology/workload/state.yaml";
+/// KEP-5732 is a v1.36 feature and the files are v1alpha2 objects: the release that serves them.
+const RELEASE: &str = "1.36";
 
 /// The table with every gang in full (its pods, topology and turned-down domains).
 fn plan(workload: &str) -> Run {
     let file = format!("testdata/topology/workload/{workload}.yaml");
-    run(&["plan", "-f", &file, "--state", STATE, "--show-all"])
+    run(&[
+        "plan",
+        "-f",
+        &file,
+        "--state",
+        STATE,
+        "--show-all",
+        "--kubernetes-version",
+        RELEASE,
+    ])
 }
 
 fn group(workload: &str) -> (i32, Value) {
     let file = format!("testdata/topology/workload/{workload}.yaml");
-    let (code, plan) = run_json(&["plan", "-f", &file, "--state", STATE]);
+    let (code, plan) = run_json(&[
+        "plan",
+        "-f",
+        &file,
+        "--state",
+        STATE,
+        "--kubernetes-version",
+        RELEASE,
+    ]);
     (code, plan["groups"][0].clone())
 }
 
@@ -33,12 +52,12 @@ PodGroup research/train-workers-0 (workload-podgroup, minMember 6): 6/6 pods pla
  train-1  node-3  r2
  train-2  node-2  r2
  train-3  node-3  r2
- train-4  node-3  r2
- train-5  node-2  r2
+ train-4  node-2  r2
+ train-5  node-3  r2
 Topology (workload-topology, required, topology key topology.example.com/rack): kept in r2 (topology.example.com/rack)
   r2 (topology.example.com/rack)
-    node-2: train-2, train-5
-    node-3: train-0, train-1, train-3, train-4
+    node-2: train-2, train-4
+    node-3: train-0, train-1, train-3, train-5
 Rejected domains (up to topology.example.com/rack):
   r1 (topology.example.com/rack): 5 of 6 pods fit (free resources and pod slots of its 2 nodes)
   r4 (topology.example.com/rack): 6 pods fit, 6 needed; not placed: its placement score would be at most 165 (pods 100 + bin packing 65), and r2's is 171
@@ -174,6 +193,8 @@ fn explaining_a_group_pod_shows_its_domain_path() {
         "testdata/topology/workload/train.yaml",
         "--state",
         STATE,
+        "--kubernetes-version",
+        RELEASE,
     ]);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
     assert!(

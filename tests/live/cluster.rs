@@ -153,9 +153,8 @@ note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1a
 note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.incubator.k8s.io (scheduling.incubator.k8s.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.sigs.dev (scheduling.sigs.dev/v1alpha2) is not installed in the cluster; skipping PodGroup objects
-note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
-note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha1) is not installed in the cluster; skipping Workload objects
-note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping Workload objects
+note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1beta1, scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects
+note: workloads.scheduling.k8s.io (scheduling.k8s.io/v1beta1, scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha1) is not installed in the cluster; skipping Workload objects
 note: topologies.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping Topology objects
 note: resourceflavors.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ResourceFlavor objects
 note: clusterqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1) is not installed in the cluster; skipping ClusterQueue objects
@@ -396,6 +395,8 @@ fn snapshot_reads_every_resource_page_by_page_and_skips_missing_crds() {
             "GET /apis/scheduling.sigs.dev/v1alpha2",
             "GET /apis/scheduling.x-k8s.io/v1alpha1",
             "GET /apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=500",
+            "GET /apis/scheduling.k8s.io/v1beta1",
+            "GET /apis/scheduling.k8s.io/v1alpha3",
             "GET /apis/scheduling.k8s.io/v1alpha2",
             "GET /apis/scheduling.k8s.io/v1alpha1",
             "GET /apis/scheduling.k8s.io/v1",

@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+use df_model::gang::{
+    WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2, WORKLOAD_API_V1ALPHA3, WORKLOAD_API_V1BETA1,
+};
+
 /// The oldest and newest minors of Kubernetes 1.x the engine reproduces.
 pub const OLDEST_MINOR: u32 = 32;
 pub const NEWEST_MINOR: u32 = 37;
@@ -31,8 +35,18 @@ pub const DIFFERENCES: &[(u32, &str)] = &[
     ),
     (
         35,
+        "The Workload API is served: scheduling.k8s.io/v1alpha1 Workload (gangs inline, pods \
+         join by spec.workloadRef); before 1.35 none, and its objects are an error",
+    ),
+    (
+        35,
         "DynamicResources skips an invalid or incomplete resource pool (\"invalid resource pools \
          were encountered\" when nothing else fits) instead of failing the pod's attempt",
+    ),
+    (
+        36,
+        "The Workload API moves to scheduling.k8s.io/v1alpha2: Workload (templates) and the \
+         runtime PodGroup, pods join by spec.schedulingGroup; v1alpha1 is no longer served",
     ),
     (
         36,
@@ -57,6 +71,11 @@ pub const DIFFERENCES: &[(u32, &str)] = &[
         36,
         "DynamicResources: \"was not created for Pod ... (Pod is not owner)\" (before: lower-case \
          pod)",
+    ),
+    (
+        37,
+        "The Workload API is served in scheduling.k8s.io/v1alpha3 and v1beta1 (the same \
+         fields); v1alpha2 is no longer served",
     ),
     (
         37,
@@ -167,6 +186,25 @@ impl KubeVersion {
     pub fn dra_cel_error_names_device(self) -> bool {
         self.minor >= 37
     }
+
+    /// The `scheduling.k8s.io` versions the release serves the Workload API (`Workload`, and
+    /// from 1.36 the runtime `PodGroup`) in: kubernetes/api `scheduling/*/register.go` of each
+    /// release branch. None before 1.35.
+    pub fn workload_api_versions(self) -> &'static [&'static str] {
+        match self.minor {
+            35 => &[WORKLOAD_API_V1ALPHA1],
+            36 => &[WORKLOAD_API_V1ALPHA2],
+            minor if minor >= 37 => &[WORKLOAD_API_V1ALPHA3, WORKLOAD_API_V1BETA1],
+            _ => &[],
+        }
+    }
+
+    /// The releases the engine reproduces that serve `api_version` of the Workload API.
+    pub fn serving_workload_api(api_version: &str) -> impl Iterator<Item = KubeVersion> + '_ {
+        (OLDEST_MINOR..=NEWEST_MINOR)
+            .map(|minor| KubeVersion { minor })
+            .filter(move |v| v.workload_api_versions().contains(&api_version))
+    }
 }
 
 impl Default for KubeVersion {
@@ -238,5 +276,25 @@ mod tests {
         assert_eq!(on(KubeVersion::dra_timeout_is_an_error), [36, 37]);
         assert_eq!(on(KubeVersion::dra_capitalises_pod), [36, 37]);
         assert_eq!(on(KubeVersion::dra_cel_error_names_device), [37]);
+    }
+
+    /// Each Workload API version by the releases that serve it (kubernetes/api release
+    /// branches: 1.35 `scheduling/v1alpha1`, 1.36 `v1alpha2`, 1.37 `v1alpha3` and `v1beta1`).
+    #[test]
+    fn each_workload_api_version_is_served_by_its_releases() {
+        let cases = [
+            (WORKLOAD_API_V1ALPHA1, vec![35]),
+            (WORKLOAD_API_V1ALPHA2, vec![36]),
+            (WORKLOAD_API_V1ALPHA3, vec![37]),
+            (WORKLOAD_API_V1BETA1, vec![37]),
+            ("scheduling.k8s.io/v1", vec![]),
+        ];
+        for (api_version, releases) in cases {
+            let served: Vec<u32> = KubeVersion::serving_workload_api(api_version)
+                .map(|v| v.minor)
+                .collect();
+            assert_eq!(served, releases, "{api_version}");
+        }
+        assert!(KubeVersion { minor: 34 }.workload_api_versions().is_empty());
     }
 }

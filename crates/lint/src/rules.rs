@@ -537,7 +537,7 @@ pub const RULES: &[Rule] = &[
         "workload-topology-label-unknown",
         Error,
         "workload PodGroup topology key that no node carries",
-        "A Kubernetes v1.36 PodGroup (`scheduling.k8s.io/v1alpha2`) or Workload pod group template whose `schedulingConstraints.topology[0].key` (KEP-5732) names a node label no node of the --state carries. kube-scheduler's TopologyPlacement makes one candidate placement per value of that label among the nodes that carry it, so there is none: the group stays pending.",
+        "A Kubernetes v1.36+ PodGroup (`scheduling.k8s.io/v1alpha2`, v1alpha3 or v1beta1) or Workload pod group template whose `schedulingConstraints.topology[0].key` (KEP-5732) names a node label no node of the --state carries. kube-scheduler's TopologyPlacement makes one candidate placement per value of that label among the nodes that carry it, so there is none: the group stays pending.",
         "Use a label key the nodes carry (`kubectl get nodes --show-labels`) or label the nodes.",
     )),
     with_state(rule(

@@ -325,6 +325,18 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
         "PodGroup",
         SCHEDULING_WORKLOAD,
     ),
+    (
+        "scheduling.k8s.io/v1alpha3",
+        "Workload",
+        SCHEDULING_WORKLOAD,
+    ),
+    (
+        "scheduling.k8s.io/v1alpha3",
+        "PodGroup",
+        SCHEDULING_WORKLOAD,
+    ),
+    ("scheduling.k8s.io/v1beta1", "Workload", SCHEDULING_WORKLOAD),
+    ("scheduling.k8s.io/v1beta1", "PodGroup", SCHEDULING_WORKLOAD),
     ("kueue.x-k8s.io/v1alpha1", "Topology", KUEUE),
     ("kueue.x-k8s.io/v1beta1", "Topology", KUEUE),
     ("kueue.x-k8s.io/v1beta2", "Topology", KUEUE),

@@ -12,7 +12,7 @@ use super::{Context, Finding, node_at, node_carries};
 use df_engine::Scheduler;
 use df_manifest::{Manifest, ManifestSet};
 use df_model::Object;
-use df_model::gang::{SchedulingConstraints, WORKLOAD_API_V1ALPHA2};
+use df_model::gang::{POD_GROUP_API_VERSIONS, SchedulingConstraints};
 use df_state::ClusterState;
 use df_systems::gang::Gang;
 use df_systems::gang::workload::POD_GROUP_KIND;
@@ -66,7 +66,7 @@ fn key_path(m: &Manifest, base: &str) -> String {
 
 pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     match &m.object {
-        Object::PodGroup(group) if group.api_version == WORKLOAD_API_V1ALPHA2 => {
+        Object::PodGroup(group) if POD_GROUP_API_VERSIONS.contains(&group.api_version.as_str()) => {
             let Some(constraints) = &group.spec.scheduling_constraints else {
                 return;
             };
@@ -81,7 +81,9 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
                 ctx.emit(m, Finding::at(m, "DF509", &path, message.clone()));
             }
         }
-        Object::SchedulingWorkload(workload) if workload.api_version == WORKLOAD_API_V1ALPHA2 => {
+        Object::SchedulingWorkload(workload)
+            if POD_GROUP_API_VERSIONS.contains(&workload.api_version.as_str()) =>
+        {
             for (base, group) in workload.pod_groups() {
                 if let Some(constraints) = &group.scheduling_constraints {
                     let path = key_path(m, &base);

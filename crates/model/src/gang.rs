@@ -192,9 +192,19 @@ pub const COSCHEDULING_API_VERSION: &str = "scheduling.x-k8s.io/v1alpha1";
 pub const COSCHEDULING_POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
 /// The Kubernetes Workload API: v1.35 serves `Workload` in v1alpha1 (gangs inline, pods join
 /// through `spec.workloadRef`); v1.36 serves `Workload` and the runtime `PodGroup` in v1alpha2
-/// (pods join a PodGroup through `spec.schedulingGroup.podGroupName`).
+/// (pods join a PodGroup through `spec.schedulingGroup.podGroupName`); v1.37 serves both in
+/// v1alpha3 and v1beta1, whose fields the engine reads are v1alpha2's (kubernetes/api
+/// `scheduling/v1beta1/types.go`), and no longer serves v1alpha1 or v1alpha2.
 pub const WORKLOAD_API_V1ALPHA1: &str = "scheduling.k8s.io/v1alpha1";
 pub const WORKLOAD_API_V1ALPHA2: &str = "scheduling.k8s.io/v1alpha2";
+pub const WORKLOAD_API_V1ALPHA3: &str = "scheduling.k8s.io/v1alpha3";
+pub const WORKLOAD_API_V1BETA1: &str = "scheduling.k8s.io/v1beta1";
+/// The versions of the runtime `PodGroup` (and of the `Workload` that only holds templates).
+pub const POD_GROUP_API_VERSIONS: &[&str] = &[
+    WORKLOAD_API_V1ALPHA2,
+    WORKLOAD_API_V1ALPHA3,
+    WORKLOAD_API_V1BETA1,
+];
 
 /// `basic` (pod by pod) or `gang` (all or nothing with `minCount`): exactly one is set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -318,7 +328,7 @@ pub struct SchedulingWorkloadSpec {
     pub pod_group_templates: Vec<WorkloadPodGroup>,
 }
 
-/// A Kubernetes `scheduling.k8s.io` Workload (v1alpha1 or v1alpha2).
+/// A Kubernetes `scheduling.k8s.io` Workload (v1alpha1 to v1beta1).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SchedulingWorkload {

@@ -323,20 +323,37 @@ crate::versioned_kind_object!(
     .addressable(),
     Kind::new(
         "PodGroup",
-        &["scheduling.k8s.io/v1alpha2"],
+        crate::gang::POD_GROUP_API_VERSIONS,
         "podgroups",
         "Workload API gangs"
     )
-    .addressable(),
+    .addressable()
+    // A release serves one of them (1.37: two, with the same objects).
+    .live_first_served(&[
+        "scheduling.k8s.io/v1beta1",
+        "scheduling.k8s.io/v1alpha3",
+        "scheduling.k8s.io/v1alpha2"
+    ]),
 );
 crate::versioned_kind_object!(
     SchedulingWorkload,
     Kind::new(
         "Workload",
-        &["scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1alpha2"],
+        &[
+            "scheduling.k8s.io/v1alpha1",
+            "scheduling.k8s.io/v1alpha2",
+            "scheduling.k8s.io/v1alpha3",
+            "scheduling.k8s.io/v1beta1"
+        ],
         "workloads",
         "Workload API gangs"
-    ),
+    )
+    .live_first_served(&[
+        "scheduling.k8s.io/v1beta1",
+        "scheduling.k8s.io/v1alpha3",
+        "scheduling.k8s.io/v1alpha2",
+        "scheduling.k8s.io/v1alpha1"
+    ]),
 );
 crate::kind_object!(
     PriorityClass,

@@ -19,6 +19,7 @@ mod operators;
 pub mod orchestrate;
 pub mod pending;
 pub mod quota;
+pub mod release;
 pub mod what_if;
 pub mod workload;
 
@@ -49,6 +50,8 @@ pub enum PlanError {
     Target(#[from] explain::TargetError),
     #[error(transparent)]
     Capacity(#[from] capacity::CapacityError),
+    #[error(transparent)]
+    NotServed(#[from] release::NotServed),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,10 +1,11 @@
 //! The Kubernetes Workload API (KEP-4671), in both versions a cluster may serve:
 //! - v1.35, `scheduling.k8s.io/v1alpha1` `Workload`: `spec.podGroups[]` with `policy.gang.
 //!   minCount`; a pod joins through `spec.workloadRef {name, podGroup}`;
-//! - v1.36, `scheduling.k8s.io/v1alpha2`: the `Workload` only holds `podGroupTemplates`; the
-//!   runtime `PodGroup` carries `schedulingPolicy.gang.minCount` (and, with
-//!   TopologyAwareWorkloadScheduling, `schedulingConstraints.topology[].key`, planned by
-//!   `topology::workload`); a pod joins through `spec.schedulingGroup.podGroupName`.
+//! - v1.36, `scheduling.k8s.io/v1alpha2` (v1.37: v1alpha3 and v1beta1, the same fields): the
+//!   `Workload` only holds `podGroupTemplates`; the runtime `PodGroup` carries
+//!   `schedulingPolicy.gang.minCount` (and, with TopologyAwareWorkloadScheduling,
+//!   `schedulingConstraints.topology[].key`, planned by `topology::workload`); a pod joins
+//!   through `spec.schedulingGroup.podGroupName`.
 //!
 //! The GangScheduling plugin holds a gang's pods until `minCount` exist, then admits the gang
 //! only when `minCount` of them can be placed together. A `basic` pod group is no gang: its
@@ -13,7 +14,7 @@
 use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, System};
 use df_model::Pod;
 use df_model::gang::{
-    SchedulingPolicy, TopologyTerm, WORKLOAD_API_V1ALPHA1, WORKLOAD_API_V1ALPHA2,
+    POD_GROUP_API_VERSIONS, SchedulingPolicy, TopologyTerm, WORKLOAD_API_V1ALPHA1,
 };
 
 pub(crate) static WORKLOAD_KIND: GangKind = GangKind {
@@ -28,8 +29,8 @@ pub(crate) static WORKLOAD_KIND: GangKind = GangKind {
 pub static POD_GROUP_KIND: GangKind = GangKind {
     id: "workload-podgroup",
     kind: "PodGroup",
-    api_versions: &[WORKLOAD_API_V1ALPHA2],
-    joining: "`spec.schedulingGroup.podGroupName: <group>` (v1.36)",
+    api_versions: POD_GROUP_API_VERSIONS,
+    joining: "`spec.schedulingGroup.podGroupName: <group>` (v1.36+)",
     join_field: JoinField::Spec("schedulingGroup.podGroupName"),
     honoured_by: System::KubeScheduler,
 };
@@ -71,7 +72,7 @@ impl Adapter for Workloads {
     }
 }
 
-/// v1.36 runtime PodGroups.
+/// v1.36+ runtime PodGroups.
 pub struct WorkloadPodGroups;
 
 impl Adapter for WorkloadPodGroups {
@@ -83,7 +84,7 @@ impl Adapter for WorkloadPodGroups {
         objects
             .pod_groups
             .iter()
-            .filter(|g| g.api_version == WORKLOAD_API_V1ALPHA2)
+            .filter(|g| POD_GROUP_API_VERSIONS.contains(&g.api_version.as_str()))
             .map(|g| {
                 let min = min_count(g.spec.scheduling_policy.as_ref());
                 let mut gang = Gang::new(&POD_GROUP_KIND, &g.api_version, &g.metadata, min);

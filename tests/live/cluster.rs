@@ -356,7 +356,6 @@ items:
       attributes:
         model:
           string: a100
-metadata: {}
 ";
 
 #[test]
@@ -509,7 +508,11 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         let decoded = recorded::parse_state("snap", &text).unwrap();
         // The pods come in one list of their own; every other object in the file's order.
         let mut from_cache: (Vec<Object>, Vec<Object>) = Default::default();
-        for run in cached {
+        assert_eq!(
+            cached.server_version, None,
+            "the test server has no /version"
+        );
+        for run in cached.runs {
             match run {
                 Run::Objects(objects) => from_cache.1.extend(objects),
                 Run::Pods { pods, .. } => from_cache.0.extend(pods.into_iter().map(Object::Pod)),
@@ -526,6 +529,48 @@ fn live_state_equals_the_state_read_back_from_its_snapshot() {
         let from_cache =
             recorded::load_files_with(&[file.to_str().unwrap().to_string()], options).unwrap();
         assert_eq!(objects(&from_cache), objects(&live), "{format}");
+    }
+}
+
+/// The API server's `/version` is the release simulated, and a snapshot records it: a plan
+/// from the snapshot (file or cache) simulates the same release, which here does not serve the
+/// v1.35 Workload API of the input.
+#[test]
+fn the_servers_version_is_simulated_live_and_from_its_snapshot() {
+    let server = cluster(Behaviour {
+        version: Some("v1.36.2"),
+        ..Behaviour::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.kubeconfig(dir.path(), "config");
+    let snapshot = dir.path().join("snap.yaml");
+    let out = run(
+        &["snapshot", "--output-file", snapshot.to_str().unwrap()],
+        Some(&kubeconfig),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&snapshot).unwrap();
+    assert!(
+        written.starts_with("apiVersion: v1\nkind: List\nmetadata:\n  annotations:\n    kubectl-dataflow.io/server-version: v1.36.2\nitems:\n"),
+        "{}",
+        &written[..200]
+    );
+    let refused = "error: testdata/workload-api/v1alpha1.yaml:5:13: Workload/training/jax-train: scheduling.k8s.io/v1alpha1 is not served by Kubernetes 1.36 (it serves scheduling.k8s.io/v1alpha2); Kubernetes 1.35 serves it (--kubernetes-version)";
+    let plan = ["plan", "-f", "testdata/workload-api/v1alpha1.yaml"];
+    let state = ["--state", snapshot.to_str().unwrap()];
+    let cases: [(&[&str], Option<&Path>); 3] = [
+        (&[], Some(&kubeconfig)),
+        (&state, None),
+        // The snapshot's cache, written beside it.
+        (&[&state[..], &["--state-cache"]].concat(), None),
+    ];
+    for (extra, kubeconfig) in cases {
+        let out = run(&[&plan[..], extra].concat(), kubeconfig);
+        // The live read notes first which kinds the test server does not serve.
+        let stderr = text(&out.stderr);
+        let last = stderr.lines().last().unwrap_or_default();
+        assert_eq!((out.status.code(), last), (Some(2), refused), "{extra:?}");
+        assert_eq!(text(&out.stdout), "", "nothing printed on refusal");
     }
 }
 

@@ -173,6 +173,8 @@ pub struct Behaviour {
     pub repeat_continue: bool,
     /// Whitespace put before every list body, to make answers of any size.
     pub list_padding: usize,
+    /// `/version`'s `gitVersion`; none: `/version` is not found.
+    pub version: Option<&'static str>,
 }
 
 struct State {
@@ -687,6 +689,13 @@ fn json_patch(object: &mut Value, operations: &Value) -> Result<(), String> {
 
 fn route(request: &Request, state: &State) -> (u16, String) {
     let path = request.path.as_str();
+    if let ("/version", Some(version)) = (path, state.behaviour.version) {
+        return (
+            200,
+            json!({"major": "1", "minor": version.split('.').nth(1), "gitVersion": version})
+                .to_string(),
+        );
+    }
     if path == "/api" {
         return (
             200,

@@ -32,7 +32,7 @@ const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// workload controllers; 8: a pod's volumes beyond claims, and the storage kinds; 9: the
 /// `resource.k8s.io` kinds and a pod's resource claims); the tool's version is checked as well,
 /// since the model's fields change between releases.
-const FORMAT: u32 = 9;
+const FORMAT: u32 = 10;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused
@@ -131,8 +131,13 @@ impl Fingerprint {
     }
 }
 
-/// Write the cache of `source`, holding `objects` (the objects decoded from it, in order).
-pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
+/// Write the cache of `source`, holding `objects` (the objects decoded from it, in order) and
+/// the API server version the source recorded, if any.
+pub fn write(
+    source: &Path,
+    objects: &[&Object],
+    server_version: Option<&str>,
+) -> Result<(), CacheError> {
     let cache = cache_path(source);
     let fingerprint = Fingerprint::of(source)?;
     let mut encoded = Vec::new();
@@ -155,6 +160,9 @@ pub fn write(source: &Path, objects: &[&Object]) -> Result<(), CacheError> {
     bytes.extend_from_slice(&fingerprint.modified_nanos.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.ends_sha256);
     bytes.push(u8::from(pods_distinct(objects)));
+    let server_version = server_version.unwrap_or_default().as_bytes();
+    bytes.extend_from_slice(&(server_version.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(server_version);
     bytes.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
     for (chunk, pods) in &encoded {
         bytes.extend_from_slice(&(chunk.len() as u64).to_le_bytes());
@@ -186,7 +194,7 @@ fn pods_distinct(objects: &[&Object]) -> bool {
 ///
 /// Only the header is read here; each decoding thread reads the chunks it takes into a buffer
 /// it reuses, so reading the file is shared out with the decoding and never held whole.
-pub fn read(source: &Path) -> Result<Vec<Run>, CacheError> {
+pub fn read(source: &Path) -> Result<Cached, CacheError> {
     let cache = cache_path(source);
     let shown = cache.display().to_string();
     let file = match std::fs::File::open(&cache) {
@@ -228,6 +236,12 @@ pub fn read(source: &Path) -> Result<Vec<Run>, CacheError> {
         });
     }
     let distinct = header.array::<1>()? == [1];
+    let server_version_len = header.u32()? as usize;
+    if server_version_len > MAX_SERVER_VERSION {
+        return Err(header.corrupt("a server version longer than any"));
+    }
+    let server_version = String::from_utf8(header.take(server_version_len)?)
+        .map_err(|_| header.corrupt("a server version that is not UTF-8"))?;
     let count = header.u32()? as usize;
     let mut listed = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
@@ -255,8 +269,21 @@ pub fn read(source: &Path) -> Result<Vec<Run>, CacheError> {
     if header.rest != 0 {
         return Err(header.corrupt("trailing bytes"));
     }
-    decode_chunks(&shown, &file, &chunks, distinct)
+    Ok(Cached {
+        runs: decode_chunks(&shown, &file, &chunks, distinct)?,
+        server_version: (!server_version.is_empty()).then_some(server_version),
+    })
 }
+
+/// What a cache holds: the source's objects, and the API server version it recorded.
+pub struct Cached {
+    pub runs: Vec<Run>,
+    pub server_version: Option<String>,
+}
+
+/// A server version (`v1.36.2-gke.1200`) is a few dozen bytes; a length beyond this is a
+/// broken header.
+const MAX_SERVER_VERSION: usize = 256;
 
 fn io_error(file: &str, e: &std::io::Error) -> CacheError {
     CacheError::Io {
@@ -629,7 +656,7 @@ mod tests {
                 Run::Objects(objects) => objects.len(),
                 Run::Pods { pods, .. } => pods.len(),
             };
-            let cached_count: usize = cached.iter().map(in_run).sum();
+            let cached_count: usize = cached.runs.iter().map(in_run).sum();
             assert_eq!(cached_count, decoded.len(), "{shipped:?}");
             let from_cache = recorded::load_files_with(&path, WITH_CACHE).unwrap();
             assert_eq!(seen(&from_cache), seen(&from_file), "{shipped:?}");
@@ -642,7 +669,7 @@ mod tests {
             assert_eq!(requests(&from_cache), requests(&from_file), "{shipped:?}");
             // The cache says whether its pods are distinct, which spares the state a search
             // for replaced ones.
-            let distinct = cached.iter().find_map(|run| match run {
+            let distinct = cached.runs.iter().find_map(|run| match run {
                 Run::Pods { distinct, .. } => Some(*distinct),
                 Run::Objects(_) => None,
             });
@@ -732,9 +759,10 @@ mod tests {
         let c = cache.display().to_string();
         let version = env!("CARGO_PKG_VERSION");
         // The pod count of the first chunk: after the magic, format, version, fingerprint,
-        // the pods' distinctness, the chunk count and the chunk's length.
+        // the pods' distinctness, the (empty) server version's length, the chunk count and
+        // the chunk's length.
         let set_pods = |bytes: &mut Vec<u8>, change: fn(u32) -> u32| {
-            let at = MAGIC.len() + 4 + 4 + version.len() + 8 + 16 + 32 + 1 + 4 + 8;
+            let at = MAGIC.len() + 4 + 4 + version.len() + 8 + 16 + 32 + 1 + 4 + 4 + 8;
             let pods = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
             assert!(pods > 0);
             bytes[at..at + 4].copy_from_slice(&change(pods).to_le_bytes());

@@ -64,13 +64,16 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
     // twice at the peak.
     let mut runs: Vec<Run> = Vec::new();
     let mut cache_warnings = Vec::new();
+    // The first file's that records one: a state is one cluster's.
+    let mut server_version = None;
     for path in paths {
         let file = df_manifest::display_name(path);
         let cached = options.use_cache && path != "-";
         if cached {
             match cache::read(Path::new(path)) {
                 Ok(cached) => {
-                    runs.extend(cached);
+                    runs.extend(cached.runs);
+                    server_version = server_version.or(cached.server_version);
                     continue;
                 }
                 Err(cache::CacheError::Missing { .. }) => {}
@@ -79,23 +82,63 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
                 }
             }
         }
-        let decoded = if path == "-" {
+        let recorded = if path == "-" {
             read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT)
         } else {
             let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
             read_batches(file, opened, options, Sizes::DEFAULT)
         }?;
         if cached {
-            let objects: Vec<&Object> = decoded.iter().flat_map(|batch| &batch.objects).collect();
-            if let Err(e) = cache::write(Path::new(path), &objects) {
+            let objects = recorded.objects();
+            let version = recorded.server_version.as_deref();
+            if let Err(e) = cache::write(Path::new(path), &objects, version) {
                 cache_warnings.push(format!("the state cache was not written: {e}"));
             }
         }
-        runs.extend(decoded.into_iter().map(|batch| Run::Objects(batch.objects)));
+        server_version = server_version.or(recorded.server_version);
+        runs.extend(
+            recorded
+                .batches
+                .into_iter()
+                .map(|b| Run::Objects(b.objects)),
+        );
     }
     let mut state = ClusterState::from_runs(runs);
     state.warnings.extend(cache_warnings);
+    state.server_version = server_version;
     Ok(state)
+}
+
+/// One state file's objects, and the API server version its List recorded (a snapshot's
+/// [`SERVER_VERSION_ANNOTATION`]).
+struct Recorded {
+    batches: Vec<DecodedBatch>,
+    server_version: Option<String>,
+}
+
+impl Recorded {
+    fn objects(&self) -> Vec<&Object> {
+        self.batches.iter().flat_map(|b| &b.objects).collect()
+    }
+}
+
+/// The annotation of a snapshot's List that records the API server's version (`/version`'s
+/// `gitVersion`), so that commands reading the snapshot simulate the cluster's release. A
+/// List's metadata is not sent to any server: kubectl reads only its items.
+pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-dataflow.io/server-version";
+
+/// The part of a List's `metadata` a state reads.
+#[derive(serde::Deserialize, Default)]
+struct ListMeta {
+    #[serde(default)]
+    annotations: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+}
+
+impl ListMeta {
+    fn server_version(&self) -> Option<String> {
+        let value = self.annotations.as_ref()?.get(SERVER_VERSION_ANNOTATION)?;
+        value.as_str().map(str::to_string)
+    }
 }
 
 /// Read a state file and write its binary cache beside it (`snapshot` does this for the file
@@ -103,9 +146,9 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
 pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
     let file = path.display().to_string();
     let opened = std::fs::File::open(path).map_err(|e| io_error(&file, &e))?;
-    let batches = read_batches(&file, opened, options, Sizes::DEFAULT)?;
-    let objects: Vec<&Object> = batches.iter().flat_map(|batch| &batch.objects).collect();
-    cache::write(path, &objects).map_err(|e| LoadError::Io {
+    let recorded = read_batches(&file, opened, options, Sizes::DEFAULT)?;
+    let version = recorded.server_version.as_deref();
+    cache::write(path, &recorded.objects(), version).map_err(|e| LoadError::Io {
         file,
         message: format!("the state cache was not written: {e}"),
     })
@@ -134,8 +177,9 @@ pub(crate) fn read_state(
     reader: impl Read,
     options: LoadOptions,
 ) -> Result<Vec<Object>, LoadError> {
-    let batches = read_batches(file, reader, options, Sizes::DEFAULT)?;
-    Ok(batches
+    let recorded = read_batches(file, reader, options, Sizes::DEFAULT)?;
+    Ok(recorded
+        .batches
         .into_iter()
         .flat_map(|batch| batch.objects)
         .collect())
@@ -160,7 +204,7 @@ fn read_batches(
     reader: impl Read,
     options: LoadOptions,
     sizes: Sizes,
-) -> Result<Vec<DecodedBatch>, LoadError> {
+) -> Result<Recorded, LoadError> {
     let mut input = Input::new(file, reader, options.max_bytes, sizes);
     let first = loop {
         match input.buf[input.start..]
@@ -172,16 +216,47 @@ fn read_batches(
             None => input.fill(0)?,
         }
     };
-    let batches = if first == Some(b'{') {
+    let recorded = if first == Some(b'{') {
         read_json(&mut input)?
     } else {
         while !input.eof {
             input.fill(input.buf.len())?;
         }
-        vec![parse_yaml(file, input.buf)?]
+        let server_version = yaml_list_meta(&input.buf).server_version();
+        let batches = vec![parse_yaml(file, input.buf)?];
+        Recorded {
+            batches,
+            server_version,
+        }
     };
-    check_unique_nodes(file, &batches)?;
-    Ok(batches)
+    check_unique_nodes(file, &recorded.batches)?;
+    Ok(recorded)
+}
+
+/// The `metadata` of a YAML List, read from the lines before its `items:` (a snapshot writes
+/// it first); none when those lines hold no metadata or do not parse alone (the whole parse
+/// then says what is wrong, if anything).
+fn yaml_list_meta(text: &[u8]) -> ListMeta {
+    let items = text
+        .split(|&b| b == b'\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line))
+        })
+        .find(|(_, line)| line.starts_with(b"items:"))
+        .map(|(start, _)| start);
+    #[derive(serde::Deserialize, Default)]
+    struct Header {
+        #[serde(default)]
+        metadata: Option<ListMeta>,
+    }
+    items
+        .and_then(|end| std::str::from_utf8(&text[..end]).ok())
+        .filter(|header| header.contains("metadata:"))
+        .and_then(|header| serde_saphyr::from_str::<Header>(header).ok())
+        .and_then(|header| header.metadata)
+        .unwrap_or_default()
 }
 
 fn check_unique_nodes(file: &str, batches: &[DecodedBatch]) -> Result<(), LoadError> {
@@ -412,7 +487,7 @@ struct Batch {
 /// What a batch decodes to, positions relative to the batch start.
 type Decoded = Result<DecodedBatch, LoadError>;
 
-fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<DecodedBatch>, LoadError> {
+fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Recorded, LoadError> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (to_workers, work) = mpsc::sync_channel::<Batch>(threads * 2);
     let work = Mutex::new(work);
@@ -449,7 +524,10 @@ fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<DecodedBatch>, Loa
         decoded.push(batch);
     }
     match shape {
-        ListShape::List => Ok(decoded),
+        ListShape::List { meta } => Ok(Recorded {
+            batches: decoded,
+            server_version: meta.server_version(),
+        }),
         ListShape::Single { start, end } => {
             let text = &input.buf[start..end];
             let base = input.pos_at(start);
@@ -458,10 +536,13 @@ fn read_json<R: Read>(input: &mut Input<'_, R>) -> Result<Vec<DecodedBatch>, Loa
                 Object::Node(_) => vec![base],
                 _ => Vec::new(),
             };
-            Ok(vec![DecodedBatch {
-                objects: vec![object],
-                node_positions,
-            }])
+            Ok(Recorded {
+                batches: vec![DecodedBatch {
+                    objects: vec![object],
+                    node_positions,
+                }],
+                server_version: None,
+            })
         }
     }
 }
@@ -490,14 +571,14 @@ fn rebase_error(base: Pos, error: LoadError) -> LoadError {
 
 /// What the top-level object turned out to be.
 enum ListShape {
-    /// Its `items` were sent to the decoders.
-    List,
+    /// Its `items` were sent to the decoders; its `metadata`.
+    List { meta: ListMeta },
     /// One object, at `buf[start..end]`.
     Single { start: usize, end: usize },
 }
 
 /// Walk the top-level object: stream the items of its `items` array to the decoders, skip the
-/// other fields, remembering `kind`.
+/// other fields, remembering `kind` and `metadata`.
 fn split_list<R: Read>(
     input: &mut Input<'_, R>,
     to_workers: &mpsc::SyncSender<Batch>,
@@ -507,6 +588,7 @@ fn split_list<R: Read>(
         .skip_whitespace(input.start)?
         .expect("the caller saw the `{`");
     let mut kind: Option<String> = None;
+    let mut meta = ListMeta::default();
     // Where the `items` array was, once it was streamed.
     let mut items_pos = None;
     let mut at = object_start + 1;
@@ -556,6 +638,12 @@ fn split_list<R: Read>(
             kind = serde_json::from_slice::<Option<String>>(&input.buf[at..end])
                 .map_err(|e| input.syntax(at, &json_message(&e)))?;
         }
+        if key == "metadata" {
+            // A List's metadata that is not an object is kubectl's error too.
+            meta = serde_json::from_slice::<Option<ListMeta>>(&input.buf[at..end])
+                .map_err(|e| input.syntax(at, &format!("metadata: {}", json_message(&e))))?
+                .unwrap_or_default();
+        }
         at = end;
     };
     if let Some(trailing) = input.skip_whitespace(object_end)? {
@@ -578,7 +666,7 @@ fn split_list<R: Read>(
             ),
         });
     }
-    Ok(ListShape::List)
+    Ok(ListShape::List { meta })
 }
 
 /// Split the array starting at `buf[at]` into items and send them in batches; returns the
@@ -813,6 +901,80 @@ mod tests {
   ]
 }"#;
 
+    /// A List's metadata may record the API server's version (a snapshot writes it); a state
+    /// read from the file, or from its cache, keeps it. Items' own annotations do not count.
+    #[test]
+    fn a_lists_server_version_annotation_is_the_states_server_version() {
+        let node = r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}"#;
+        let annotated = |version: &str| {
+            format!(r#"{{"annotations": {{"{SERVER_VERSION_ANNOTATION}": "{version}"}}}}"#)
+        };
+        let cases = [
+            (
+                "s.json",
+                format!(
+                    r#"{{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [{node}]}}"#,
+                    annotated("v1.36.2")
+                ),
+                Some("v1.36.2"),
+            ),
+            // After the items, as other tools may write it.
+            (
+                "s.json",
+                format!(
+                    r#"{{"kind": "List", "items": [{node}], "metadata": {}}}"#,
+                    annotated("v1.35.0")
+                ),
+                Some("v1.35.0"),
+            ),
+            (
+                "s.json",
+                format!(r#"{{"kind": "List", "metadata": {{}}, "items": [{node}]}}"#),
+                None,
+            ),
+            (
+                "s.yaml",
+                format!(
+                    "apiVersion: v1\nkind: List\nmetadata:\n  annotations:\n    {SERVER_VERSION_ANNOTATION}: v1.37.0\nitems:\n- {node}\n"
+                ),
+                Some("v1.37.0"),
+            ),
+            // kubectl's own dump: no version.
+            (
+                "s.yaml",
+                format!(
+                    "apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\nitems:\n- {node}\n"
+                ),
+                None,
+            ),
+            // A pod's annotation of the same key is the pod's.
+            (
+                "s.json",
+                format!(
+                    r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "p", "annotations": {{"{SERVER_VERSION_ANNOTATION}": "v1.33.0"}}}}}}"#
+                ),
+                None,
+            ),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text, want) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &text).unwrap();
+            let paths = [path.display().to_string()];
+            let from_file = load_files(&paths).unwrap();
+            assert_eq!(from_file.server_version.as_deref(), want, "{text}");
+            let options = LoadOptions {
+                use_cache: true,
+                ..LoadOptions::default()
+            };
+            let written = load_files_with(&paths, options).unwrap();
+            let from_cache = load_files_with(&paths, options).unwrap();
+            assert!(from_cache.warnings.is_empty(), "{:?}", from_cache.warnings);
+            assert_eq!(written.server_version.as_deref(), want, "{text}");
+            assert_eq!(from_cache.server_version.as_deref(), want, "cached: {text}");
+        }
+    }
+
     #[test]
     fn json_and_yaml_lists_give_the_same_objects() {
         let from_json = parse_state("s.json", JSON_LIST.as_bytes()).unwrap();
@@ -868,7 +1030,13 @@ mod tests {
 
     fn streamed(file: &str, text: &str, sizes: Sizes) -> Result<Vec<Object>, String> {
         read_batches(file, text.as_bytes(), LoadOptions::default(), sizes)
-            .map(|batches| batches.into_iter().flat_map(|b| b.objects).collect())
+            .map(|recorded| {
+                recorded
+                    .batches
+                    .into_iter()
+                    .flat_map(|b| b.objects)
+                    .collect()
+            })
             .map_err(|e| e.to_string())
     }
 

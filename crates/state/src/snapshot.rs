@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::ClusterState;
+use crate::recorded::SERVER_VERSION_ANNOTATION;
 use df_model::dra::ResourceClaimSpec;
 use df_model::fluid::{self, FluidOp, FluidRuntime};
 use df_model::gang::{
@@ -74,8 +75,23 @@ struct Item<'a, T: Serialize> {
 struct List<'a> {
     api_version: &'static str,
     kind: &'static str,
+    /// First, so that a reader finds the server version before the items; left out when it
+    /// holds nothing.
+    #[serde(skip_serializing_if = "ListMeta::is_empty")]
+    metadata: ListMeta,
     items: Items<'a>,
-    metadata: BTreeMap<String, String>,
+}
+
+#[derive(Serialize)]
+struct ListMeta {
+    /// [`SERVER_VERSION_ANNOTATION`] when the state was read from an API server.
+    annotations: BTreeMap<&'static str, String>,
+}
+
+impl ListMeta {
+    fn is_empty(&self) -> bool {
+        self.annotations.is_empty()
+    }
 }
 
 struct Items<'a>(&'a ClusterState);
@@ -134,8 +150,14 @@ pub fn render(
     let list = List {
         api_version: "v1",
         kind: "List",
+        metadata: ListMeta {
+            annotations: state
+                .server_version
+                .iter()
+                .map(|v| (SERVER_VERSION_ANNOTATION, v.clone()))
+                .collect(),
+        },
         items: Items(&state),
-        metadata: BTreeMap::new(),
     };
     match format {
         Format::Json => serde_json::to_string_pretty(&list)

@@ -4,6 +4,11 @@
 //!   up to the reasons the nodes were rejected with (every rejected node has at least one).
 //! - Removing a constraint from the pod never makes a feasible node infeasible.
 //! - Every normalised score is within 0..100, and the selected node has the top total.
+//! - A pod's inputs beyond its own spec count the same way: its volume claim (bound to a zonal
+//!   volume, or waiting for its first consumer in a class limited to a zone), its controller
+//!   (the default spreading of a ReplicaSet's pods) can be removed without losing a node.
+//! - A gated pod runs no cycle (nothing looked at, nothing chosen); without its gates it gets
+//!   exactly the decision of the same pod never gated.
 
 use proptest::prelude::*;
 
@@ -33,6 +38,26 @@ struct GenPod {
     preferred_zone: Option<u8>,
     named_node: Option<u8>,
     tolerates_taint: bool,
+    claim: Option<GenClaim>,
+    /// Controlled by the ReplicaSet `api-rs`: the system default spreading applies.
+    owned: bool,
+}
+
+/// The incoming pod's one PersistentVolumeClaim, `data`.
+#[derive(Debug, Clone, Copy)]
+enum GenClaim {
+    /// Bound to a volume whose node affinity requires zone `z{0}`.
+    Bound(u8),
+    /// Unbound, of a WaitForFirstConsumer class that provisions in zone `z{0}` only, or
+    /// anywhere.
+    Delayed(Option<u8>),
+}
+
+fn gen_claim() -> impl Strategy<Value = GenClaim> {
+    prop_oneof![
+        (0u8..3).prop_map(GenClaim::Bound),
+        proptest::option::of(0u8..3).prop_map(GenClaim::Delayed),
+    ]
 }
 
 const APPS: [&str; 2] = ["web", "db"];
@@ -70,11 +95,16 @@ fn gen_pod() -> impl Strategy<Value = GenPod> {
             proptest::option::weighted(0.2, 0u8..7),
             proptest::bool::weighted(0.3),
         ),
+        (
+            proptest::option::weighted(0.4, gen_claim()),
+            proptest::bool::weighted(0.4),
+        ),
     )
         .prop_map(
             |(
                 (milli_cpu, zone_selector, host_port, anti_affinity_to_web, affinity_to_db_zone),
                 (hard_spread, soft_spread, preferred_zone, named_node, tolerates_taint),
+                (claim, owned),
             )| GenPod {
                 milli_cpu,
                 zone_selector,
@@ -86,16 +116,62 @@ fn gen_pod() -> impl Strategy<Value = GenPod> {
                 preferred_zone,
                 named_node,
                 tolerates_taint,
+                claim,
+                owned,
             },
         )
 }
 
-fn cluster_yaml(nodes: &[GenNode]) -> String {
+/// The storage every generated cluster has: a WaitForFirstConsumer class per zone and one for
+/// anywhere (a CSI provisioner, so claims are provisioned, not matched), the incoming pod's
+/// claims in each form (the pod names the one it uses), the zonal volumes bound ones sit on,
+/// and the ReplicaSet `api-rs` (selecting `app: api`).
+fn storage_and_owner_yaml() -> String {
     let mut out = String::new();
+    let class = |name: &str, allowed: &str| {
+        format!(
+            "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {{name: {name}}}\nprovisioner: csi.example.io\nvolumeBindingMode: WaitForFirstConsumer\n{allowed}---\n"
+        )
+    };
+    out += &class("anywhere", "");
+    for z in 0..3 {
+        out += &class(
+            &format!("in-z{z}"),
+            &format!(
+                "allowedTopologies: [{{matchLabelExpressions: [{{key: zone, values: [z{z}]}}]}}]\n"
+            ),
+        );
+        out += &format!(
+            "apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv-z{z}}}\nspec:\n  storageClassName: anywhere\n  capacity: {{storage: 1Gi}}\n  accessModes: [ReadWriteOnce]\n  claimRef: {{namespace: default, name: bound-z{z}}}\n  nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: zone, operator: In, values: [z{z}]}}]}}]}}}}\nstatus: {{phase: Bound}}\n---\n"
+        );
+        out += &claim_yaml(
+            &format!("bound-z{z}"),
+            &format!("storageClassName: anywhere, volumeName: pv-z{z}"),
+            ", annotations: {pv.kubernetes.io/bind-completed: \"yes\"}",
+        );
+        out += &claim_yaml(
+            &format!("later-z{z}"),
+            &format!("storageClassName: in-z{z}"),
+            "",
+        );
+    }
+    out += &claim_yaml("later", "storageClassName: anywhere", "");
+    out += "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: api-rs, namespace: default}\nspec:\n  selector: {matchLabels: {app: api}}\n---\n";
+    out
+}
+
+fn claim_yaml(name: &str, spec: &str, annotations: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {name}, namespace: default{annotations}}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}, {spec}}}\n---\n"
+    )
+}
+
+fn cluster_yaml(nodes: &[GenNode]) -> String {
+    let mut out = storage_and_owner_yaml();
     for (i, node) in nodes.iter().enumerate() {
         let zone = node
             .zone
-            .map(|z| format!(", zone: z{z}"))
+            .map(|z| format!(", zone: z{z}, topology.kubernetes.io/zone: z{z}"))
             .unwrap_or_default();
         let taints = if node.tainted {
             "[{key: dedicated, value: gpu, effect: NoSchedule}]"
@@ -122,7 +198,20 @@ fn cluster_yaml(nodes: &[GenNode]) -> String {
 }
 
 fn pod_yaml(spec: &GenPod) -> String {
-    let mut out = String::from("  labels: {app: api}\nspec:\n");
+    let mut out = String::from("  labels: {app: api}\n");
+    if spec.owned {
+        out += "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: api-rs, controller: true}]\n";
+    }
+    out += "spec:\n";
+    if let Some(claim) = spec.claim {
+        let name = match claim {
+            GenClaim::Bound(z) => format!("bound-z{z}"),
+            GenClaim::Delayed(Some(z)) => format!("later-z{z}"),
+            GenClaim::Delayed(None) => "later".to_string(),
+        };
+        out +=
+            &format!("  volumes: [{{name: data, persistentVolumeClaim: {{claimName: {name}}}}}]\n");
+    }
     let requests = spec
         .milli_cpu
         .map(|m| format!(", resources: {{requests: {{cpu: {m}m}}}}"))
@@ -198,6 +287,8 @@ fn relaxations(spec: &GenPod) -> Vec<GenPod> {
     relax(&|p| p.affinity_to_db_zone = false);
     relax(&|p| p.hard_spread = false);
     relax(&|p| p.tolerates_taint = true);
+    relax(&|p| p.claim = None);
+    relax(&|p| p.owned = false);
     if !spec.hard_spread {
         relax(&|p| p.zone_selector = None);
         relax(&|p| p.named_node = None);
@@ -227,6 +318,52 @@ fn summary_counts(summary: &str) -> Option<(usize, Vec<usize>)> {
         .map(|part| part.split_once(' ').and_then(|(n, _)| n.parse().ok()))
         .collect::<Option<Vec<usize>>>()?;
     Some((total.parse().ok()?, counts))
+}
+
+/// The generated storage and controller are read as meant, so the properties below exercise
+/// them: on nodes in z0, z1 and none, each claim form rejects the nodes outside its zone with
+/// upstream's reason, and the owned pod's default spreading counts its ReplicaSet's pods.
+#[test]
+fn the_generated_storage_rejects_the_nodes_outside_its_zone() {
+    let node = |zone: Option<u8>| GenNode {
+        zone,
+        tainted: false,
+        cordoned: false,
+        cpus: 4,
+        pods: Vec::new(),
+    };
+    let cluster = state(&cluster_yaml(&[node(Some(0)), node(Some(1)), node(None)]));
+    let scheduler = Scheduler::new(&cluster, Profile::default());
+    let affinity = "node(s) had volume node affinity conflict";
+    let bind = "node(s) didn't find available persistent volumes to bind";
+    let cases = [
+        (GenClaim::Bound(0), ["", affinity, affinity]),
+        (GenClaim::Bound(1), [affinity, "", affinity]),
+        (GenClaim::Delayed(Some(1)), [bind, "", bind]),
+        (GenClaim::Delayed(None), ["", "", ""]),
+    ];
+    for (claim, want) in cases {
+        let spec = GenPod {
+            claim: Some(claim),
+            ..GenPod::default()
+        };
+        let decision = scheduler.decide(&pod(&pod_yaml(&spec)));
+        assert_eq!(super::tests::reasons(&decision), want, "{claim:?}");
+    }
+    // An `api` pod runs on n0: the ReplicaSet's pod scores n0 below n1 (both zoned), the pod
+    // without a controller scores them alike.
+    let running = "apiVersion: v1\nkind: Pod\nmetadata: {name: api-0, namespace: default, labels: {app: api}}\nspec: {nodeName: n0, containers: [{name: c}]}\nstatus: {phase: Running}\n";
+    let cluster = state(&(cluster_yaml(&[node(Some(0)), node(Some(1))]) + running));
+    let scheduler = Scheduler::new(&cluster, Profile::default());
+    for (owned, n0_below_n1) in [(true, true), (false, false)] {
+        let spec = GenPod {
+            owned,
+            ..GenPod::default()
+        };
+        let decision = scheduler.decide(&pod(&pod_yaml(&spec)));
+        let spread = |i: usize| decision.nodes[i].scores["PodTopologySpread"];
+        assert_eq!(spread(0) < spread(1), n0_below_n1, "owned: {owned}");
+    }
 }
 
 proptest! {
@@ -268,6 +405,20 @@ proptest! {
         if let Some(selected) = decision.selected_verdict() {
             prop_assert_eq!(selected.score, best);
         }
+
+        // A gated pod runs no cycle; ungated, it is the pod never gated.
+        let gated = pod(&pod_yaml(&spec).replace(
+            "spec:\n",
+            "spec:\n  schedulingGates: [{name: example.com/hold}]\n",
+        ));
+        let held = scheduler.decide(&gated);
+        prop_assert_eq!(held.summary.as_deref(), Some("waiting for scheduling gates: [example.com/hold]"));
+        prop_assert!(held.selected.is_none() && held.nodes.is_empty());
+        let mut ungated = gated.clone();
+        ungated.spec.scheduling_gates.clear();
+        let again = scheduler.decide(&ungated);
+        prop_assert_eq!(&again.selected, &decision.selected);
+        prop_assert_eq!(feasible(&again), feasible(&decision));
 
         // A node feasible for the pod stays feasible when a constraint is removed.
         let before = feasible(&decision);

@@ -460,7 +460,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__launch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --yes --dry-run --wait --timeout --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --kubernetes-version --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --yes --dry-run --wait --timeout --scheduler-config --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --kubernetes-version --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -479,6 +479,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -646,7 +650,7 @@ _kubectl__dataflow() {
             return 0
             ;;
         kubectl__dataflow__subcmd__patch)
-            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --write --yes --dry-run --ungate --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --kubernetes-version --v --help --version"
+            opts="-f -R -y -n -A -v -h -V --filename --recursive --lenient --write --yes --dry-run --ungate --scheduler-config --namespace --all-namespaces --context --kubeconfig --state --max-state-size --state-cache --request-timeout --no-color --kubernetes-version --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,6 +669,10 @@ _kubectl__dataflow() {
                     return 0
                     ;;
                 --ungate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -89,7 +89,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" 
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l max-nodes -d 'The most new nodes --how-many-nodes tries' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l against -d 'Plan the same inputs against this second recorded state too and show only what moved (exit 1 when something did); repeatable like --state' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l assume-cached -d 'Plan as if a Fluid dataset were already cached on these nodes (gives them the cache label `fluid.io/s-<namespace>-<dataset>=true`); the namespace defaults to -n or `default`; repeatable' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-config -d 'KubeSchedulerConfiguration (or a ConfigMap holding one): its first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l replicas -d 'Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l scheduler-name -d 'Send pods with schedulerName NAME to SYSTEM (kube-scheduler, coscheduling, kube-batch, volcano, godel); repeatable, on top of each project\'s default names' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand plan" -l solver -d 'How the batch of plain pods and workload replicas in the inputs is placed' -r -f -a "greedy\t'One pod at a time, each seeing the ones before it (kube-scheduler)'
@@ -118,7 +118,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explai
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l field-selector -d 'Selector (field query) to filter on: metadata.name, metadata.namespace, spec.nodeName or status.phase with =, == or !=; comma separated, all must hold' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l node -d 'Explain this node in full: every filter\'s verdict and every score with its inputs' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l top -d 'How many feasible nodes the table shows [default: 10]' -r
-complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -l scheduler-config -d 'KubeSchedulerConfiguration (or a ConfigMap holding one): its first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand explain-placement" -s o -l output -d 'Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,... (one row per node)' -r -f -a "table\t'Tables for people'
 wide\t'Tables with extra columns'
 json\t'The JSON contract (stable field names)'
@@ -171,6 +171,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch"
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l ungate -d 'Remove this scheduling gate from the pod once it is patched' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l scheduler-config -d 'KubeSchedulerConfiguration (or a ConfigMap holding one): its first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand patch" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
@@ -193,6 +194,7 @@ complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch
 client\t'Only show the diff'
 server\t'Let the API server validate the change without persisting it'"
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l timeout -d 'How long --wait waits (e.g. 90s, 10m, 1h)' -r
+complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l scheduler-config -d 'KubeSchedulerConfiguration (or a ConfigMap holding one): its first profile sets plugin weights and scoring strategy; each profile\'s schedulerName also routes pods (to coscheduling when it enables Coscheduling)' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-dataflow -n "__fish_kubectl_dataflow_using_subcommand launch" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F

@@ -527,7 +527,7 @@ metadata: {name: worker-1}
             // Given flags are not offered again, repeatable ones are.
             (
                 &["patch", "--yes", "-R", "-f", "a.yaml", "--"],
-                "--filename\n--lenient\n--write\n--dry-run\n--ungate\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--max-state-size\n--state-cache\n--request-timeout\n--no-color\n--kubernetes-version\n--v\n--help\n--version\n:4\n",
+                "--filename\n--lenient\n--write\n--dry-run\n--ungate\n--scheduler-config\n--namespace\n--all-namespaces\n--context\n--kubeconfig\n--state\n--max-state-size\n--state-cache\n--request-timeout\n--no-color\n--kubernetes-version\n--v\n--help\n--version\n:4\n",
             ),
             (&["plan", "--", "-"], ":4\n"),
             (&["--no-such-flag", "sn"], "snapshot\n:4\n"),

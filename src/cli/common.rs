@@ -313,6 +313,16 @@ pub enum Outcome {
 }
 
 /// A failure of the tool itself (exit 2). Load problems keep one line each.
+/// `--scheduler-config`, for every command that plans.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SchedulerConfigArgs {
+    /// KubeSchedulerConfiguration (or a ConfigMap holding one): its first profile sets plugin
+    /// weights and scoring strategy; each profile's schedulerName also routes pods (to
+    /// coscheduling when it enables Coscheduling)
+    #[arg(long = "scheduler-config", value_name = "FILE")]
+    pub scheduler_config: Option<String>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
@@ -399,6 +409,22 @@ impl GlobalArgs {
     /// `None` is every namespace.
     pub fn planned_namespace(&self) -> Option<String> {
         self.namespace.clone().filter(|_| !self.all_namespaces)
+    }
+
+    /// The profiles and scheduler-name routes of `--scheduler-config` on the release chosen
+    /// for the flag, the cluster and `manifests`: what every planning command starts from.
+    pub fn planning(
+        &self,
+        args: &SchedulerConfigArgs,
+        state: &ClusterState,
+        manifests: &ManifestSet,
+    ) -> Result<(Profiles, Vec<(String, df_systems::gang::System)>), CommandError> {
+        let config = self.scheduler_config(args.scheduler_config.as_deref())?;
+        let profiles = self.profiles(&config, state, manifests)?;
+        Ok((
+            profiles,
+            df_systems::gang::model::scheduler_config_routes(&config),
+        ))
     }
 
     /// The scheduler configuration of `--scheduler-config` (what it asks for that the preview

@@ -2,10 +2,10 @@
 
 use anyhow::anyhow;
 use clap::Args;
-use df_systems::gang::model::scheduler_config_routes;
 
 use super::common::{
-    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
+    ReportFormat, ReportFormatParser, SchedulerConfigArgs, SchemaArgs, SelectorArgs, SolverArg,
+    TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 
@@ -66,9 +66,8 @@ pub struct ExplainArgs {
     /// How many feasible nodes the table shows [default: 10]
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// A KubeSchedulerConfiguration (score weights, NodeResourcesFit strategy)
-    #[arg(long, value_name = "FILE")]
-    pub scheduler_config: Option<String>,
+    #[command(flatten)]
+    pub config: SchedulerConfigArgs,
     /// Output format: table, wide, json, yaml, name, markdown, html, jsonpath=TEMPLATE or
     /// custom-columns=HEADER:PATH,... (one row per node)
     #[arg(
@@ -111,8 +110,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
     }
     let manifests = args.input.load_strict(&args.schema, &global.namespace())?;
     let mut state = global.cluster_state()?;
-    let config = global.scheduler_config(args.scheduler_config.as_deref())?;
-    let profiles = global.profiles(&config, &state, &manifests)?;
+    let (profiles, routes) = global.planning(&args.config, &state, &manifests)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;
@@ -121,7 +119,7 @@ pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<Outcome, CommandEr
         manifests: &manifests,
         state: &state,
         profiles,
-        routes: scheduler_config_routes(&config),
+        routes,
         solver: args.solver.into(),
         namespace: global.namespace.as_deref(),
         default_namespace: &default_namespace,

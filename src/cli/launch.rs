@@ -1,6 +1,5 @@
 //! `kubectl dataflow launch`
 
-use df_engine::config::SchedulerConfig;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -8,8 +7,7 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::Value;
 
-use super::common::DryRun;
-use super::common::{SchemaArgs, print_stdout};
+use super::common::{DryRun, SchedulerConfigArgs, SchemaArgs, print_stdout};
 use super::patch::find_operation;
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::completion::OBJECT_VALUE_NAME;
@@ -61,6 +59,8 @@ pub struct LaunchArgs {
     /// How long --wait waits (e.g. 90s, 10m, 1h)
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub timeout: String,
+    #[command(flatten)]
+    pub config: SchedulerConfigArgs,
 }
 
 pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandError> {
@@ -104,12 +104,12 @@ pub fn run(global: &GlobalArgs, args: &LaunchArgs) -> Result<Outcome, CommandErr
         )
     })?;
     let state = global.cluster_state()?;
-    let plan = df_plan::plan_all(
-        &set,
-        &state,
-        global.profiles(&SchedulerConfig::default(), &state, &set)?,
-        &PlanOptions::default(),
-    )?;
+    let (profiles, routes) = global.planning(&args.config, &state, &set)?;
+    let opts = PlanOptions {
+        routes,
+        ..PlanOptions::default()
+    };
+    let plan = df_plan::plan_all(&set, &state, profiles, &opts)?;
     let namespace = &op.metadata.namespace;
     let name = &op.metadata.name;
     let planned = find_operation(&plan.operations, op.kind.as_str(), namespace, name)

@@ -2,10 +2,8 @@
 
 use anyhow::anyhow;
 use clap::Args;
-use df_engine::config::SchedulerConfig;
 
-use super::common::DryRun;
-use super::common::{SchemaArgs, print_stdout};
+use super::common::{DryRun, SchedulerConfigArgs, SchemaArgs, print_stdout};
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use crate::completion::OBJECT_VALUE_NAME;
 use df_apply::change::{self, LiveChange};
@@ -56,6 +54,8 @@ pub struct PatchArgs {
     /// Remove this scheduling gate from the pod once it is patched
     #[arg(long, value_name = "GATE")]
     pub ungate: Option<String>,
+    #[command(flatten)]
+    pub config: SchedulerConfigArgs,
 }
 
 pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
@@ -83,12 +83,12 @@ pub fn run(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandErro
 fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> {
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let state = global.cluster_state()?;
-    let plan = df_plan::plan_all(
-        &set,
-        &state,
-        global.profiles(&SchedulerConfig::default(), &state, &set)?,
-        &PlanOptions::default(),
-    )?;
+    let (profiles, routes) = global.planning(&args.config, &state, &set)?;
+    let opts = PlanOptions {
+        routes,
+        ..PlanOptions::default()
+    };
+    let plan = df_plan::plan_all(&set, &state, profiles, &opts)?;
     let wanted = args
         .target
         .as_deref()
@@ -135,7 +135,7 @@ fn files_mode(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandE
             Ok(None) => continue,
             Err(e) if named => return Err(anyhow!(e).into()),
             Err(e) => {
-                stderr_line(&format!("note: skipping {e}"));
+                stderr_line(&format!("note: not patched: {e}"));
                 continue;
             }
         };
@@ -216,7 +216,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
                 return Err(anyhow!(why).into());
             }
             // The node it gets once released: planned with its gates taken off.
-            let plan = live_plan(global, true, Some((&namespace, name)))?;
+            let plan = live_plan(global, &args.config, true, Some((&namespace, name)))?;
             let (node, affinity) =
                 desired::for_planned_pod(&plan, pod).map_err(anyhow::Error::from)?;
             desired::check_narrowing(pod.spec.affinity.as_deref(), Some(&affinity)).map_err(
@@ -237,7 +237,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
             {
                 return Err(anyhow!(why).into());
             }
-            let plan = live_plan(global, false, None)?;
+            let plan = live_plan(global, &args.config, false, None)?;
             let planned = find_operation(&plan.operations, op.kind.as_str(), &namespace, name)
                 .ok_or_else(|| {
                     anyhow!(
@@ -278,6 +278,7 @@ fn live(global: &GlobalArgs, args: &PatchArgs) -> Result<Outcome, CommandError> 
 /// `released`, a gated pod planned as if its gates were gone (where it lands once released).
 fn live_plan(
     global: &GlobalArgs,
+    config: &SchedulerConfigArgs,
     pending: bool,
     released: Option<(&str, &str)>,
 ) -> Result<Plan, CommandError> {
@@ -290,12 +291,13 @@ fn live_plan(
     {
         pod.spec.scheduling_gates.clear();
     }
+    let nothing = ManifestSet::default();
+    let (profiles, routes) = global.planning(config, &state, &nothing)?;
     let opts = PlanOptions {
         pending,
+        routes,
         ..PlanOptions::default()
     };
-    let nothing = ManifestSet::default();
-    let profiles = global.profiles(&SchedulerConfig::default(), &state, &nothing)?;
     Ok(df_plan::plan_all(&nothing, &state, profiles, &opts)?)
 }
 

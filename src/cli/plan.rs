@@ -3,7 +3,8 @@
 use clap::Args;
 
 use super::common::{
-    ReportFormat, ReportFormatParser, SchemaArgs, SelectorArgs, SolverArg, TableArgs, print_stdout,
+    ReportFormat, ReportFormatParser, SchedulerConfigArgs, SchemaArgs, SelectorArgs, SolverArg,
+    TableArgs, print_stdout,
 };
 use super::{CommandError, GlobalArgs, InputArgs, Outcome};
 use df_engine::Profiles;
@@ -11,7 +12,7 @@ use df_plan::what_if::MAX_ADDED_NODES;
 use df_plan::{PlanOptions, WhatIf, capacity, diff, what_if};
 use df_systems::fluid::webhook::{self, AssumeCached};
 use df_systems::gang::System;
-use df_systems::gang::model::{parse_route, scheduler_config_routes};
+use df_systems::gang::model::parse_route;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -117,11 +118,8 @@ pub struct PlanArgs {
         value_name = "[NAMESPACE/]DATASET=NODE[,NODE...]"
     )]
     pub assume_cached: Vec<AssumeCached>,
-    /// KubeSchedulerConfiguration whose first profile sets plugin weights and scoring strategy;
-    /// each profile's schedulerName also routes pods (to coscheduling when it enables
-    /// Coscheduling)
-    #[arg(long = "scheduler-config", value_name = "FILE")]
-    pub scheduler_config: Option<String>,
+    #[command(flatten)]
+    pub config: SchedulerConfigArgs,
     /// Plan N copies (NAME-0 .. NAME-(N-1)) of each pod or template that joins a gang
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPLICAS))]
     pub replicas: Option<u32>,
@@ -160,12 +158,10 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs) -> Result<Outcome, CommandError
     let selector = args.select.parse()?;
     let set = args.input.load_strict(&args.schema, &global.namespace())?;
     let mut state = global.cluster_state()?;
-    let config = global.scheduler_config(args.scheduler_config.as_deref())?;
-    let profiles = global.profiles(&config, &state, &set)?;
+    let (profiles, mut routes) = global.planning(&args.config, &state, &set)?;
     let namespace = global.namespace.as_deref().unwrap_or("default");
     webhook::assume_cached(&mut state, &args.assume_cached, namespace)
         .map_err(df_plan::PlanError::from)?;
-    let mut routes = scheduler_config_routes(&config);
     routes.extend(args.scheduler_names.iter().cloned());
     let opts = PlanOptions {
         replicas: args.replicas.map(|n| n as usize),

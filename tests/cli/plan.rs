@@ -948,6 +948,62 @@ fn a_workload_api_version_the_release_does_not_serve_is_refused() {
     }
 }
 
+/// `patch` plans as `plan` does, with the same `--scheduler-config`: a pod of the scheduler
+/// name a ConfigMap's profile declares is planned (and pinned to its node, node-b3 as `plan`
+/// puts it: the least loaded of three-zone's nodes) only when the config is given.
+#[test]
+fn patch_plans_with_the_scheduler_config_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: batch-scheduler-config, namespace: kube-system}\ndata:\n  scheduler-config.yaml: |\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    profiles:\n    - schedulerName: batch-scheduler\n",
+    )
+    .unwrap();
+    let pod = dir.path().join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: eval, namespace: default}\nspec:\n  schedulerName: batch-scheduler\n  containers: [{name: c, image: eval, resources: {requests: {cpu: \"1\"}}}]\n",
+    )
+    .unwrap();
+    let (pod, config) = (pod.to_str().unwrap(), config.to_str().unwrap());
+    let state = "testdata/clusters/three-zone.yaml";
+    let without = run("patch", &["-f", pod, "--state", state], None);
+    assert_eq!(
+        (without.code, without.stderr.as_str()),
+        (
+            0,
+            "note: not patched: pod default/eval gets no node in the plan, so there is no node to pin it to: not planned: schedulerName batch-scheduler maps to no modelled scheduler\nno changes: the files already carry the planned affinity\n"
+        )
+    );
+    let with = run(
+        "patch",
+        &["-f", pod, "--state", state, "--scheduler-config", config],
+        None,
+    );
+    assert_eq!(
+        (with.code, with.stderr.as_str()),
+        (1, "pass --write to rewrite the files\n")
+    );
+    assert!(
+        with.stdout
+            .ends_with("+            values:\n+            - node-b3\n"),
+        "{}",
+        with.stdout
+    );
+    let plan = run(
+        "plan",
+        &["-f", pod, "--state", state, "--scheduler-config", config],
+        None,
+    );
+    assert!(
+        plan.stdout
+            .contains(" default/eval  Pod/eval  node-b3  greedy"),
+        "{}",
+        plan.stdout
+    );
+}
+
 /// Two gangs that each fit alone, and a plain pod, on two 4-CPU nodes: the first gang takes 6
 /// CPUs, so only one pod of the second fits; all or nothing, none of it is placed (exit 1),
 /// and the plain pod gets what the first gang left. No node is promised more than it has.

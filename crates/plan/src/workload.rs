@@ -136,6 +136,7 @@ pub fn given(manifests: &ManifestSet) -> Given {
                     replicas: w.replicas,
                     selector: Some(selector),
                     template: w.template.clone(),
+                    volume_claim_templates: Vec::new(),
                 });
             }
             _ => {}

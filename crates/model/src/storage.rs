@@ -268,7 +268,7 @@ impl StorageClass {
         DEFAULT_CLASS_ANNOTATIONS.iter().any(|key| {
             self.metadata
                 .annotations
-                .get(*key)
+                .get(key)
                 .is_some_and(|v| v == "true")
         })
     }

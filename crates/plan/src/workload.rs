@@ -615,10 +615,16 @@ spec: {storageClassName: anywhere}
         let imm = "pod has unbound immediate PersistentVolumeClaims";
         let bind = "node(s) didn't find available persistent volumes to bind";
         let conflict = "node(s) had volume node affinity conflict";
-        type Verdicts<'a> = [[&'a str; 3]; 2];
         // (case, the template's class line, more state, per replica the verdict of n1, n2,
         // n3, and the planned nodes)
-        let cases: Vec<(&str, &str, String, Verdicts, [Option<&str>; 2])> = vec![
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            String,
+            [[&'a str; 3]; 2],
+            [Option<&'a str>; 2],
+        );
+        let cases: Vec<Case> = vec![
             // zonal-a provisions in zone a only: n2 (zone b) is rejected for both replicas.
             // db-0 ties on the equal n1 and n3 and takes the first name, n1; db-1 then scores
             // n3 higher (emptier, and its set's default spreading avoids db-0's node).
@@ -737,7 +743,14 @@ spec: {storageClassName: anywhere}
         )));
         let bare = ClusterState::from_objects(objects(NODES));
         // (case, state, class line, --replicas, claims made)
-        let cases: Vec<(&str, &ClusterState, &str, Option<usize>, Vec<&str>)> = vec![
+        type Case<'a> = (
+            &'a str,
+            &'a ClusterState,
+            &'a str,
+            Option<usize>,
+            Vec<&'a str>,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "default class",
                 &state,

@@ -2344,7 +2344,7 @@ fn a_stateful_sets_claims_keep_its_replicas_where_their_volumes_can_be() {
         "-f",
         "testdata/volumes/statefulset.yaml",
         "--state",
-        "testdata/clusters/zonal-statefulset.yaml",
+        "testdata/volumes/zonal-statefulset.yaml",
     ];
     let out = plan(&files);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));

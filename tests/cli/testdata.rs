@@ -216,7 +216,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("volumes/db.yaml", &[("Pod", 1)]),
     (
-        "clusters/zonal-statefulset.yaml",
+        "volumes/zonal-statefulset.yaml",
         &[
             ("Node", 3),
             ("PersistentVolume", 1),

@@ -2387,3 +2387,50 @@ fn a_configuration_in_a_config_map_routes_its_profile() {
         )
     );
 }
+
+/// A StatefulSet's `volumeClaimTemplates` (issue 29): each replica `db-<i>` mounts claim
+/// `data-db-<i>`. On zonal-statefulset.yaml, `data-db-1` exists, bound to a local volume on
+/// node-a2: db-1 runs there only. `data-db-0` and `data-db-2` are new; the template names no
+/// class, so they get the default class zonal-a, provisioned in zone a only: node-b1 is out for
+/// them. db-0 ties on the empty node-a1 and node-a2 (first name: node-a1); db-2 finds one
+/// replica on each (another tie: node-a1).
+#[test]
+fn a_stateful_sets_claims_keep_its_replicas_where_their_volumes_can_be() {
+    let files = [
+        "-f",
+        "testdata/volumes/statefulset.yaml",
+        "--state",
+        "testdata/volumes/zonal-statefulset.yaml",
+    ];
+    let out = plan(&files);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        out.stdout,
+        "Batch (3 pods, solver greedy): 3/3 pods placed
+ POD           FROM            NODE     METHOD  NOTE
+ default/db-0  StatefulSet/db  node-a1  greedy  -
+ default/db-1  StatefulSet/db  node-a2  greedy  -
+ default/db-2  StatefulSet/db  node-a1  greedy  -
+"
+    );
+    // (pod, the rejection table's rows)
+    let cases = [
+        (
+            "pod/db-0",
+            " 1         node(s) didn't find available persistent volumes to bind  node-b1\n",
+        ),
+        (
+            "pod/db-1",
+            " 2         node(s) had volume node affinity conflict  node-a1, node-b1\n",
+        ),
+        (
+            "pod/db-2",
+            " 1         node(s) didn't find available persistent volumes to bind  node-b1\n",
+        ),
+    ];
+    for (pod, rejected) in cases {
+        let out = cli::run(&[&["explain-placement", pod], &files[..]].concat());
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{pod}");
+        assert!(out.stdout.ends_with(rejected), "{pod}: {}", out.stdout);
+    }
+}

@@ -216,6 +216,16 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("volumes/db.yaml", &[("Pod", 1)]),
     (
+        "volumes/zonal-statefulset.yaml",
+        &[
+            ("Node", 3),
+            ("PersistentVolume", 1),
+            ("PersistentVolumeClaim", 1),
+            ("StorageClass", 2),
+        ],
+    ),
+    ("volumes/statefulset.yaml", &[("StatefulSet", 1)]),
+    (
         "clusters/gpu-dra.yaml",
         &[
             ("DeviceClass", 1),

@@ -427,6 +427,14 @@ impl<'a> Scheduler<'a> {
         self.given = given;
     }
 
+    /// Add the claims the inputs' controllers create before their pods (a StatefulSet's, from
+    /// its `volumeClaimTemplates`) to what the volume plugins look up, over a state's claim of
+    /// the same name. Borrowed for as long as the state: the plugins hold claims as they hold
+    /// the state's.
+    pub fn give_claims(&mut self, claims: &'a [df_model::storage::PersistentVolumeClaim]) {
+        self.storage.add_claims(claims);
+    }
+
     /// The Services of `namespace`: the given ones, then the state's not replaced by them.
     pub(crate) fn services_in<'s>(
         &'s self,

@@ -86,6 +86,16 @@ impl<'a> StorageIndex<'a> {
         }
     }
 
+    /// Claims made by the plan, looked up as the state's (over one of the same name). Whether
+    /// the state records claims stays the state's own answer.
+    pub fn add_claims(&mut self, claims: &'a [PersistentVolumeClaim]) {
+        for claim in claims {
+            let meta = &claim.metadata.common;
+            self.claims
+                .insert((meta.namespace.as_str(), meta.name.as_str()), claim);
+        }
+    }
+
     pub fn claim(&self, namespace: &str, name: &str) -> Lookup<'a> {
         match self.claims.get(&(namespace, name)) {
             Some(claim) => Lookup::Found(claim),

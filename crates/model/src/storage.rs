@@ -28,6 +28,12 @@ pub struct StorageObjects {
 pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/storage-class";
 /// Set by the PV controller once a claim's binding is complete: only then is it bound.
 pub const BIND_COMPLETED_ANNOTATION: &str = "pv.kubernetes.io/bind-completed";
+/// On a StorageClass: `"true"` makes it the default class, which the API server's
+/// DefaultStorageClass admission gives a claim created without one (and the beta twin).
+pub const DEFAULT_CLASS_ANNOTATIONS: [&str; 2] = [
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+];
 /// The node a WaitForFirstConsumer claim is provisioned for, once the scheduler picked it.
 pub const SELECTED_NODE_ANNOTATION: &str = "volume.kubernetes.io/selected-node";
 /// On a CSINode: the in-tree plugins whose volumes that node's CSI drivers serve.
@@ -85,6 +91,28 @@ impl PersistentVolumeClaim {
     /// The requested storage (none: 0).
     pub fn request(&self) -> Bytes {
         self.spec.resources.requests.storage.unwrap_or_default()
+    }
+
+    /// Whether the claim names a class, even the empty one (upstream
+    /// `PersistentVolumeClaimHasClass`: the beta annotation, or the field set).
+    pub fn has_class(&self) -> bool {
+        self.spec.storage_class_name.is_some()
+            || self
+                .metadata
+                .common
+                .annotations
+                .contains_key(BETA_STORAGE_CLASS_ANNOTATION)
+    }
+
+    /// The API server's DefaultStorageClass admission of a new claim: one that names no class
+    /// gets the default class of `classes` ([`default_class`]), if there is one.
+    pub fn admit_default_class(&mut self, classes: &[StorageClass]) {
+        if self.has_class() {
+            return;
+        }
+        if let Some(class) = default_class(classes) {
+            self.spec.storage_class_name = Some(class.metadata.name.clone());
+        }
     }
 
     /// Bound as VolumeBinding decides it: a volume named and the controller's binding
@@ -233,6 +261,29 @@ impl StorageClass {
     pub fn waits_for_first_consumer(&self) -> bool {
         self.volume_binding_mode.as_deref() == Some("WaitForFirstConsumer")
     }
+
+    /// Annotated as a default class (upstream `IsDefaultAnnotation`: either annotation is
+    /// `"true"`).
+    pub fn is_default(&self) -> bool {
+        DEFAULT_CLASS_ANNOTATIONS.iter().any(|key| {
+            self.metadata
+                .annotations
+                .get(key)
+                .is_some_and(|v| v == "true")
+        })
+    }
+}
+
+/// The default class (upstream `GetDefaultClass`): of the classes annotated as default, the
+/// newest by `creationTimestamp` (RFC 3339 in UTC, compared as written; none is the oldest),
+/// then the first by name.
+pub fn default_class(classes: &[StorageClass]) -> Option<&StorageClass> {
+    classes.iter().filter(|c| c.is_default()).min_by(|a, b| {
+        let (a, b) = (&a.metadata, &b.metadata);
+        b.creation_timestamp
+            .cmp(&a.creation_timestamp)
+            .then_with(|| a.name.cmp(&b.name))
+    })
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -437,3 +488,89 @@ crate::kind_object!(
     )
     .cluster_scoped()
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(name: &str, annotation: &str, created: Option<&str>) -> StorageClass {
+        let mut class = StorageClass::default();
+        class.metadata.name = name.to_string();
+        class.metadata.creation_timestamp = created.map(Into::into);
+        if let Some((key, value)) = annotation.split_once('=') {
+            class.metadata.annotations.insert(key.into(), value.into());
+        }
+        class
+    }
+
+    /// Upstream `GetDefaultClass` (storage/util/helpers.go) and the DefaultStorageClass
+    /// admission plugin: among the classes annotated `"true"` (GA or beta key), the newest,
+    /// then the first by name; a claim that names a class, even `""`, keeps it.
+    #[test]
+    fn a_claim_without_a_class_gets_the_newest_default_class() {
+        const GA: &str = "storageclass.kubernetes.io/is-default-class";
+        const BETA: &str = "storageclass.beta.kubernetes.io/is-default-class";
+        let t1 = Some("2024-01-01T00:00:00Z");
+        let t2 = Some("2025-01-01T00:00:00Z");
+        // (classes, the claim's class field, the class it ends with)
+        let cases: Vec<(Vec<StorageClass>, Option<&str>, Option<&str>)> = vec![
+            (vec![class("plain", "", t1)], None, None),
+            (
+                vec![
+                    class("off", &format!("{GA}=false"), t2),
+                    class("on", &format!("{GA}=true"), t1),
+                ],
+                None,
+                Some("on"),
+            ),
+            (
+                vec![
+                    class("old", &format!("{GA}=true"), t1),
+                    class("new", &format!("{BETA}=true"), t2),
+                ],
+                None,
+                Some("new"),
+            ),
+            // Same time: the first by name. No time is the oldest.
+            (
+                vec![
+                    class("b", &format!("{GA}=true"), t1),
+                    class("a", &format!("{GA}=true"), t1),
+                    class("none", &format!("{GA}=true"), None),
+                ],
+                None,
+                Some("a"),
+            ),
+            (
+                vec![class("on", &format!("{GA}=true"), t1)],
+                Some(""),
+                Some(""),
+            ),
+            (
+                vec![class("on", &format!("{GA}=true"), t1)],
+                Some("gold"),
+                Some("gold"),
+            ),
+        ];
+        for (classes, field, expected) in cases {
+            let mut claim = PersistentVolumeClaim::default();
+            claim.spec.storage_class_name = field.map(Into::into);
+            claim.admit_default_class(&classes);
+            assert_eq!(
+                claim.spec.storage_class_name.as_deref(),
+                expected,
+                "{classes:?} {field:?}"
+            );
+        }
+        // The beta annotation names a class too: no default is given.
+        let mut claim = PersistentVolumeClaim::default();
+        claim
+            .metadata
+            .common
+            .annotations
+            .insert(BETA_STORAGE_CLASS_ANNOTATION.into(), "gold".into());
+        claim.admit_default_class(&[class("on", &format!("{GA}=true"), t1)]);
+        assert_eq!(claim.spec.storage_class_name, None);
+        assert_eq!(claim.class(), "gold");
+    }
+}

@@ -1,11 +1,13 @@
 //! The workload controllers' kinds (Deployment, StatefulSet, ReplicaSet, DaemonSet, Job,
-//! CronJob): a pod template and how many pods the controller creates now.
+//! CronJob): a pod template and how many pods the controller creates now, and a StatefulSet's
+//! claim templates (the PersistentVolumeClaims it creates for each of its pods).
 
 use serde::{Deserialize, Deserializer};
 
-use crate::core::{LabelSelector, ObjectMeta, PodTemplateSpec};
+use crate::core::{ClaimSource, LabelSelector, ObjectMeta, Pod, PodTemplateSpec, Volume};
 use crate::kinds::{DecodeError, Kind, KindObject, Reader, TypeMeta};
 use crate::kueue;
+use crate::storage::PersistentVolumeClaim;
 
 /// The label the Job controller puts on its pods (and its legacy twin).
 pub const JOB_NAME_LABELS: [&str; 2] = ["batch.kubernetes.io/job-name", "job-name"];
@@ -26,6 +28,9 @@ pub struct Workload {
     /// StatefulSet's spread their pods, as kube-scheduler's default constraints select by it).
     pub selector: Option<LabelSelector>,
     pub template: PodTemplateSpec,
+    /// A StatefulSet's `spec.volumeClaimTemplates`: the claims it creates for each pod (empty
+    /// for every other kind).
+    pub volume_claim_templates: Vec<PersistentVolumeClaim>,
 }
 
 /// A Job's (or a CronJob's job template's) counts, as the Job controller reads them.
@@ -41,6 +46,62 @@ impl Workload {
     /// A Job Kueue manages: a Job with the queue label.
     pub fn is_kueue_job(&self) -> bool {
         self.kind == "Job" && self.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL)
+    }
+
+    /// The claim a StatefulSet makes from `template` for its pod `ordinal` (upstream
+    /// `getPersistentVolumeClaimName`): `<template>-<set>-<ordinal>`.
+    pub fn claim_name(&self, template: &PersistentVolumeClaim, ordinal: usize) -> String {
+        format!(
+            "{}-{}-{ordinal}",
+            template.metadata.common.name, self.metadata.name
+        )
+    }
+
+    /// The claims a StatefulSet makes for its pod `ordinal`, in template order (upstream
+    /// `getPersistentVolumeClaims`): each template's copy, named by [`Workload::claim_name`],
+    /// in the set's namespace, its labels the template's with the selector's `matchLabels`
+    /// over them. No class is filled in here: the API server's admission does that.
+    pub fn claims_for(&self, ordinal: usize) -> Vec<PersistentVolumeClaim> {
+        self.volume_claim_templates
+            .iter()
+            .map(|template| {
+                let mut claim = template.clone();
+                let meta = &mut claim.metadata.common;
+                meta.name = self.claim_name(template, ordinal);
+                meta.namespace = self.metadata.namespace.clone();
+                for (key, value) in self.selector.iter().flat_map(|s| s.match_labels.iter()) {
+                    meta.labels.insert(key.clone(), value.clone());
+                }
+                claim
+            })
+            .collect()
+    }
+
+    /// Give `pod`, the StatefulSet's pod `ordinal`, a volume per claim template (upstream
+    /// `updateStorage`): named after the template, using the claim [`Workload::claims_for`]
+    /// names, and replacing any volume of the pod with that name; the pod's other volumes
+    /// follow. Upstream puts the claim volumes first in the order of a Go map (random); they
+    /// are in template order here.
+    pub fn add_claim_volumes(&self, pod: &mut Pod, ordinal: usize) {
+        if self.volume_claim_templates.is_empty() {
+            return;
+        }
+        let templates = &self.volume_claim_templates;
+        let is_template = |name: &str| templates.iter().any(|t| t.metadata.common.name == name);
+        let mut volumes: Vec<Volume> = templates
+            .iter()
+            .map(|template| Volume {
+                name: template.metadata.common.name.clone(),
+                persistent_volume_claim: Some(ClaimSource {
+                    claim_name: self.claim_name(template, ordinal),
+                    read_only: false,
+                }),
+                ..Volume::default()
+            })
+            .collect();
+        let others = std::mem::take(&mut pod.spec.volumes);
+        volumes.extend(others.into_iter().filter(|v| !is_template(&v.name)));
+        pod.spec.volumes = volumes;
     }
 }
 
@@ -78,6 +139,8 @@ struct WorkloadSpec {
     suspend: Option<bool>,
     template: PodTemplateSpec,
     job_template: Option<JobTemplate>,
+    #[serde(deserialize_with = "crate::core::exact_list")]
+    volume_claim_templates: Vec<PersistentVolumeClaim>,
 }
 
 #[derive(Deserialize, Default)]
@@ -185,6 +248,12 @@ impl KindObject for Workload {
             replicas,
             selector: body.spec.selector,
             template,
+            // Only the StatefulSet controller reads them.
+            volume_claim_templates: if kind == "StatefulSet" {
+                body.spec.volume_claim_templates
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -219,6 +288,8 @@ impl serde::Serialize for Workload {
             #[serde(skip_serializing_if = "Option::is_none")]
             selector: Option<&'a LabelSelector>,
             template: &'a PodTemplateSpec,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            volume_claim_templates: &'a [PersistentVolumeClaim],
         }
         #[derive(serde::Serialize)]
         #[serde(rename_all = "camelCase")]
@@ -240,6 +311,7 @@ impl serde::Serialize for Workload {
             parallelism: job.then_some(self.replicas),
             selector: self.selector.as_ref(),
             template: &self.template,
+            volume_claim_templates: &self.volume_claim_templates,
         };
         let metadata = &self.metadata;
         if self.kind == "CronJob" {
@@ -256,5 +328,153 @@ impl serde::Serialize for Workload {
 impl From<Box<Workload>> for Workload {
     fn from(workload: Box<Workload>) -> Workload {
         *workload
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Object;
+
+    fn decode(text: &str) -> Workload {
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let type_meta = TypeMeta::deserialize(&value).unwrap();
+        match Object::decode(type_meta, &value).unwrap() {
+            Object::Workload(w) => *w,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// StatefulSet `db/db` (3 replicas, selector `app: db`) with claim templates `data` (10Gi
+    /// of class `fast`, labelled `tier: storage` and `app: other`) and `logs` (no class).
+    const SET: &str = r#"{"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "db"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {
+                "containers": [{"name": "c"}],
+                "volumes": [
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "stale"}},
+                    {"name": "shared", "persistentVolumeClaim": {"claimName": "shared"}}]}},
+            "volumeClaimTemplates": [
+                {"metadata": {"name": "data", "labels": {"tier": "storage", "app": "other"}},
+                 "spec": {"storageClassName": "fast", "accessModes": ["ReadWriteOnce"],
+                          "resources": {"requests": {"storage": "10Gi"}}}},
+                {"metadata": {"name": "logs"},
+                 "spec": {"resources": {"requests": {"storage": "1Gi"}}}}]}}"#;
+
+    fn volumes(pod: &Pod) -> Vec<(&str, Option<&str>)> {
+        pod.spec
+            .volumes
+            .iter()
+            .map(|v| (v.name.as_str(), v.claim_name()))
+            .collect()
+    }
+
+    /// Upstream stateful_set_utils.go: `<template>-<set>-<ordinal>` per template, and the
+    /// pod's volume of a template's name replaced by the claim's (the other volumes kept,
+    /// after the claim volumes).
+    #[test]
+    fn a_stateful_set_names_a_claim_per_template_and_ordinal() {
+        let set = decode(SET);
+        assert_eq!(set.volume_claim_templates.len(), 2);
+        // (ordinal, the pod's volumes: the two templates' claims, then `shared`)
+        let cases = [
+            (
+                0,
+                [
+                    ("data", Some("data-db-0")),
+                    ("logs", Some("logs-db-0")),
+                    ("shared", Some("shared")),
+                ],
+            ),
+            (
+                1,
+                [
+                    ("data", Some("data-db-1")),
+                    ("logs", Some("logs-db-1")),
+                    ("shared", Some("shared")),
+                ],
+            ),
+            (
+                2,
+                [
+                    ("data", Some("data-db-2")),
+                    ("logs", Some("logs-db-2")),
+                    ("shared", Some("shared")),
+                ],
+            ),
+        ];
+        for (ordinal, expected) in cases {
+            let mut pod = Pod {
+                spec: set.template.spec.clone(),
+                ..Pod::default()
+            };
+            set.add_claim_volumes(&mut pod, ordinal);
+            assert_eq!(volumes(&pod), expected, "ordinal {ordinal}");
+            let names: Vec<String> = set
+                .claims_for(ordinal)
+                .iter()
+                .map(|c| format!("{}/{}", c.metadata.common.namespace, c.metadata.common.name))
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    format!("db/data-db-{ordinal}"),
+                    format!("db/logs-db-{ordinal}")
+                ]
+            );
+        }
+    }
+
+    /// The claim copies its template's spec; the selector's `matchLabels` go over the
+    /// template's labels; a template without a class stays without one (admission's job).
+    #[test]
+    fn a_claim_copies_its_template_with_the_selector_labels() {
+        let set = decode(SET);
+        let claims = set.claims_for(1);
+        let labels: Vec<(&str, &str)> = claims[0]
+            .metadata
+            .common
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(labels, [("app", "db"), ("tier", "storage")]);
+        assert_eq!(claims[0].class(), "fast");
+        assert_eq!(claims[0].spec.access_modes, ["ReadWriteOnce"]);
+        // 10Gi = 10 * 2^30 = 10,737,418,240 bytes.
+        assert_eq!(claims[0].request().0, 10_737_418_240);
+        assert_eq!(claims[1].spec.storage_class_name, None);
+        assert!(!claims[1].has_class());
+        // A template without labels gets the selector's.
+        assert_eq!(claims[1].metadata.common.labels.len(), 1);
+    }
+
+    #[test]
+    fn only_a_stateful_set_keeps_claim_templates_and_snapshots_write_them() {
+        let set = decode(SET);
+        let mut value = serde_json::to_value(&set).unwrap();
+        value["apiVersion"] = "apps/v1".into();
+        value["kind"] = "StatefulSet".into();
+        assert_eq!(decode(&value.to_string()), set);
+        // Without templates, nothing is written for them.
+        let plain = decode(&SET.replace("volumeClaimTemplates", "ignoredTemplates"));
+        assert!(plain.volume_claim_templates.is_empty());
+        let deployment = decode(&SET.replace("StatefulSet", "Deployment"));
+        assert!(deployment.volume_claim_templates.is_empty());
+        let mut pod = Pod {
+            spec: deployment.template.spec.clone(),
+            ..Pod::default()
+        };
+        deployment.add_claim_volumes(&mut pod, 0);
+        assert_eq!(
+            volumes(&pod),
+            [("data", Some("stale")), ("shared", Some("shared"))]
+        );
+        assert!(
+            serde_json::to_value(&plain).unwrap()["spec"]
+                .get("volumeClaimTemplates")
+                .is_none()
+        );
     }
 }

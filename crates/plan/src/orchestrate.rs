@@ -220,8 +220,10 @@ pub fn plan_all(
     let manifests = &expanded;
     let state = &*hypernode::with_given(manifests, state);
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
+    let claims = super::workload::claims(manifests, state, opts.replicas);
     let mut scheduler = Scheduler::new(state, profiles);
     scheduler.give(super::workload::given(manifests));
+    scheduler.give_claims(&claims);
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.notes = notes;
     plan.nodes = rooms(&scheduler);
@@ -324,8 +326,10 @@ pub fn trace(
     let Some((stage, pod)) = located else {
         return Ok(None);
     };
+    let claims = super::workload::claims(manifests, state, opts.replicas);
     let mut scheduler = Scheduler::new(state, profiles);
     scheduler.give(super::workload::given(manifests));
+    scheduler.give_claims(&claims);
     scheduler.trace(&pod.metadata.namespace, &pod.metadata.name, node);
     let plan = inputs.plan(&mut scheduler, &opts, &gang_opts, Some(stage))?;
     let subject = match stage {

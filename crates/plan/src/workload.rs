@@ -6,6 +6,7 @@
 
 use df_engine::{Given, Profile, Scheduler};
 use df_manifest::ManifestSet;
+use df_model::storage::PersistentVolumeClaim;
 use df_model::{
     Controller, ControllerKind, NodeAffinity, NodeSelector, NodeSelectorRequirement,
     NodeSelectorTerm, Object, ObjectMeta, Pod, PodSpec, PodStatus, Toleration, Workload,
@@ -55,6 +56,7 @@ pub fn replica(w: &Workload, index: usize) -> Pod {
         "StatefulSet" => {
             labels.insert(STATEFULSET_POD_NAME_LABEL.into(), name.into());
             labels.insert(POD_INDEX_LABEL.into(), index.to_string().into());
+            w.add_claim_volumes(&mut pod, index);
         }
         "Job" => {
             for key in JOB_NAME_LABELS {
@@ -136,12 +138,62 @@ pub fn given(manifests: &ManifestSet) -> Given {
                     replicas: w.replicas,
                     selector: Some(selector),
                     template: w.template.clone(),
+                    volume_claim_templates: Vec::new(),
                 });
             }
             _ => {}
         }
     }
     given
+}
+
+/// The claims the StatefulSets of the inputs create before their pods (the controller's
+/// `createPersistentVolumeClaims`): for each replica the claim of each of its
+/// `volumeClaimTemplates` ([`Workload::claims_for`]) that `state` does not hold in the set's
+/// namespace (an existing one is used as it is, bound or not), each as the API server admits
+/// it: without a class, it gets the default StorageClass. Replicas are the set's own, or
+/// `replicas` when more (the copies `--replicas` makes of a template that joins a gang).
+///
+/// A state that records no PersistentVolumeClaim and no StorageClass says nothing of storage
+/// (a dump of nodes and pods): no claim is made, and the pods' claims go unchecked as every
+/// claim of such a state does.
+pub fn claims(
+    manifests: &ManifestSet,
+    state: &ClusterState,
+    replicas: Option<usize>,
+) -> Vec<PersistentVolumeClaim> {
+    let storage = &state.storage;
+    if storage.claims.is_empty() && storage.classes.is_empty() {
+        return Vec::new();
+    }
+    let exists = |claim: &PersistentVolumeClaim| {
+        let meta = &claim.metadata.common;
+        storage.claims.iter().any(|c| {
+            let existing = &c.metadata.common;
+            existing.namespace == meta.namespace && existing.name == meta.name
+        })
+    };
+    let mut created = Vec::new();
+    for manifest in &manifests.manifests {
+        let Object::Workload(w) = &manifest.object else {
+            continue;
+        };
+        if w.kind != "StatefulSet" || w.volume_claim_templates.is_empty() {
+            continue;
+        }
+        let count = usize::try_from(w.replicas)
+            .unwrap_or(0)
+            .max(replicas.unwrap_or(0));
+        for ordinal in 0..count {
+            for mut claim in w.claims_for(ordinal) {
+                if !exists(&claim) {
+                    claim.admit_default_class(&storage.classes);
+                    created.push(claim);
+                }
+            }
+        }
+    }
+    created
 }
 
 fn from_template(w: &Workload, name: String) -> Pod {
@@ -491,5 +543,289 @@ metadata: {name: hdd, labels: {disk: hdd}}
                 ("statefulset.kubernetes.io/pod-name", "kafka-1"),
             ]
         );
+    }
+
+    /// Nodes n1 and n3 in zone a, n2 in zone b (4 CPUs each, empty); StorageClasses
+    /// `zonal-a` (WaitForFirstConsumer, provisioned only in zone a, the default class),
+    /// `anywhere` (WaitForFirstConsumer, no topology) and `instant` (Immediate); and a claim
+    /// no StatefulSet names, so the state records claims.
+    const STORAGE_STATE: &str = "\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}}
+status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2, topology.kubernetes.io/zone: b}}
+status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3, labels: {kubernetes.io/hostname: n3, topology.kubernetes.io/zone: a}}
+status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: zonal-a, annotations: {storageclass.kubernetes.io/is-default-class: \"true\"}}
+provisioner: disk.csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+allowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, values: [a]}]}]
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: anywhere}
+provisioner: disk.csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: instant}
+provisioner: disk.csi.example.com
+volumeBindingMode: Immediate
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: other, namespace: default}
+spec: {storageClassName: anywhere}
+";
+
+    /// Claim `data-db-1` of `namespace`, bound to a volume of class `anywhere` that only
+    /// node n3 reaches.
+    fn bound_to_n3(namespace: &str) -> String {
+        format!(
+            "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv-1}}\nspec:\n  storageClassName: anywhere\n  capacity: {{storage: 10Gi}}\n  accessModes: [ReadWriteOnce]\n  claimRef: {{namespace: {namespace}, name: data-db-1}}\n  nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: [n3]}}]}}]}}}}\nstatus: {{phase: Bound}}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data-db-1, namespace: {namespace}, annotations: {{pv.kubernetes.io/bind-completed: \"yes\"}}}}\nspec: {{storageClassName: anywhere, accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 10Gi}}}}, volumeName: pv-1}}\nstatus: {{phase: Bound}}\n"
+        )
+    }
+
+    /// StatefulSet `default/db`, 2 replicas of 1 CPU, claim template `data` (10Gi) with the
+    /// given class line.
+    fn stateful_set(class: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: db, namespace: default}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: db}}}}\n  template:\n    metadata: {{labels: {{app: db}}}}\n    spec:\n      containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n  volumeClaimTemplates:\n  - metadata: {{name: data}}\n    spec: {{{class}accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 10Gi}}}}}}\n"
+        )
+    }
+
+    /// Each replica's claim as the StatefulSet controller makes it (`data-db-<ordinal>`),
+    /// judged by VolumeBinding as any claim: a new one from its class (the default class when
+    /// the template names none), an existing one of the set's namespace as it is. Per replica,
+    /// the nodes where it is feasible (or the rejection), and where the plan puts the two.
+    #[test]
+    fn a_stateful_sets_claims_bind_its_replicas() {
+        let imm = "pod has unbound immediate PersistentVolumeClaims";
+        let bind = "node(s) didn't find available persistent volumes to bind";
+        let conflict = "node(s) had volume node affinity conflict";
+        // (case, the template's class line, more state, per replica the verdict of n1, n2,
+        // n3, and the planned nodes)
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            String,
+            [[&'a str; 3]; 2],
+            [Option<&'a str>; 2],
+        );
+        let cases: Vec<Case> = vec![
+            // zonal-a provisions in zone a only: n2 (zone b) is rejected for both replicas.
+            // db-0 ties on the equal n1 and n3 and takes the first name, n1; db-1 then scores
+            // n3 higher (emptier, and its set's default spreading avoids db-0's node).
+            (
+                "zonal class",
+                "storageClassName: zonal-a, ",
+                String::new(),
+                [["n1", bind, "n3"], ["n1", bind, "n3"]],
+                [Some("n1"), Some("n3")],
+            ),
+            // No class: the API server's admission gives the default class, zonal-a.
+            (
+                "default class",
+                "",
+                String::new(),
+                [["n1", bind, "n3"], ["n1", bind, "n3"]],
+                [Some("n1"), Some("n3")],
+            ),
+            // db-1's claim exists, bound to pv-1 on n3: db-1 goes there only. db-0's new
+            // claim (anywhere) fits all three: n1 by name; db-1 on n3 either way.
+            (
+                "existing bound claim",
+                "storageClassName: anywhere, ",
+                bound_to_n3("default"),
+                [["n1", "n2", "n3"], [conflict, conflict, "n3"]],
+                [Some("n1"), Some("n3")],
+            ),
+            // The same claim in another namespace is not the set's: db-1 gets a new one.
+            // db-0 on n1 (first name of three equal nodes); db-1 then prefers the empty n2
+            // and n3, and of those n2, outside db-0's zone (its set's default spreading by
+            // zone).
+            (
+                "claim of another namespace",
+                "storageClassName: anywhere, ",
+                bound_to_n3("other"),
+                [["n1", "n2", "n3"], ["n1", "n2", "n3"]],
+                [Some("n1"), Some("n2")],
+            ),
+            // An Immediate class: the new claims wait for the PV controller, not the
+            // scheduler; every node gets PreFilter's rejection.
+            (
+                "immediate class",
+                "storageClassName: instant, ",
+                String::new(),
+                [[imm, imm, imm], [imm, imm, imm]],
+                [None, None],
+            ),
+        ];
+        for (case, class, more, verdicts, planned) in cases {
+            let state = ClusterState::from_objects(objects(&format!("{STORAGE_STATE}{more}")));
+            let set = workload(&stateful_set(class));
+            let manifests = ManifestSet {
+                manifests: df_manifest::parse_text(&Arc::from("t.yaml"), &stateful_set(class)).0,
+                ..ManifestSet::default()
+            };
+            let created = claims(&manifests, &state, None);
+            let mut scheduler = Scheduler::new(&state, Profile::default());
+            scheduler.give_claims(&created);
+            for (ordinal, pod) in pods(&set, &state).iter().enumerate() {
+                let decision = scheduler.decide(pod);
+                let got: Vec<&str> = decision
+                    .nodes
+                    .iter()
+                    .map(|v| {
+                        if v.feasible {
+                            v.name.as_str()
+                        } else {
+                            v.reasons[0].as_str()
+                        }
+                    })
+                    .collect();
+                assert_eq!(got, verdicts[ordinal], "{case}: db-{ordinal}");
+            }
+            let plan = crate::plan_all(
+                &manifests,
+                &state,
+                df_engine::Profiles::default(),
+                &crate::PlanOptions::default(),
+            )
+            .unwrap();
+            let nodes: Vec<(&str, Option<&str>)> = plan
+                .batch
+                .iter()
+                .flat_map(|b| &b.pods)
+                .map(|p| (p.name.as_str(), p.node.as_deref()))
+                .collect();
+            assert_eq!(
+                nodes,
+                [("db-0", planned[0]), ("db-1", planned[1])],
+                "{case}"
+            );
+        }
+    }
+
+    /// The claims a plan makes: one per template and replica the state lacks, admitted with
+    /// the default class; none on a state that records no storage at all.
+    #[test]
+    fn a_plan_makes_the_claims_the_state_lacks() {
+        let manifests = |class: &str| ManifestSet {
+            manifests: df_manifest::parse_text(&Arc::from("t.yaml"), &stateful_set(class)).0,
+            ..ManifestSet::default()
+        };
+        let listed = |claims: Vec<PersistentVolumeClaim>| -> Vec<String> {
+            claims
+                .iter()
+                .map(|c| {
+                    let meta = &c.metadata.common;
+                    format!("{}/{} {}", meta.namespace, meta.name, c.class())
+                })
+                .collect()
+        };
+        let state = ClusterState::from_objects(objects(STORAGE_STATE));
+        let bound = ClusterState::from_objects(objects(&format!(
+            "{STORAGE_STATE}{}",
+            bound_to_n3("default")
+        )));
+        let bare = ClusterState::from_objects(objects(NODES));
+        // (case, state, class line, --replicas, claims made)
+        type Case<'a> = (
+            &'a str,
+            &'a ClusterState,
+            &'a str,
+            Option<usize>,
+            Vec<&'a str>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "default class",
+                &state,
+                "",
+                None,
+                vec!["default/data-db-0 zonal-a", "default/data-db-1 zonal-a"],
+            ),
+            (
+                "an empty class is a class",
+                &state,
+                "storageClassName: \"\", ",
+                None,
+                vec!["default/data-db-0 ", "default/data-db-1 "],
+            ),
+            (
+                "data-db-1 exists",
+                &bound,
+                "storageClassName: anywhere, ",
+                None,
+                vec!["default/data-db-0 anywhere"],
+            ),
+            // --replicas 3 copies a gang's template three times: ordinals 0, 1, 2.
+            (
+                "more replicas",
+                &state,
+                "storageClassName: anywhere, ",
+                Some(3),
+                vec![
+                    "default/data-db-0 anywhere",
+                    "default/data-db-1 anywhere",
+                    "default/data-db-2 anywhere",
+                ],
+            ),
+            ("no storage recorded", &bare, "", None, vec![]),
+        ];
+        for (case, state, class, replicas, expected) in cases {
+            assert_eq!(
+                listed(claims(&manifests(class), state, replicas)),
+                expected,
+                "{case}"
+            );
+        }
+    }
+
+    /// A StatefulSet whose pods join a gang: the gang planner's copies of its template mount
+    /// the claims of their ordinals too. db-1's claim is bound on n3, so the gang places db-1
+    /// there; db-0's new claim (anywhere) fits every node, and the equal empty nodes tie: n1,
+    /// the first name.
+    #[test]
+    fn a_gangs_stateful_set_copies_mount_their_claims() {
+        let state = ClusterState::from_objects(objects(&format!(
+            "{STORAGE_STATE}{}",
+            bound_to_n3("default")
+        )));
+        let set = stateful_set("storageClassName: anywhere, ").replace(
+            "labels: {app: db}}",
+            "labels: {app: db, scheduling.x-k8s.io/pod-group: db}}",
+        ) + "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: db, namespace: default}\nspec: {minMember: 2}\n";
+        let manifests = ManifestSet {
+            manifests: df_manifest::parse_text(&Arc::from("t.yaml"), &set).0,
+            ..ManifestSet::default()
+        };
+        let plan = crate::plan_all(
+            &manifests,
+            &state,
+            df_engine::Profiles::default(),
+            &crate::PlanOptions::default(),
+        )
+        .unwrap();
+        assert!(plan.batch.is_none());
+        let rows: Vec<(&str, Option<&str>)> = plan.groups[0]
+            .pods
+            .iter()
+            .map(|r| (r.pod.as_str(), r.node.as_deref()))
+            .collect();
+        assert_eq!(rows, [("db-0", Some("n1")), ("db-1", Some("n3"))]);
     }
 }

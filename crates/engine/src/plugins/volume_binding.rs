@@ -871,6 +871,74 @@ mod tests {
         }
     }
 
+    /// Claims the plan makes (a StatefulSet's) are looked up as the state's, over a state's
+    /// claim of the same name; a state that records no claim still says nothing of the others.
+    #[test]
+    fn claims_given_by_the_plan_are_looked_up_over_the_states() {
+        let given =
+            |name: &str, class: &str| match objects(&claim(name, "", &wants(class, "1Gi", "")))
+                .pop()
+            {
+                Some(df_model::Object::PersistentVolumeClaim(c)) => c,
+                other => panic!("{other:?}"),
+            };
+        let given = [given("t", "later-r9"), given("unrelated", "later-r9")];
+        let with_claims = cluster("");
+        let without_claims =
+            with_claims.replace(&claim("unrelated", "", "storageClassName: instant"), "");
+        // (case, state, the pod's claims, verdicts)
+        let cases = [
+            // later-r9 provisions in rack r9 only: n3.
+            (
+                "a given claim",
+                &with_claims,
+                vec![uses("t")],
+                ["n1: BIND", "n2: BIND", "n3"],
+            ),
+            // The state's `unrelated` is Immediate (rejected at PreFilter); the given one is
+            // later-r9.
+            (
+                "over the state's claim",
+                &with_claims,
+                vec![uses("unrelated")],
+                ["n1: BIND", "n2: BIND", "n3"],
+            ),
+            (
+                "a claim neither has",
+                &with_claims,
+                vec![uses("nope")],
+                ["n1: NOTFOUND", "n2: NOTFOUND", "n3: NOTFOUND"],
+            ),
+            (
+                "a state without claims: a given one is checked",
+                &without_claims,
+                vec![uses("t")],
+                ["n1: BIND", "n2: BIND", "n3"],
+            ),
+            (
+                "a state without claims: the others are not",
+                &without_claims,
+                vec![uses("nope")],
+                ["n1", "n2", "n3"],
+            ),
+        ];
+        for (name, objects, volumes, want) in cases {
+            let state = state(objects);
+            let mut scheduler = Scheduler::new(&state, Profile::default());
+            scheduler.give_claims(&given);
+            let volumes: Vec<&str> = volumes.iter().map(String::as_str).collect();
+            let decision = scheduler.decide(&pod(&with_volumes(&volumes)));
+            let want: Vec<String> = want
+                .iter()
+                .map(|v| {
+                    v.replace("BIND", BIND)
+                        .replace("NOTFOUND", "persistentvolumeclaim \"nope\" not found")
+                })
+                .collect();
+            assert_eq!(verdicts(&decision), want, "{name}");
+        }
+    }
+
     /// Before 1.34 (VolumeAttributesClass off by default) a claim naming an attributes class
     /// makes VolumeBinding's Filter fail with upstream's error, and volumes naming one are
     /// never chosen.

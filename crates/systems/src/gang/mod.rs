@@ -141,7 +141,11 @@ fn input_pods(manifests: &ManifestSet, replicas: Option<usize>) -> Vec<(Pod, Pod
                 kueue::mark_job_pod(w, &mut pod);
                 let n = replicas.unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
                 let from = PodSource::Template(format!("{}/{}", w.kind, w.metadata.name));
-                pods.extend(copies(&pod, n).into_iter().map(|p| (p, from.clone())));
+                // A StatefulSet's copy `i` is its pod `i`: it mounts that pod's claims.
+                pods.extend(copies(&pod, n).into_iter().enumerate().map(|(i, mut p)| {
+                    w.add_claim_volumes(&mut p, i);
+                    (p, from.clone())
+                }));
             }
             _ => {}
         }

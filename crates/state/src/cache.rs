@@ -32,7 +32,7 @@ const MAGIC: &[u8; 8] = b"KDFCACHE";
 /// workload controllers; 8: a pod's volumes beyond claims, and the storage kinds; 9: the
 /// `resource.k8s.io` kinds and a pod's resource claims); the tool's version is checked as well,
 /// since the model's fields change between releases.
-const FORMAT: u32 = 10;
+const FORMAT: u32 = 11;
 /// How much of each end of the source its fingerprint hashes.
 const FINGERPRINT_BLOCK: u64 = 64 << 10;
 /// Objects per chunk: chunks are what the decoding threads share out, each read into a reused

@@ -7,6 +7,7 @@
 use df_engine::sampling::SampleSize;
 use df_engine::{PodTrace, Profiles, Scheduler};
 use df_manifest::{ManifestSet, ObjectRef};
+use df_model::storage::PersistentVolumeClaim;
 use df_model::{OpKind, Pod};
 use df_state::ClusterState;
 use df_systems::fluid;
@@ -204,6 +205,20 @@ fn gang_options(opts: &PlanOptions) -> GangOptions {
     }
 }
 
+/// The scheduler a plan runs on: the state and what the inputs' controllers add to it (their
+/// Services and controllers' selectors, a StatefulSet's claims, which `claims` holds).
+fn scheduler_for<'a>(
+    manifests: &ManifestSet,
+    state: &'a ClusterState,
+    profiles: Profiles,
+    claims: &'a [PersistentVolumeClaim],
+) -> Scheduler<'a> {
+    let mut scheduler = Scheduler::new(state, profiles);
+    scheduler.give(super::workload::given(manifests));
+    scheduler.give_claims(claims);
+    scheduler
+}
+
 /// Everything `plan` shows: with `--pending` first the Pending pods of the state in queue
 /// order ([`pending`]), then the DataFlows of the manifests, their gangs and their batch of
 /// plain pods, in that order, against one assumed state: every pod placed (an operation's, a
@@ -221,9 +236,7 @@ pub fn plan_all(
     let state = &*hypernode::with_given(manifests, state);
     let inputs = Inputs::classify(manifests, state, opts, &gang_opts)?;
     let claims = super::workload::claims(manifests, state, opts.replicas);
-    let mut scheduler = Scheduler::new(state, profiles);
-    scheduler.give(super::workload::given(manifests));
-    scheduler.give_claims(&claims);
+    let mut scheduler = scheduler_for(manifests, state, profiles, &claims);
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.notes = notes;
     plan.nodes = rooms(&scheduler);
@@ -327,9 +340,7 @@ pub fn trace(
         return Ok(None);
     };
     let claims = super::workload::claims(manifests, state, opts.replicas);
-    let mut scheduler = Scheduler::new(state, profiles);
-    scheduler.give(super::workload::given(manifests));
-    scheduler.give_claims(&claims);
+    let mut scheduler = scheduler_for(manifests, state, profiles, &claims);
     scheduler.trace(&pod.metadata.namespace, &pod.metadata.name, node);
     let plan = inputs.plan(&mut scheduler, &opts, &gang_opts, Some(stage))?;
     let subject = match stage {

@@ -144,6 +144,44 @@ fn gang_yaml() -> String {
     text
 }
 
+/// Pending pods of the backlog row, unbound, in the five kinds of issue 33's mix (one in five
+/// each): plain; required node affinity to zone-a; required hostname anti-affinity among
+/// themselves; a hard zone spread among themselves; preferred zone affinity to the pods of one
+/// running app (`app-00001`).
+const BACKLOG_PODS: usize = 2_000;
+
+fn backlog_yaml() -> String {
+    let kinds = [
+        ("plain", String::new()),
+        (
+            "zonal",
+            "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [zone-a]}]}]\n".to_string(),
+        ),
+        (
+            "anti",
+            "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: backlog-anti}}, topologyKey: kubernetes.io/hostname}]\n".to_string(),
+        ),
+        (
+            "spread",
+            "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: backlog-spread}}}]\n".to_string(),
+        ),
+        (
+            "near",
+            "  affinity:\n    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution: [{weight: 50, podAffinityTerm: {labelSelector: {matchLabels: {app: app-00001}}, namespaceSelector: {}, topologyKey: topology.kubernetes.io/zone}}]\n".to_string(),
+        ),
+    ];
+    (0..BACKLOG_PODS)
+        .map(|i| {
+            let (kind, spec) = &kinds[i % kinds.len()];
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: backlog-{i:04}\n  namespace: ns-{:02}\n  labels: {{app: backlog-{kind}}}\nspec:\n  containers:\n  - name: main\n    image: worker\n    resources: {{requests: {{cpu: 250m, memory: 512Mi}}}}\n{spec}status: {{phase: Pending}}\n",
+                i % 20
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
 /// One line of the Markdown table: the time, its ratio to `floor` when given, the peak RSS.
 fn row(what: &str, run: &Run, floor: Option<&Run>) {
     let ratio = floor.map_or(String::from("-"), |f| {
@@ -186,6 +224,7 @@ fn main() {
     let path = |name: &str| dir.path().join(name).display().to_string();
     std::fs::write(path("pod.json"), explain_pod::POD).expect("write pod");
     std::fs::write(path("gang.yaml"), gang_yaml()).expect("write gang");
+    std::fs::write(path("backlog.yaml"), backlog_yaml()).expect("write backlog");
     std::fs::write(path("flow.yaml"), flow::flow()).expect("write flow");
     std::fs::create_dir(path("lint")).expect("lint dir");
     for f in 0..lint_files::FILES {
@@ -245,6 +284,22 @@ fn main() {
             let run = measure(BIN, &["plan", "-f", &gang, "--state", &state], runs);
             row(
                 &format!("{size} plan a {GANG_PODS}-pod gang"),
+                &run,
+                Some(&floor),
+            );
+            let backlog = path("backlog.yaml");
+            let pending = [
+                "plan",
+                "--pending",
+                "-A",
+                "--state",
+                &state,
+                "--state",
+                &backlog,
+            ];
+            let run = measure(BIN, &pending, runs);
+            row(
+                &format!("{size} plan --pending: {BACKLOG_PODS} Pending pods"),
                 &run,
                 Some(&floor),
             );

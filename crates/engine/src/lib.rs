@@ -10,6 +10,7 @@ mod admission;
 pub mod config;
 mod cycle;
 pub mod framework;
+mod label_index;
 pub mod object_selector;
 pub mod plugins;
 pub mod preemption;
@@ -29,7 +30,7 @@ use serde::Serialize;
 
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
 pub use df_model::resources::{self, Resources, pod_requests};
-use df_model::{Labels, Node, Pod};
+use df_model::{LabelSelector, Labels, Node, Pod};
 use df_state::ClusterState;
 pub use framework::Code;
 pub use profile::{Profile, Profiles};
@@ -187,6 +188,9 @@ pub struct Scheduler<'a> {
     term_group_index: HashMap<Term, [Option<usize>; 4]>,
     /// Indexes into `placed` by namespace: a term looks only at the namespaces it can select.
     placed_by_namespace: HashMap<String, Vec<usize>>,
+    /// Indexes into `placed` by label, built the first time a selector asks (an explain of a
+    /// pod without pod terms never pays for it), then kept up to date as pods are placed.
+    placed_by_label: std::sync::OnceLock<label_index::LabelIndex>,
     /// Image name as the nodes list it -> the nodes that hold it, in node order, with its size
     /// there. One entry per image rather than a map per node: 5,000 nodes each list dozens of
     /// images, mostly the same ones.
@@ -285,6 +289,7 @@ impl<'a> Scheduler<'a> {
             term_groups: Vec::new(),
             term_group_index: HashMap::default(),
             placed_by_namespace: HashMap::default(),
+            placed_by_label: std::sync::OnceLock::new(),
             images: HashMap::default(),
             namespace_labels: HashMap::default(),
             dra: plugins::dynamic_resources::Ledger::new(state),
@@ -384,6 +389,9 @@ impl<'a> Scheduler<'a> {
         term_groups: Box<[usize]>,
     ) -> usize {
         let index = self.placed.len();
+        if let Some(by_label) = self.placed_by_label.get_mut() {
+            by_label.add(index, &pod.metadata.labels);
+        }
         self.placed.push(PlacedPod {
             pod,
             node,
@@ -733,25 +741,75 @@ impl<'a> Scheduler<'a> {
             .unwrap_or_else(|| EMPTY.get_or_init(Labels::new))
     }
 
-    /// Placed pods in the namespaces `term` can select (the term itself still decides).
-    fn pods_selectable_by<'s>(&'s self, term: &'s Term) -> impl Iterator<Item = &'s PlacedPod<'a>> {
+    /// Placed pods `term` may select: those its `matchLabels` allow, else those of the
+    /// namespaces it can select (the term itself still decides).
+    fn pods_selectable_by<'s>(
+        &'s self,
+        term: &'s Term,
+    ) -> Box<dyn Iterator<Item = &'s PlacedPod<'a>> + 's> {
+        if let Some(candidates) = term.selector.as_ref().and_then(|s| self.labelled(s)) {
+            return Box::new(candidates);
+        }
         let namespaces: Vec<&String> = match &term.namespace_selector {
             None => term.namespaces.iter().collect(),
             Some(_) => self.placed_by_namespace.keys().collect(),
         };
-        self.pods_in_namespaces(namespaces)
+        Box::new(self.pods_in_namespaces(namespaces))
+    }
+
+    /// The placed pods of `namespace` `selector` may match (it still decides).
+    fn pods_in_namespace_selectable_by<'s>(
+        &'s self,
+        namespace: &'s str,
+        selector: &LabelSelector,
+    ) -> Box<dyn Iterator<Item = &'s PlacedPod<'a>> + 's> {
+        match self.labelled(selector) {
+            Some(candidates) => {
+                Box::new(candidates.filter(move |p| p.pod.metadata.namespace == namespace))
+            }
+            None => Box::new(self.pods_in_namespace(namespace)),
+        }
+    }
+
+    /// The placed pods carrying `selector`'s rarest `matchLabels` label, in any namespace;
+    /// `None` when it has none.
+    fn labelled<'s>(
+        &'s self,
+        selector: &LabelSelector,
+    ) -> Option<impl Iterator<Item = &'s PlacedPod<'a>> + 's> {
+        let index = self.placed_by_label.get_or_init(|| {
+            let mut index = label_index::LabelIndex::default();
+            for (i, placed) in self.placed.iter().enumerate() {
+                index.add(i, &placed.pod.metadata.labels);
+            }
+            index
+        });
+        let candidates = index.candidates(selector)?;
+        Some(
+            candidates
+                .iter()
+                .map(|&i| &self.placed[i])
+                .filter(|p| !p.removed),
+        )
+    }
+
+    /// The placed pods of `namespace`, from the state and assumed.
+    fn pods_in_namespace<'s>(&'s self, namespace: &str) -> impl Iterator<Item = &'s PlacedPod<'a>> {
+        self.placed_by_namespace
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.placed[i])
+            .filter(|p| !p.removed)
     }
 
     fn pods_in_namespaces<'s>(
         &'s self,
-        namespaces: Vec<&String>,
+        namespaces: Vec<&'s String>,
     ) -> impl Iterator<Item = &'s PlacedPod<'a>> {
         namespaces
             .into_iter()
-            .filter_map(|ns| self.placed_by_namespace.get(ns))
-            .flatten()
-            .map(|&i| &self.placed[i])
-            .filter(|p| !p.removed)
+            .flat_map(|ns| self.pods_in_namespace(ns))
     }
 
     /// The pods on `node`, from the state and assumed.
@@ -761,13 +819,7 @@ impl<'a> Scheduler<'a> {
 
     /// The placed pods of `namespace`, from the state and assumed.
     fn placed_pods_in<'s>(&'s self, namespace: &'s str) -> impl Iterator<Item = &'s Pod> {
-        self.placed_by_namespace
-            .get(namespace)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.placed[i])
-            .filter(|p| !p.removed)
-            .map(|p| &*p.pod)
+        self.pods_in_namespace(namespace).map(|p| &*p.pod)
     }
 
     fn node_labels(&self, node: usize) -> &Labels {

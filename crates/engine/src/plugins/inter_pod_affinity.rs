@@ -13,23 +13,70 @@ pub(crate) const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-aff
 pub(crate) const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
-type TopologyPair = (String, String);
+/// Counts (or weights) per topology domain, key -> value -> sum, so that a node looks up its
+/// own value of each key instead of scanning every pair (thousands with hostname terms) and
+/// nothing is allocated per node.
+#[derive(Default)]
+struct DomainCounts(HashMap<String, HashMap<String, i64>>);
 
-/// PreFilter state: topology pairs holding pods the incoming pod's required terms select, and
-/// pairs where existing pods' required anti-affinity rejects the incoming pod.
+impl DomainCounts {
+    /// Add `n` in the domain of `key` the node of `labels` is in (none without the label).
+    fn add_on(&mut self, labels: &Labels, key: &str, n: i64) {
+        let Some(value) = labels.get(key) else {
+            return;
+        };
+        let by_value = match self.0.get_mut(key) {
+            Some(by_value) => by_value,
+            None => self.0.entry(key.to_string()).or_default(),
+        };
+        match by_value.get_mut(value.as_str()) {
+            Some(sum) => *sum += n,
+            None => {
+                by_value.insert(value.to_string(), n);
+            }
+        }
+    }
+
+    /// The sum in the domain `key`=`value`.
+    fn get(&self, key: &str, value: &str) -> i64 {
+        self.0
+            .get(key)
+            .and_then(|by_value| by_value.get(value))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The sums of the node's domains, one per key it has a label of.
+    fn on<'c>(&'c self, labels: &'c Labels) -> impl Iterator<Item = i64> + 'c {
+        self.0
+            .iter()
+            .filter_map(|(key, by_value)| by_value.get(labels.get(key)?.as_str()).copied())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn total(&self) -> i64 {
+        self.0.values().flat_map(|by_value| by_value.values()).sum()
+    }
+}
+
+/// PreFilter state: topology domains holding pods the incoming pod's required terms select,
+/// and domains where existing pods' required anti-affinity rejects the incoming pod.
 pub(crate) struct RequiredTerms {
-    affinity_counts: HashMap<TopologyPair, i64>,
-    anti_affinity_counts: HashMap<TopologyPair, i64>,
-    existing_anti_affinity_counts: HashMap<TopologyPair, i64>,
+    affinity_counts: DomainCounts,
+    anti_affinity_counts: DomainCounts,
+    existing_anti_affinity_counts: DomainCounts,
 }
 
 impl PreFilter for RequiredTerms {
     fn pre_filter(cx: &Context) -> Self {
         let sched = cx.sched;
         let mut state = RequiredTerms {
-            affinity_counts: HashMap::default(),
-            anti_affinity_counts: HashMap::default(),
-            existing_anti_affinity_counts: HashMap::default(),
+            affinity_counts: DomainCounts::default(),
+            anti_affinity_counts: DomainCounts::default(),
+            existing_anti_affinity_counts: DomainCounts::default(),
         };
         for group in &sched.term_groups {
             if group.kind != TermKind::RequiredAnti || group.nodes.is_empty() {
@@ -39,12 +86,11 @@ impl PreFilter for RequiredTerms {
                 continue;
             }
             for (&node, &count) in &group.nodes {
-                if let Some(value) = sched.node_labels(node).get(&group.term.topology_key) {
-                    *state
-                        .existing_anti_affinity_counts
-                        .entry((group.term.topology_key.clone(), value.to_string()))
-                        .or_default() += count;
-                }
+                state.existing_anti_affinity_counts.add_on(
+                    sched.node_labels(node),
+                    &group.term.topology_key,
+                    count,
+                );
             }
         }
         // Affinity: an existing pod counts only when it matches ALL the incoming pod's required
@@ -60,12 +106,8 @@ impl PreFilter for RequiredTerms {
                     continue;
                 }
                 for term in required {
-                    if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
-                        *state
-                            .affinity_counts
-                            .entry((term.topology_key.clone(), value.to_string()))
-                            .or_default() += 1;
-                    }
+                    let labels = sched.node_labels(placed.node);
+                    state.affinity_counts.add_on(labels, &term.topology_key, 1);
                 }
             }
         }
@@ -75,12 +117,10 @@ impl PreFilter for RequiredTerms {
                 if !cx.term_matches(term, &placed.pod) {
                     continue;
                 }
-                if let Some(value) = sched.node_labels(placed.node).get(&term.topology_key) {
-                    *state
-                        .anti_affinity_counts
-                        .entry((term.topology_key.clone(), value.to_string()))
-                        .or_default() += 1;
-                }
+                let labels = sched.node_labels(placed.node);
+                state
+                    .anti_affinity_counts
+                    .add_on(labels, &term.topology_key, 1);
             }
         }
         state
@@ -95,8 +135,7 @@ impl Filter for RequiredTerms {
             let Some(value) = labels.get(&term.topology_key) else {
                 return Status::new(Code::UnschedulableAndUnresolvable, REASON_AFFINITY);
             };
-            let pair = (term.topology_key.clone(), value.to_string());
-            if self.affinity_counts.get(&pair).copied().unwrap_or(0) <= 0 {
+            if self.affinity_counts.get(&term.topology_key, value) <= 0 {
                 pods_exist = false;
             }
         }
@@ -112,17 +151,18 @@ impl Filter for RequiredTerms {
             return Status::new(Code::UnschedulableAndUnresolvable, REASON_AFFINITY);
         }
         for term in &cx.terms.required_anti_affinity {
-            if let Some(value) = labels.get(&term.topology_key) {
-                let pair = (term.topology_key.clone(), value.to_string());
-                if self.anti_affinity_counts.get(&pair).copied().unwrap_or(0) > 0 {
-                    return Status::new(Code::Unschedulable, REASON_ANTI_AFFINITY);
-                }
+            if let Some(value) = labels.get(&term.topology_key)
+                && self.anti_affinity_counts.get(&term.topology_key, value) > 0
+            {
+                return Status::new(Code::Unschedulable, REASON_ANTI_AFFINITY);
             }
         }
-        for ((key, value), count) in &self.existing_anti_affinity_counts {
-            if *count > 0 && labels.get(key).is_some_and(|v| v == value) {
-                return Status::new(Code::Unschedulable, REASON_EXISTING_ANTI_AFFINITY);
-            }
+        if self
+            .existing_anti_affinity_counts
+            .on(labels)
+            .any(|count| count > 0)
+        {
+            return Status::new(Code::Unschedulable, REASON_EXISTING_ANTI_AFFINITY);
         }
         Status::success()
     }
@@ -132,40 +172,21 @@ impl Filter for RequiredTerms {
             "{} required affinity term(s), {} required anti-affinity term(s), {} existing pod(s) with anti-affinity against this pod",
             cx.terms.required_affinity.len(),
             cx.terms.required_anti_affinity.len(),
-            self.existing_anti_affinity_counts.values().sum::<i64>()
+            self.existing_anti_affinity_counts.total()
         )
     }
 }
 
-/// PreScore state: topology key -> value -> summed weight, so a node looks up its own value per
-/// key instead of scanning every pair (thousands with hostname terms).
+/// PreScore state: the weights summed per topology domain.
 pub(crate) struct PreferredTerms {
-    topology_score: HashMap<String, HashMap<String, i64>>,
-}
-
-impl PreferredTerms {
-    fn add(&mut self, labels: &Labels, key: &str, weight: i64) {
-        let Some(value) = labels.get(key) else {
-            return;
-        };
-        let by_value = match self.topology_score.get_mut(key) {
-            Some(by_value) => by_value,
-            None => self.topology_score.entry(key.to_string()).or_default(),
-        };
-        match by_value.get_mut(value.as_str()) {
-            Some(score) => *score += weight,
-            None => {
-                by_value.insert(value.to_string(), weight);
-            }
-        }
-    }
+    topology_score: DomainCounts,
 }
 
 impl PreScore for PreferredTerms {
     fn pre_score(cx: &Context, _: &[usize]) -> Self {
         let sched = cx.sched;
         let mut state = PreferredTerms {
-            topology_score: HashMap::default(),
+            topology_score: DomainCounts::default(),
         };
         for (terms, sign) in [
             (&cx.terms.preferred_affinity, 1),
@@ -174,7 +195,7 @@ impl PreScore for PreferredTerms {
             for term in terms {
                 for placed in sched.pods_selectable_by(term) {
                     if cx.term_matches(term, &placed.pod) {
-                        state.add(
+                        state.topology_score.add_on(
                             sched.node_labels(placed.node),
                             &term.topology_key,
                             sign * term.weight,
@@ -195,7 +216,7 @@ impl PreScore for PreferredTerms {
                 continue;
             }
             for (&node, &count) in &group.nodes {
-                state.add(
+                state.topology_score.add_on(
                     sched.node_labels(node),
                     &group.term.topology_key,
                     weight * count,
@@ -208,11 +229,7 @@ impl PreScore for PreferredTerms {
 
 impl Score for PreferredTerms {
     fn score(&self, cx: &Context, node: usize) -> i64 {
-        let labels = cx.sched.node_labels(node);
-        self.topology_score
-            .iter()
-            .filter_map(|(key, by_value)| by_value.get(labels.get(key)?.as_str()))
-            .sum()
+        self.topology_score.on(cx.sched.node_labels(node)).sum()
     }
 
     /// min..max to 0..100; all equal gives 0.

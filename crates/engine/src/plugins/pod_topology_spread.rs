@@ -167,7 +167,7 @@ impl Constraint {
         };
         for placed in cx
             .sched
-            .pods_in_namespaces(vec![&cx.pod.metadata.namespace])
+            .pods_in_namespace_selectable_by(&cx.pod.metadata.namespace, selector)
             .filter(|placed| !placed.pod.is_terminating())
         {
             if label_selector_matches(selector, &placed.pod.metadata.labels).unwrap_or(false) {

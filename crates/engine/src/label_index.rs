@@ -8,9 +8,28 @@
 //! index narrows the search and never decides it.
 
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use df_model::{LabelSelector, Labels};
 use rustc_hash::{FxHashMap, FxHasher};
+
+/// How many selectors have scanned the pods, which decides when the index is worth building;
+/// shared by the threads that plan with one scheduler.
+#[derive(Debug, Default)]
+pub(crate) struct ScanCount(AtomicU32);
+
+impl ScanCount {
+    /// Count one more scan; the scans before it.
+    pub(crate) fn count(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl Clone for ScanCount {
+    fn clone(&self) -> Self {
+        ScanCount(AtomicU32::new(self.0.load(Ordering::Relaxed)))
+    }
+}
 
 /// Indexes into the scheduler's placed pods, by label.
 #[derive(Debug, Clone, Default)]

@@ -510,6 +510,15 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     (
+        "df510-fail.yaml",
+        &[(
+            29,
+            32,
+            "DF510",
+            "metadata.labels[kueue.x-k8s.io/queue-name]",
+        )],
+    ),
+    (
         "df601-fail.yaml",
         &[(
             14,
@@ -584,6 +593,17 @@ fn every_rule_has_a_failing_and_a_passing_fixture() {
             "{passing}"
         );
     }
+}
+
+/// DF510 says which link of Kueue's queue chain is missing, as the admission path reads it.
+#[test]
+fn a_missing_kueue_queue_is_named() {
+    let (_, report) = run(&[format!("{DIR}/df510-fail.yaml")], &opt_in("DF510"));
+    let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
+    assert_eq!(
+        messages,
+        ["LocalQueue team-a/users-queue not found: Kueue keeps the Job suspended"]
+    );
 }
 
 /// Each group kind's least minimum is its own CRD's: coscheduling's says `Minimum=1`,

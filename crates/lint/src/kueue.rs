@@ -1,6 +1,6 @@
-//! Kueue pod-set topology rules: what Kueue's job webhook rejects in a Job's topology
-//! annotations (DF504), levels the flavor's Topology lacks (DF503), and with a state, levels no
-//! node carries (DF507).
+//! Kueue rules: what Kueue's job webhook rejects in a Job's topology annotations (DF504),
+//! levels the flavor's Topology lacks (DF503), and with a state, levels no node carries
+//! (DF507) and a queue chain with a missing link (DF510).
 
 use super::{Context, Finding, literal_key, node_at, node_carries};
 use df_manifest::Manifest;
@@ -42,6 +42,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             annotation_finding(m, "DF504", problem.key, problem.message),
         );
     }
+    check_queue(ctx, index, m, job);
     let unknown = check_levels(ctx, index, m, job);
     if let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) {
         for key in LEVEL_ANNOTATIONS {
@@ -58,6 +59,39 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             );
             ctx.emit(m, annotation_finding(m, "DF507", key, message));
         }
+    }
+}
+
+/// DF510: the LocalQueue the Job's label names, its ClusterQueue, flavors and Topologies, as
+/// Kueue looks them up, when the state or the inputs hold some queue to look in.
+fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+    let Some(state) = ctx.state else {
+        return;
+    };
+    let holds_queues =
+        |k: &KueueObjects| !k.local_queues.is_empty() || !k.cluster_queues.is_empty();
+    if !holds_queues(&index.given) && !holds_queues(&state.kueue) {
+        return;
+    }
+    let queues = Queues {
+        given: &index.given,
+        state: &state.kueue,
+    };
+    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
+    if let Err(why) = candidates(queues, &job.metadata.namespace, queue, false) {
+        const LABELS: &str = "metadata.labels";
+        let pos = literal_key(node_at(m, LABELS), kueue::QUEUE_NAME_LABEL)
+            .map_or_else(|| m.pos_of(LABELS), |(_, value)| value.pos);
+        ctx.emit(
+            m,
+            Finding {
+                code: "DF510",
+                pos,
+                path: format!("{LABELS}[{}]", kueue::QUEUE_NAME_LABEL),
+                message: why,
+                hint: None,
+            },
+        );
     }
 }
 

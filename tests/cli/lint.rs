@@ -519,6 +519,15 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     (
+        "df511-fail.yaml",
+        &[(
+            42,
+            36,
+            "DF511",
+            "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]",
+        )],
+    ),
+    (
         "df601-fail.yaml",
         &[(
             14,
@@ -595,14 +604,23 @@ fn every_rule_has_a_failing_and_a_passing_fixture() {
     }
 }
 
-/// DF510 says which link of Kueue's queue chain is missing, as the admission path reads it.
+/// DF510 says which link of Kueue's queue chain is missing, as the admission path reads it;
+/// DF511 which resource the ClusterQueue does not cover, in the flavor assigner's words.
 #[test]
-fn a_missing_kueue_queue_is_named() {
+fn a_missing_kueue_queue_or_resource_is_named() {
     let (_, report) = run(&[format!("{DIR}/df510-fail.yaml")], &opt_in("DF510"));
     let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
     assert_eq!(
         messages,
         ["LocalQueue team-a/users-queue not found: Kueue keeps the Job suspended"]
+    );
+    let (_, report) = run(&[format!("{DIR}/df511-fail.yaml")], &opt_in("DF511"));
+    let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "ClusterQueue \"cluster-queue\" covers no nvidia.com/gpu (it covers cpu): Kueue assigns the pod set no flavor (resource nvidia.com/gpu unavailable in ClusterQueue) and keeps the Job suspended"
+        ]
     );
 }
 

@@ -1,6 +1,7 @@
 //! Kueue rules: what Kueue's job webhook rejects in a Job's topology annotations (DF504),
 //! levels the flavor's Topology lacks (DF503), and with a state, levels no node carries
-//! (DF507) and a queue chain with a missing link (DF510).
+//! (DF507), a queue chain with a missing link (DF510) and requests no resource group covers
+//! (DF511).
 
 use super::{Context, Finding, literal_key, node_at, node_carries};
 use df_manifest::Manifest;
@@ -43,6 +44,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
         );
     }
     check_queue(ctx, index, m, job);
+    check_covered(ctx, index, m, job);
     let unknown = check_levels(ctx, index, m, job);
     if let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) {
         for key in LEVEL_ANNOTATIONS {
@@ -92,6 +94,82 @@ fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workloa
                 hint: None,
             },
         );
+    }
+}
+
+/// DF511: each resource the Job's containers request (non-zero; a limit stands in for a missing
+/// request, as the API server defaults it) that no resource group of its ClusterQueue covers,
+/// at the first container that asks for it.
+fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+    let Some(state) = ctx.state else {
+        return;
+    };
+    let queues = Queues {
+        given: &index.given,
+        state: &state.kueue,
+    };
+    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
+    let Some(cq) = queues
+        .local_queue(&job.metadata.namespace, queue)
+        .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
+    else {
+        return;
+    };
+    let covered: Vec<&str> = cq
+        .spec
+        .resource_groups
+        .iter()
+        .flat_map(|g| &g.covered_resources)
+        .map(String::as_str)
+        .collect();
+    let spec = &job.template.spec;
+    let mut reported: Vec<&str> = Vec::new();
+    for (list, containers) in [
+        ("initContainers", &spec.init_containers),
+        ("containers", &spec.containers),
+    ] {
+        for (i, container) in containers.iter().enumerate() {
+            let resources = &container.resources;
+            let asked = resources.requests.iter().map(|r| ("requests", r)).chain(
+                resources
+                    .limits
+                    .iter()
+                    .filter(|(name, _)| !resources.requests.contains_key(name.as_str()))
+                    .map(|r| ("limits", r)),
+            );
+            for (field, (name, quantity)) in asked {
+                let name = name.as_str();
+                if quantity.milli_value() == 0
+                    || covered.contains(&name)
+                    || reported.contains(&name)
+                {
+                    continue;
+                }
+                reported.push(name);
+                let message = format!(
+                    "ClusterQueue {:?} covers no {name} ({}): Kueue assigns the pod set no flavor (resource {name} unavailable in ClusterQueue) and keeps the Job suspended",
+                    cq.metadata.name,
+                    if covered.is_empty() {
+                        "it covers nothing".to_string()
+                    } else {
+                        format!("it covers {}", covered.join(", "))
+                    }
+                );
+                let list_path = format!("spec.template.spec.{list}[{i}].resources.{field}");
+                let pos = literal_key(node_at(m, &list_path), name)
+                    .map_or_else(|| m.pos_of(&list_path), |(_, value)| value.pos);
+                ctx.emit(
+                    m,
+                    Finding {
+                        code: "DF511",
+                        pos,
+                        path: format!("{list_path}[{name}]"),
+                        message,
+                        hint: None,
+                    },
+                );
+            }
+        }
     }
 }
 

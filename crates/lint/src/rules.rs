@@ -557,6 +557,14 @@ pub const RULES: &[Rule] = &[
         "Create the missing queue, flavor or Topology, or fix the queue-name label.",
     )),
     with_state(rule(
+        "DF511",
+        "kueue-resource-not-covered",
+        Error,
+        "Kueue Job requesting a resource no resource group of its ClusterQueue covers",
+        "Kueue's flavor assigner gives each resource the pods request (a non-zero request, or a limit standing in for a missing request) a flavor from the ClusterQueue's resource group that covers it. A resource no group covers has no flavor: the pod set cannot be assigned (`resource nvidia.com/gpu unavailable in ClusterQueue`) and the Job stays suspended, whatever quota the ClusterQueue has.",
+        "Add the resource to a resource group's coveredResources (with a quota in each of its flavors), or send the Job to a queue that covers it.",
+    )),
+    with_state(rule(
         "DF601",
         "resource-claim-missing",
         Error,

@@ -34,13 +34,13 @@ pub struct Queues<'a> {
 }
 
 impl<'a> Queues<'a> {
-    fn local_queue(&self, namespace: &str, name: &str) -> Option<&'a LocalQueue> {
+    pub fn local_queue(&self, namespace: &str, name: &str) -> Option<&'a LocalQueue> {
         self.given
             .local_queue(namespace, name)
             .or_else(|| self.state.local_queue(namespace, name))
     }
 
-    fn cluster_queue(&self, name: &str) -> Option<&'a ClusterQueue> {
+    pub fn cluster_queue(&self, name: &str) -> Option<&'a ClusterQueue> {
         self.given
             .cluster_queue(name)
             .or_else(|| self.state.cluster_queue(name))

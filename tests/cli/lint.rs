@@ -528,6 +528,15 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     (
+        "df512-fail.yaml",
+        &[(
+            31,
+            32,
+            "DF512",
+            "metadata.labels[kueue.x-k8s.io/queue-name]",
+        )],
+    ),
+    (
         "df601-fail.yaml",
         &[(
             14,
@@ -605,7 +614,8 @@ fn every_rule_has_a_failing_and_a_passing_fixture() {
 }
 
 /// DF510 says which link of Kueue's queue chain is missing, as the admission path reads it;
-/// DF511 which resource the ClusterQueue does not cover, in the flavor assigner's words.
+/// DF511 which resource the ClusterQueue does not cover, in the flavor assigner's words; DF512
+/// which flavor no node matches.
 #[test]
 fn a_missing_kueue_queue_or_resource_is_named() {
     let (_, report) = run(&[format!("{DIR}/df510-fail.yaml")], &opt_in("DF510"));
@@ -620,6 +630,15 @@ fn a_missing_kueue_queue_or_resource_is_named() {
         messages,
         [
             "ClusterQueue \"cluster-queue\" covers no nvidia.com/gpu (it covers cpu): Kueue assigns the pod set no flavor (resource nvidia.com/gpu unavailable in ClusterQueue) and keeps the Job suspended"
+        ]
+    );
+    // testdata/lint/state.yaml has 4 nodes, none labelled pool=spot.
+    let (_, report) = run(&[format!("{DIR}/df512-fail.yaml")], &opt_in("DF512"));
+    let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "ResourceFlavor \"default-flavor\" of ClusterQueue \"cluster-queue\" puts its pods on nodes labelled pool=spot; none of the state's 4 nodes is: a Job admitted on it holds its quota while its pods stay pending"
         ]
     );
 }

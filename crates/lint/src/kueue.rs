@@ -1,9 +1,10 @@
 //! Kueue rules: what Kueue's job webhook rejects in a Job's topology annotations (DF504),
 //! levels the flavor's Topology lacks (DF503), and with a state, levels no node carries
-//! (DF507), a queue chain with a missing link (DF510) and requests no resource group covers
-//! (DF511).
+//! (DF507), a queue chain with a missing link (DF510), requests no resource group covers
+//! (DF511) and flavors no node matches (DF512).
 
 use super::{Context, Finding, literal_key, node_at, node_carries};
+use df_engine::selector::node_selector_map_matches;
 use df_manifest::Manifest;
 use df_model::kueue::{
     self, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
@@ -45,6 +46,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     }
     check_queue(ctx, index, m, job);
     check_covered(ctx, index, m, job);
+    check_flavor_nodes(ctx, index, m, job);
     let unknown = check_levels(ctx, index, m, job);
     if let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) {
         for key in LEVEL_ANNOTATIONS {
@@ -81,19 +83,7 @@ fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workloa
     };
     let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
     if let Err(why) = candidates(queues, &job.metadata.namespace, queue, false) {
-        const LABELS: &str = "metadata.labels";
-        let pos = literal_key(node_at(m, LABELS), kueue::QUEUE_NAME_LABEL)
-            .map_or_else(|| m.pos_of(LABELS), |(_, value)| value.pos);
-        ctx.emit(
-            m,
-            Finding {
-                code: "DF510",
-                pos,
-                path: format!("{LABELS}[{}]", kueue::QUEUE_NAME_LABEL),
-                message: why,
-                hint: None,
-            },
-        );
+        ctx.emit(m, queue_label_finding(m, "DF510", why));
     }
 }
 
@@ -170,6 +160,61 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
                 );
             }
         }
+    }
+}
+
+/// DF512: each ResourceFlavor of the Job's ClusterQueue whose `nodeLabels` no node of the
+/// state carries together, at the Job's queue-name label.
+fn check_flavor_nodes(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+    let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) else {
+        return;
+    };
+    let queues = Queues {
+        given: &index.given,
+        state: &state.kueue,
+    };
+    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
+    let Some(cq) = queues
+        .local_queue(&job.metadata.namespace, queue)
+        .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
+    else {
+        return;
+    };
+    for name in cq.flavor_names() {
+        let Some(flavor) = queues.flavor(name) else {
+            continue;
+        };
+        let wanted = &flavor.spec.node_labels;
+        if wanted.is_empty()
+            || state
+                .nodes
+                .iter()
+                .any(|n| node_selector_map_matches(wanted, &n.metadata.labels))
+        {
+            continue;
+        }
+        let labels: Vec<String> = wanted.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let message = format!(
+            "ResourceFlavor {name:?} of ClusterQueue {:?} puts its pods on nodes labelled {}; none of the state's {} nodes is: a Job admitted on it holds its quota while its pods stay pending",
+            cq.metadata.name,
+            labels.join(", "),
+            state.nodes.len()
+        );
+        ctx.emit(m, queue_label_finding(m, "DF512", message));
+    }
+}
+
+/// A finding at the value of the Job's `kueue.x-k8s.io/queue-name` label.
+fn queue_label_finding(m: &Manifest, code: &'static str, message: String) -> Finding {
+    const LABELS: &str = "metadata.labels";
+    let pos = literal_key(node_at(m, LABELS), kueue::QUEUE_NAME_LABEL)
+        .map_or_else(|| m.pos_of(LABELS), |(_, value)| value.pos);
+    Finding {
+        code,
+        pos,
+        path: format!("{LABELS}[{}]", kueue::QUEUE_NAME_LABEL),
+        message,
+        hint: None,
     }
 }
 

@@ -565,6 +565,14 @@ pub const RULES: &[Rule] = &[
         "Add the resource to a resource group's coveredResources (with a quota in each of its flavors), or send the Job to a queue that covers it.",
     )),
     with_state(rule(
+        "DF512",
+        "kueue-flavor-matches-no-node",
+        Warning,
+        "Kueue Job whose ClusterQueue has a ResourceFlavor whose nodeLabels no node carries",
+        "When Kueue admits a Job on a ResourceFlavor, it adds the flavor's `nodeLabels` to the pods' nodeSelector. If no node of the state carries all of them, a Job admitted on that flavor holds its quota while its pods stay pending. Kueue picks a flavor by quota, not by nodes, so any flavor of the queue can be the one.",
+        "Fix the flavor's nodeLabels, label the nodes, or remove the flavor from the ClusterQueue.",
+    )),
+    with_state(rule(
         "DF601",
         "resource-claim-missing",
         Error,

@@ -46,7 +46,7 @@ impl<'a> Queues<'a> {
             .or_else(|| self.state.cluster_queue(name))
     }
 
-    fn flavor(&self, name: &str) -> Option<&'a ResourceFlavor> {
+    pub fn flavor(&self, name: &str) -> Option<&'a ResourceFlavor> {
         self.given.flavor(name).or_else(|| self.state.flavor(name))
     }
 

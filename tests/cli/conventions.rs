@@ -660,7 +660,7 @@ fn kubectl_output_habits_and_notes() {
             vec!["lint", "-f", "testdata/lint/df005-pass.yaml,testdata/lint/df006-pass.yaml"],
             0,
             "no problems found in 2 files\n".into(),
-            "warning: no --state given: skipped the checks against a cluster (DF204, DF205, DF206, DF207, DF409, DF505, DF506, DF507, DF508, DF509, DF510, DF511, DF512, DF601, DF602, DF604); pass --state FILE to run them\n".into(),
+            "warning: no --state given: skipped the checks against a cluster (DF204, DF205, DF206, DF207, DF409, DF505, DF506, DF507, DF508, DF509, DF510, DF511, DF512, DF513, DF601, DF602, DF604); pass --state FILE to run them\n".into(),
         ),
         (
             vec!["lint", "-f", "testdata/lint/df005-pass.yaml", "--state", state, "--disable", "DF4"],

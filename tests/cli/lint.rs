@@ -537,6 +537,15 @@ const FAILING: &[(&str, Expected)] = &[
         )],
     ),
     (
+        "df513-fail.yaml",
+        &[(
+            8,
+            50,
+            "DF513",
+            "metadata.annotations[alpha.jobset.sigs.k8s.io/exclusive-topology]",
+        )],
+    ),
+    (
         "df601-fail.yaml",
         &[(
             14,

@@ -13,6 +13,7 @@ mod fluid;
 mod gang;
 mod godel;
 mod kueue;
+mod operators;
 mod podspec;
 pub mod rules;
 mod schema;
@@ -259,6 +260,7 @@ pub fn lint(
         topology::check(&mut ctx, &topology_index, m);
         workload_topology::check(&mut ctx, &workload_topology_index, m);
         dra::check(&mut ctx, &dra_index, m);
+        operators::check(&mut ctx, m);
     }
     let mut diagnostics = ctx.out;
     diagnostics.retain(|d| !suppressed(d, &ctx.lines));

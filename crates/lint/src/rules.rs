@@ -573,6 +573,14 @@ pub const RULES: &[Rule] = &[
         "Fix the flavor's nodeLabels, label the nodes, or remove the flavor from the ClusterQueue.",
     )),
     with_state(rule(
+        "DF513",
+        "exclusive-topology-label-missing",
+        Error,
+        "JobSet or LeaderWorkerSet exclusive-topology annotation naming a label no node carries",
+        "`alpha.jobset.sigs.k8s.io/exclusive-topology` (JobSet) and `leaderworkerset.sigs.k8s.io/exclusive-topology` / `subgroup-exclusive-topology` (LeaderWorkerSet) give each job or group a domain of that node label to itself: the operator injects required pod affinity and anti-affinity with the label as topology key. A node without the label satisfies neither, so when no node of the state carries it every pod stays pending.",
+        "Name a node label the nodes carry (kubectl get nodes -L LABEL), or label the nodes.",
+    )),
+    with_state(rule(
         "DF601",
         "resource-claim-missing",
         Error,

@@ -1,0 +1,51 @@
+//! The operator kinds' placement annotations, with a state: an exclusive-topology label (JobSet,
+//! LeaderWorkerSet) that no node carries (DF513). The operators turn the annotation into
+//! required pod (anti-)affinity on that label, which a node without it never satisfies.
+
+use super::{Context, Finding, literal_key, node_at, node_carries};
+use df_manifest::Manifest;
+use df_model::Object;
+use df_model::operators::OperatorSpec;
+use df_systems::operators::{jobset, lws};
+
+const ANNOTATIONS: &str = "metadata.annotations";
+
+pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
+    let Object::Operator(object) = &m.object else {
+        return;
+    };
+    let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) else {
+        return;
+    };
+    let keys: &[&str] = match object.spec {
+        OperatorSpec::JobSet(_) => &[jobset::EXCLUSIVE_TOPOLOGY],
+        OperatorSpec::LeaderWorkerSet(_) => {
+            &[lws::EXCLUSIVE_TOPOLOGY, lws::SUBGROUP_EXCLUSIVE_TOPOLOGY]
+        }
+        _ => return,
+    };
+    for &key in keys {
+        let Some(label) = object.metadata.annotations.get(key) else {
+            continue;
+        };
+        if node_carries(state, label) {
+            continue;
+        }
+        let pos = literal_key(node_at(m, ANNOTATIONS), key)
+            .map_or_else(|| m.pos_of(ANNOTATIONS), |(_, value)| value.pos);
+        ctx.emit(
+            m,
+            Finding {
+                code: "DF513",
+                pos,
+                path: format!("{ANNOTATIONS}[{key}]"),
+                message: format!(
+                    "no node of the {} in the state carries the label {label:?} that {key} names: \
+                     the pods' required (anti-)affinity on it matches no node and they stay pending",
+                    state.nodes.len()
+                ),
+                hint: None,
+            },
+        );
+    }
+}

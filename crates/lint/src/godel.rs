@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::{Context, Finding, literal_key, node_at, node_carries};
+use super::{Context, Finding, node_carries};
 use df_engine::{Resources, pod_requests, resources::node_allocatable, selector};
 use df_manifest::Manifest;
 use df_model::gang::GODEL_POD_GROUP_LABEL;
@@ -133,21 +133,15 @@ fn check_member(
     if index.groups.contains(&(namespace, group.as_str())) {
         return;
     }
-    let labels_path = format!("{meta}.labels");
-    let pos = literal_key(node_at(m, &labels_path), GODEL_POD_GROUP_LABEL)
-        .map_or_else(|| m.pos_of(&labels_path), |(_, value)| value.pos);
     let where_ = if index.has_state {
         "among the manifests or in the cluster state"
     } else {
         "among the manifests"
     };
-    let finding = Finding {
-        code: "DF203",
-        pos,
-        path: format!("{labels_path}[{GODEL_POD_GROUP_LABEL}]"),
-        message: format!("PodGroup {namespace}/{group} not found {where_}"),
-        hint: Some("create the PodGroup in the pod's namespace, or fix the label value".into()),
-    };
+    let message = format!("PodGroup {namespace}/{group} not found {where_}");
+    let labels_path = format!("{meta}.labels");
+    let finding = Finding::at_map_entry(m, "DF203", &labels_path, GODEL_POD_GROUP_LABEL, message)
+        .hint("create the PodGroup in the pod's namespace, or fix the label value");
     ctx.emit(m, finding);
 }
 

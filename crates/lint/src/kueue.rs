@@ -3,11 +3,11 @@
 //! (DF507), a queue chain with a missing link (DF510), requests no resource group covers
 //! (DF511) and flavors no node matches (DF512).
 
-use super::{Context, Finding, literal_key, node_at, node_carries};
+use super::{Context, Finding, node_carries};
 use df_engine::selector::node_selector_map_matches;
 use df_manifest::Manifest;
 use df_model::kueue::{
-    self, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
+    self, ClusterQueue, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
     SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY,
 };
 use df_model::{Annotations, Object, Pod, Workload};
@@ -26,6 +26,23 @@ impl Index {
         }
         Index { given }
     }
+
+    /// Kueue's objects as admission looks them up: the inputs', then `state`'s.
+    fn queues<'a>(&'a self, state: &'a KueueObjects) -> Queues<'a> {
+        Queues {
+            given: &self.given,
+            state,
+        }
+    }
+}
+
+/// The ClusterQueue the Job is admitted through: its namespace's LocalQueue named by its
+/// queue-name label, then that LocalQueue's ClusterQueue.
+fn cluster_queue<'a>(queues: Queues<'a>, job: &Workload) -> Option<&'a ClusterQueue> {
+    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
+    queues
+        .local_queue(&job.metadata.namespace, queue)
+        .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
 }
 
 const ANNOTATIONS: &str = "spec.template.metadata.annotations";
@@ -77,10 +94,7 @@ fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workloa
     if !holds_queues(&index.given) && !holds_queues(&state.kueue) {
         return;
     }
-    let queues = Queues {
-        given: &index.given,
-        state: &state.kueue,
-    };
+    let queues = index.queues(&state.kueue);
     let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
     if let Err(why) = candidates(queues, &job.metadata.namespace, queue, false) {
         ctx.emit(m, queue_label_finding(m, "DF510", why));
@@ -94,15 +108,8 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
     let Some(state) = ctx.state else {
         return;
     };
-    let queues = Queues {
-        given: &index.given,
-        state: &state.kueue,
-    };
-    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
-    let Some(cq) = queues
-        .local_queue(&job.metadata.namespace, queue)
-        .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
-    else {
+    let queues = index.queues(&state.kueue);
+    let Some(cq) = cluster_queue(queues, job) else {
         return;
     };
     let covered: Vec<&str> = cq
@@ -146,18 +153,8 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
                     }
                 );
                 let list_path = format!("spec.template.spec.{list}[{i}].resources.{field}");
-                let pos = literal_key(node_at(m, &list_path), name)
-                    .map_or_else(|| m.pos_of(&list_path), |(_, value)| value.pos);
-                ctx.emit(
-                    m,
-                    Finding {
-                        code: "DF511",
-                        pos,
-                        path: format!("{list_path}[{name}]"),
-                        message,
-                        hint: None,
-                    },
-                );
+                let finding = Finding::at_map_entry(m, "DF511", &list_path, name, message);
+                ctx.emit(m, finding);
             }
         }
     }
@@ -169,15 +166,8 @@ fn check_flavor_nodes(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &
     let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) else {
         return;
     };
-    let queues = Queues {
-        given: &index.given,
-        state: &state.kueue,
-    };
-    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
-    let Some(cq) = queues
-        .local_queue(&job.metadata.namespace, queue)
-        .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
-    else {
+    let queues = index.queues(&state.kueue);
+    let Some(cq) = cluster_queue(queues, job) else {
         return;
     };
     for name in cq.flavor_names() {
@@ -206,16 +196,7 @@ fn check_flavor_nodes(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &
 
 /// A finding at the value of the Job's `kueue.x-k8s.io/queue-name` label.
 fn queue_label_finding(m: &Manifest, code: &'static str, message: String) -> Finding {
-    const LABELS: &str = "metadata.labels";
-    let pos = literal_key(node_at(m, LABELS), kueue::QUEUE_NAME_LABEL)
-        .map_or_else(|| m.pos_of(LABELS), |(_, value)| value.pos);
-    Finding {
-        code,
-        pos,
-        path: format!("{LABELS}[{}]", kueue::QUEUE_NAME_LABEL),
-        message,
-        hint: None,
-    }
+    Finding::at_map_entry(m, code, "metadata.labels", kueue::QUEUE_NAME_LABEL, message)
 }
 
 /// A finding at the value of the pod template's annotation `key`.
@@ -225,15 +206,7 @@ pub(crate) fn annotation_finding(
     key: &str,
     message: String,
 ) -> Finding {
-    let pos = literal_key(node_at(m, ANNOTATIONS), key)
-        .map_or_else(|| m.pos_of(ANNOTATIONS), |(_, value)| value.pos);
-    Finding {
-        code,
-        pos,
-        path: format!("{ANNOTATIONS}[{key}]"),
-        message,
-        hint: None,
-    }
+    Finding::at_map_entry(m, code, ANNOTATIONS, key, message)
 }
 
 /// DF503: level annotations naming no level of any Topology Kueue may admit the Job on, and a
@@ -245,10 +218,7 @@ fn check_levels(
     job: &Workload,
 ) -> Vec<&'static str> {
     let empty = KueueObjects::default();
-    let queues = Queues {
-        given: &index.given,
-        state: ctx.state.map_or(&empty, |s| &s.kueue),
-    };
+    let queues = index.queues(ctx.state.map_or(&empty, |s| &s.kueue));
     let template = Pod {
         metadata: job.template.metadata.clone(),
         ..Pod::default()

@@ -155,6 +155,27 @@ impl Finding {
         }
     }
 
+    /// A finding at the value of `key` in the map at `map` (labels, annotations, resource
+    /// lists: keys with dots and slashes that a path cannot address), or at the map when the
+    /// key is not written literally there.
+    pub(crate) fn at_map_entry(
+        m: &Manifest,
+        code: &'static str,
+        map: &str,
+        key: &str,
+        message: String,
+    ) -> Finding {
+        let pos =
+            literal_key(node_at(m, map), key).map_or_else(|| m.pos_of(map), |(_, value)| value.pos);
+        Finding {
+            code,
+            pos,
+            path: format!("{map}[{key}]"),
+            message,
+            hint: None,
+        }
+    }
+
     pub fn hint(mut self, hint: impl Into<String>) -> Finding {
         self.hint = Some(hint.into());
         self

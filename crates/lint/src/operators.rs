@@ -2,13 +2,11 @@
 //! LeaderWorkerSet) that no node carries (DF513). The operators turn the annotation into
 //! required pod (anti-)affinity on that label, which a node without it never satisfies.
 
-use super::{Context, Finding, literal_key, node_at, node_carries};
+use super::{Context, Finding, node_carries};
 use df_manifest::Manifest;
 use df_model::Object;
 use df_model::operators::OperatorSpec;
 use df_systems::operators::{jobset, lws};
-
-const ANNOTATIONS: &str = "metadata.annotations";
 
 pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
     let Object::Operator(object) = &m.object else {
@@ -31,21 +29,12 @@ pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
         if node_carries(state, label) {
             continue;
         }
-        let pos = literal_key(node_at(m, ANNOTATIONS), key)
-            .map_or_else(|| m.pos_of(ANNOTATIONS), |(_, value)| value.pos);
-        ctx.emit(
-            m,
-            Finding {
-                code: "DF513",
-                pos,
-                path: format!("{ANNOTATIONS}[{key}]"),
-                message: format!(
-                    "no node of the {} in the state carries the label {label:?} that {key} names: \
-                     the pods' required (anti-)affinity on it matches no node and they stay pending",
-                    state.nodes.len()
-                ),
-                hint: None,
-            },
+        let message = format!(
+            "no node of the {} in the state carries the label {label:?} that {key} names: \
+             the pods' required (anti-)affinity on it matches no node and they stay pending",
+            state.nodes.len()
         );
+        let finding = Finding::at_map_entry(m, "DF513", "metadata.annotations", key, message);
+        ctx.emit(m, finding);
     }
 }

@@ -429,7 +429,7 @@ impl GlobalArgs {
 
     /// The scheduler configuration of `--scheduler-config` (what it asks for that the preview
     /// does not do is said on stderr, one line each), else kube-scheduler's default profile.
-    pub fn scheduler_config(&self, path: Option<&str>) -> Result<SchedulerConfig, CommandError> {
+    fn scheduler_config(&self, path: Option<&str>) -> Result<SchedulerConfig, CommandError> {
         let Some(path) = path else {
             return Ok(SchedulerConfig::default());
         };
@@ -443,7 +443,7 @@ impl GlobalArgs {
     /// The profiles every command plans with, by scheduler name, on the release
     /// [`df_plan::release::choose`] picks for the flag, the cluster and the inputs (what it
     /// says of its choice goes to stderr); an input that release does not serve is an error.
-    pub fn profiles(
+    fn profiles(
         &self,
         config: &SchedulerConfig,
         state: &ClusterState,

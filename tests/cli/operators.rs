@@ -46,8 +46,12 @@ fn operator_examples_plan_every_pod_their_controllers_create() {
     // names Job j of replicated Job r `<js>-<r>-<j>`, its pods `<job>-<index>`); no
     // exclusive placement, so greedy spreads them over the six 8-CPU nodes by least allocation.
     // raycluster-sample: the head `<c>-head` and `workergroup` replicas 1 (clamped to [1, 5]) × 1
-    // host. pytorchjob-simple: Master 1, Worker 1 (`<job>-<type>-<i>`).
-    let cases: [Example; 3] = [
+    // host. pytorchjob-simple: Master 1, Worker 1 (`<job>-<type>-<i>`). The other
+    // training-operator v1 examples the same way, master types first, then by type name:
+    // tf dist-mnist Chief 1, PS 1, Worker 2; xgboost Master 1, Worker 2; paddle simple-cpu and
+    // jax cpu-demo Worker 2 (in namespace kubeflow). None requests anything, so each pod takes
+    // the next node in the order the first ones took.
+    let cases: [Example; 7] = [
         (
             "testdata/operators/jobset-paralleljobs.yaml",
             "JobSet/paralleljobs",
@@ -73,6 +77,41 @@ fn operator_examples_plan_every_pod_their_controllers_create() {
             &[
                 ("pytorch-simple-master-0", "np-a-1"),
                 ("pytorch-simple-worker-0", "np-a-2"),
+            ],
+        ),
+        (
+            "testdata/operators/tfjob-dist-mnist.yaml",
+            "TFJob/dist-mnist-for-e2e-test",
+            &[
+                ("dist-mnist-for-e2e-test-chief-0", "np-a-1"),
+                ("dist-mnist-for-e2e-test-ps-0", "np-a-2"),
+                ("dist-mnist-for-e2e-test-worker-0", "np-b-1"),
+                ("dist-mnist-for-e2e-test-worker-1", "np-b-2"),
+            ],
+        ),
+        (
+            "testdata/operators/xgboostjob-iris.yaml",
+            "XGBoostJob/xgboost-dist-iris-test-train",
+            &[
+                ("xgboost-dist-iris-test-train-master-0", "np-a-1"),
+                ("xgboost-dist-iris-test-train-worker-0", "np-a-2"),
+                ("xgboost-dist-iris-test-train-worker-1", "np-b-1"),
+            ],
+        ),
+        (
+            "testdata/operators/paddlejob-simple-cpu.yaml",
+            "PaddleJob/paddle-simple-cpu",
+            &[
+                ("paddle-simple-cpu-worker-0", "np-a-1"),
+                ("paddle-simple-cpu-worker-1", "np-a-2"),
+            ],
+        ),
+        (
+            "testdata/operators/jaxjob-cpu-demo.yaml",
+            "JAXJob/jaxjob-simple",
+            &[
+                ("jaxjob-simple-worker-0", "np-a-1"),
+                ("jaxjob-simple-worker-1", "np-a-2"),
             ],
         ),
     ];

@@ -1,6 +1,6 @@
 //! The workload kinds AI teams run through operators: JobSet, LeaderWorkerSet, Kubeflow
-//! Trainer's TrainJob and its (Cluster)TrainingRuntimes, training-operator v1's PyTorchJob and
-//! MPIJob, KubeRay's RayCluster and RayJob. Only the fields their controllers read to create
+//! Trainer's TrainJob and its (Cluster)TrainingRuntimes, training-operator v1's PyTorchJob,
+//! MPIJob, TFJob, XGBoostJob, PaddleJob and JAXJob, KubeRay's RayCluster and RayJob. Only the fields their controllers read to create
 //! pods are decoded (unknown fields are skipped, as the API server prunes them), with the
 //! CRDs' defaults left as `None` for the expansion (`systems::operators`) to apply, so a
 //! snapshot writes back what the user wrote.
@@ -32,6 +32,10 @@ pub enum OperatorSpec {
     MpiJob(KubeflowJobSpec),
     RayCluster(RayClusterSpec),
     RayJob(RayJobSpec),
+    TfJob(KubeflowJobSpec),
+    XgBoostJob(KubeflowJobSpec),
+    PaddleJob(KubeflowJobSpec),
+    JaxJob(KubeflowJobSpec),
 }
 
 /// `jobset.x-k8s.io/v1alpha2` JobSet `spec`.
@@ -238,8 +242,9 @@ pub struct JobSetTemplate {
     pub spec: JobSetSpec,
 }
 
-/// `kubeflow.org/v1` PyTorchJob or MPIJob `spec`: replica specs by type (`Master`, `Worker`,
-/// `Launcher`), keyed as written (the operator normalises their case).
+/// `kubeflow.org/v1` training job `spec` (PyTorchJob, MPIJob, TFJob, XGBoostJob, PaddleJob,
+/// JAXJob): replica specs by type (`Master`, `Worker`, `Launcher`, `Chief`, `PS`...), keyed as
+/// written (the operator normalises their case). Each kind fills only its own field.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct KubeflowJobSpec {
@@ -247,6 +252,14 @@ pub struct KubeflowJobSpec {
     pub pytorch_replica_specs: BTreeMap<String, ReplicaSpec>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub mpi_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tf_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub xgb_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub paddle_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub jax_replica_specs: BTreeMap<String, ReplicaSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_policy: Option<RunPolicy>,
 }
@@ -420,6 +433,38 @@ const OPERATOR_KINDS: &[Kind] = &[
     )
     .addressable()
     .live(&[]),
+    Kind::new(
+        "TFJob",
+        &["kubeflow.org/v1"],
+        "tfjobs",
+        "the planner (its pods)",
+    )
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "XGBoostJob",
+        &["kubeflow.org/v1"],
+        "xgboostjobs",
+        "the planner (its pods)",
+    )
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "PaddleJob",
+        &["kubeflow.org/v1"],
+        "paddlejobs",
+        "the planner (its pods)",
+    )
+    .addressable()
+    .live(&[]),
+    Kind::new(
+        "JAXJob",
+        &["kubeflow.org/v1"],
+        "jaxjobs",
+        "the planner (its pods)",
+    )
+    .addressable()
+    .live(&[]),
 ];
 
 #[derive(Deserialize, Default)]
@@ -455,6 +500,10 @@ impl KindObject for OperatorObject {
             "PyTorchJob" => body(read, OperatorSpec::PyTorchJob),
             "MPIJob" => body(read, OperatorSpec::MpiJob),
             "RayCluster" => body(read, OperatorSpec::RayCluster),
+            "TFJob" => body(read, OperatorSpec::TfJob),
+            "XGBoostJob" => body(read, OperatorSpec::XgBoostJob),
+            "PaddleJob" => body(read, OperatorSpec::PaddleJob),
+            "JAXJob" => body(read, OperatorSpec::JaxJob),
             _ => body(read, OperatorSpec::RayJob),
         }
     }
@@ -478,6 +527,10 @@ impl KindObject for OperatorObject {
             OperatorSpec::MpiJob(_) => 6,
             OperatorSpec::RayCluster(_) => 7,
             OperatorSpec::RayJob(_) => 8,
+            OperatorSpec::TfJob(_) => 9,
+            OperatorSpec::XgBoostJob(_) => 10,
+            OperatorSpec::PaddleJob(_) => 11,
+            OperatorSpec::JaxJob(_) => 12,
         };
         &OPERATOR_KINDS[index]
     }
@@ -569,9 +622,21 @@ impl OperatorObject {
                 out
             }
             OperatorSpec::TrainJob(_) => Vec::new(),
-            OperatorSpec::PyTorchJob(spec) | OperatorSpec::MpiJob(spec) => {
+            OperatorSpec::PyTorchJob(spec)
+            | OperatorSpec::MpiJob(spec)
+            | OperatorSpec::TfJob(spec)
+            | OperatorSpec::XgBoostJob(spec)
+            | OperatorSpec::PaddleJob(spec)
+            | OperatorSpec::JaxJob(spec) => {
                 let mut out = replicas(&mut spec.pytorch_replica_specs, "pytorchReplicaSpecs");
                 out.extend(replicas(&mut spec.mpi_replica_specs, "mpiReplicaSpecs"));
+                out.extend(replicas(&mut spec.tf_replica_specs, "tfReplicaSpecs"));
+                out.extend(replicas(&mut spec.xgb_replica_specs, "xgbReplicaSpecs"));
+                out.extend(replicas(
+                    &mut spec.paddle_replica_specs,
+                    "paddleReplicaSpecs",
+                ));
+                out.extend(replicas(&mut spec.jax_replica_specs, "jaxReplicaSpecs"));
                 out
             }
             OperatorSpec::RayCluster(spec) => ray(spec, "spec."),

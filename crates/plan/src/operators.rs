@@ -1,4 +1,4 @@
-//! The operator kinds of the inputs (JobSet, LeaderWorkerSet, TrainJob, PyTorchJob, MPIJob,
+//! The operator kinds of the inputs (JobSet, LeaderWorkerSet, TrainJob, the Kubeflow v1 jobs,
 //! RayCluster, RayJob) replaced by what their controllers create ([`df_systems::operators`]):
 //! pods and PodGroups, each kept at its operator's manifest (its tree and position), so every
 //! planner takes them as it takes any pod or PodGroup of the inputs, and a pod's row names the

@@ -83,6 +83,12 @@ const TRAINING_RUNTIME_SPEC: Shape = Shape::Map(&[
 const KUBEFLOW_JOB_SPEC: Shape = Shape::Map(&[
     ("pytorchReplicaSpecs", Shape::Any),
     ("mpiReplicaSpecs", Shape::Any),
+    ("tfReplicaSpecs", Shape::Any),
+    ("xgbReplicaSpecs", Shape::Any),
+    ("paddleReplicaSpecs", Shape::Any),
+    ("jaxReplicaSpecs", Shape::Any),
+    ("successPolicy", Shape::Any),
+    ("enableDynamicWorker", Shape::Any),
     ("runPolicy", Shape::Any),
     ("elasticPolicy", Shape::Any),
     ("nprocPerNode", Shape::Any),
@@ -178,6 +184,10 @@ pub(super) const OPERATORS: &[(&str, &str, Shape)] = &[
     ),
     ("kubeflow.org/v1", "PyTorchJob", KUBEFLOW_JOB),
     ("kubeflow.org/v1", "MPIJob", KUBEFLOW_JOB),
+    ("kubeflow.org/v1", "TFJob", KUBEFLOW_JOB),
+    ("kubeflow.org/v1", "XGBoostJob", KUBEFLOW_JOB),
+    ("kubeflow.org/v1", "PaddleJob", KUBEFLOW_JOB),
+    ("kubeflow.org/v1", "JAXJob", KUBEFLOW_JOB),
     ("ray.io/v1", "RayCluster", RAY_CLUSTER),
     ("ray.io/v1", "RayJob", RAY_JOB),
 ];

@@ -1,7 +1,7 @@
 //! The workload operators AI teams run, as the pods their controllers create and what their
 //! pod webhooks inject: JobSet ([`jobset`]), LeaderWorkerSet ([`lws`]), Kubeflow Trainer's
-//! TrainJob through its runtime's JobSet ([`trainer`]), training-operator v1's PyTorchJob and
-//! MPIJob ([`kubeflow`]) and KubeRay's RayCluster and RayJob ([`kuberay`]).
+//! TrainJob through its runtime's JobSet ([`trainer`]), training-operator v1's PyTorchJob,
+//! TFJob, XGBoostJob, PaddleJob, JAXJob and MPIJob ([`kubeflow`]) and KubeRay's RayCluster and RayJob ([`kuberay`]).
 //!
 //! [`expand`] is the controllers: it turns one object into ordinary objects (pods, and the
 //! PodGroups a controller creates for a gang), so every planner reads them as it reads any
@@ -52,7 +52,21 @@ pub fn expand(object: &OperatorObject, runtimes: &[&OperatorObject]) -> Expansio
         OperatorSpec::TrainingRuntime(_) | OperatorSpec::ClusterTrainingRuntime(_) => {
             Expansion::default()
         }
-        OperatorSpec::PyTorchJob(spec) => kubeflow::expand_pytorch(meta, spec),
+        OperatorSpec::PyTorchJob(spec) => {
+            kubeflow::expand(meta, spec, &spec.pytorch_replica_specs, &kubeflow::PYTORCH)
+        }
+        OperatorSpec::TfJob(spec) => {
+            kubeflow::expand(meta, spec, &spec.tf_replica_specs, &kubeflow::TENSORFLOW)
+        }
+        OperatorSpec::XgBoostJob(spec) => {
+            kubeflow::expand(meta, spec, &spec.xgb_replica_specs, &kubeflow::XGBOOST)
+        }
+        OperatorSpec::PaddleJob(spec) => {
+            kubeflow::expand(meta, spec, &spec.paddle_replica_specs, &kubeflow::PADDLE)
+        }
+        OperatorSpec::JaxJob(spec) => {
+            kubeflow::expand(meta, spec, &spec.jax_replica_specs, &kubeflow::JAX)
+        }
         OperatorSpec::MpiJob(spec) => kubeflow::expand_mpi(meta, spec),
         OperatorSpec::RayCluster(spec) => kuberay::expand_cluster(meta, spec),
         OperatorSpec::RayJob(spec) => kuberay::expand_job(meta, spec),

@@ -173,7 +173,7 @@ fn a_job_larger_than_any_flavor_stays_suspended_with_kueues_message() {
         stdout,
         "\
 Job default/sample-job (kueue, minMember 20): 0/20 pods placed: Kueue keeps the Job suspended: couldn't assign flavors to pod set main: insufficient quota for cpu in flavor on-demand, previously considered podsets requests (0) + current podset request (20) > maximum capacity (9), insufficient quota for cpu in flavor spot, previously considered podsets requests (0) + current podset request (20) > maximum capacity (8)
-Kueue: not admitted (ExceedsMaxQuota): the Job stays suspended
+Kueue: not admitted (ExceedsMaxQuota): it stays suspended
 "
     );
 }
@@ -195,6 +195,114 @@ Warnings:
   Kueue admits it on quota alone (ResourceFlavor spot, no topologyName): the scheduler places its pods one by one, not as a gang
 "
     );
+}
+
+#[test]
+fn each_pod_set_of_a_jobset_takes_its_own_flavor() {
+    // Pod sets in replicated-Job order: workers 2 Jobs x 2 pods x 1 CPU = 4, driver 2 CPU.
+    // on-demand has 9 - 4 (`running`) = 5 unused: workers take 4 of it; the driver's 2 would
+    // make 4 + 4 + 2 = 10 > 9, and `running` has the JobSet's priority (0), which
+    // withinClusterQueue LowerPriority cannot preempt, so the driver goes to spot (8 CPU).
+    // The workers inherit instance-type on-demand (n1, n2), the driver instance-type spot and
+    // the spot toleration (n3).
+    let (code, stdout) = plan_quota("jobset");
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "\
+JobSet default/trainer (kueue, minMember 0): 5/5 pods placed; nodes: n1 x2, n2 x2, n3 x1
+Kueue: admitted by ClusterQueue cluster-queue: workers x4 on on-demand (cpu, memory); driver x1 on spot (cpu, memory)
+Warnings:
+  Kueue admits it on quota alone (ResourceFlavor on-demand, spot, no topologyName): the scheduler places its pods one by one, not as a gang
+"
+    );
+}
+
+#[test]
+fn a_kubeflow_job_no_flavor_holds_stays_suspended() {
+    // Pod sets master x1, worker x10 (1 CPU each). master fits on-demand (1 <= 5 unused);
+    // worker: 1 + 10 = 11 > 9 on on-demand, 10 > 8 on spot: ExceedsMaxQuota, no pod created.
+    let (code, stdout) = plan_quota("pytorchjob-too-big");
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout.lines().take(2).collect::<Vec<_>>(),
+        [
+            "PyTorchJob default/pytorch-simple (kueue, minMember 0): 0/11 pods placed: Kueue keeps \
+             the PyTorchJob suspended: couldn't assign flavors to pod set worker: insufficient \
+             quota for cpu in flavor on-demand, previously considered podsets requests (1) + \
+             current podset request (10) > maximum capacity (9), insufficient quota for cpu in \
+             flavor spot, previously considered podsets requests (0) + current podset request \
+             (10) > maximum capacity (8)",
+            "Kueue: not admitted (ExceedsMaxQuota): it stays suspended",
+        ]
+    );
+}
+
+/// Kueue's own job examples (testdata/kueue/examples, from its site): each is one Workload
+/// of the pod sets Kueue's integration derives (`PodSets` of `pkg/controller/jobs/<kind>`):
+/// a JobSet's replicated Jobs (replicas x parallelism), a Kubeflow job's replica types in the
+/// operator's order (replicas default 1), a Ray cluster's `head` and worker groups (replicas x
+/// hosts), a RayJob's `submitter` last. All fit the 5 unused on-demand CPUs.
+#[test]
+fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
+    let cases = [
+        (
+            "sample-jobset",
+            "JobSet default/sleep-job-<generated>",
+            "workers x1 on on-demand (cpu, memory); driver x1 on on-demand (cpu, memory)",
+        ),
+        (
+            "sample-pytorchjob",
+            "PyTorchJob default/pytorch-simple",
+            "master x1 on on-demand (cpu, memory); worker x1 on on-demand (cpu, memory)",
+        ),
+        (
+            "sample-tfjob",
+            "TFJob default/tensorflow-dist-mnist",
+            "ps x1 on on-demand (cpu, memory); worker x2 on on-demand (cpu, memory)",
+        ),
+        (
+            "sample-jaxjob",
+            "JAXJob default/jax-simple",
+            "worker x2 on on-demand (cpu, memory)",
+        ),
+        (
+            "sample-paddlejob",
+            "PaddleJob default/paddle-simple-cpu",
+            "worker x2 on on-demand (cpu, memory)",
+        ),
+        (
+            "sample-xgboostjob",
+            "XGBoostJob default/xgboost-dist-iris-test-train",
+            "master x1 on on-demand (cpu, memory); worker x2 on on-demand (cpu, memory)",
+        ),
+        (
+            "ray-cluster-sample",
+            "RayCluster default/raycluster-complete",
+            "head x1 on on-demand (cpu, memory); small-group x1 on on-demand (cpu, memory)",
+        ),
+        (
+            "ray-job-sample",
+            "RayJob default/rayjob-sample",
+            "head x1 on on-demand (cpu); small-group x1 on on-demand (cpu, memory); submitter x1 \
+             on on-demand (cpu, memory)",
+        ),
+    ];
+    for (example, group, pod_sets) in cases {
+        let (code, stdout) = plan_quota(&format!("examples/{example}"));
+        assert_eq!(code, 0, "{example}");
+        let mut lines = stdout.lines();
+        let header = lines.next().unwrap_or_default();
+        assert!(
+            header.starts_with(&format!("{group} (kueue, minMember 0): ")),
+            "{example}: {header}"
+        );
+        assert_eq!(
+            lines.next(),
+            Some(format!("Kueue: admitted by ClusterQueue cluster-queue: {pod_sets}").as_str()),
+            "{example}"
+        );
+    }
 }
 
 #[test]

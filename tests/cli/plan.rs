@@ -95,7 +95,8 @@ fn three_step_flow_is_the_json_contract() {
         "batch": null,
         "whatIfEffect": null,
         "drift": null,
-        "sampling": null
+        "sampling": null,
+        "notes": []
     });
     assert_eq!(plan, expected);
 }

@@ -122,6 +122,25 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("kueue/partial-job.yaml", &[("Job", 1)]),
     ("kueue/small-job.yaml", &[("Job", 1)]),
     ("kueue/urgent-job.yaml", &[("Job", 1)]),
+    ("kueue/jobset.yaml", &[("JobSet", 1)]),
+    ("kueue/pytorchjob-too-big.yaml", &[("PyTorchJob", 1)]),
+    ("kueue/examples/sample-jobset.yaml", &[("JobSet", 1)]),
+    (
+        "kueue/examples/sample-pytorchjob.yaml",
+        &[("PyTorchJob", 1)],
+    ),
+    ("kueue/examples/sample-tfjob.yaml", &[("TFJob", 1)]),
+    ("kueue/examples/sample-jaxjob.yaml", &[("JAXJob", 1)]),
+    ("kueue/examples/sample-paddlejob.yaml", &[("PaddleJob", 1)]),
+    (
+        "kueue/examples/sample-xgboostjob.yaml",
+        &[("XGBoostJob", 1)],
+    ),
+    (
+        "kueue/examples/ray-cluster-sample.yaml",
+        &[("RayCluster", 1)],
+    ),
+    ("kueue/examples/ray-job-sample.yaml", &[("RayJob", 1)]),
     ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
     (
         "topology/workload/train.yaml",

@@ -28,6 +28,9 @@ pub const SLICE_SIZE: &str = "kueue.x-k8s.io/podset-slice-size";
 pub const PRIORITY_CLASS_LABEL: &str = "kueue.x-k8s.io/priority-class";
 /// The Job annotation that allows partial admission down to this many pods.
 pub const MIN_PARALLELISM: &str = "kueue.x-k8s.io/job-min-parallelism";
+/// The pod set of an admitted job's pods: Kueue's job reconciler puts it on every pod template
+/// of the job when it starts it (`getPodSetsInfoFromStatus`).
+pub const POD_SET_LABEL: &str = "kueue.x-k8s.io/podset";
 /// Pods of a plain-pod group (label) and how many it expects (annotation).
 pub const POD_GROUP_NAME: &str = "kueue.x-k8s.io/pod-group-name";
 pub const POD_GROUP_TOTAL_COUNT: &str = "kueue.x-k8s.io/pod-group-total-count";

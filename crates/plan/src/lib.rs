@@ -71,7 +71,6 @@ pub struct Plan {
     pub sampling: Option<df_engine::sampling::SampleSize>,
     /// What the operators' controllers do that the planned pods cannot show: suspended,
     /// created later, not modelled.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Every node of the planned state, in its order, with the room the plan leaves on it:
     /// how full each node is once every pod the plan places is assumed (the HTML report's

@@ -4,10 +4,12 @@
 //! planner takes them as it takes any pod or PodGroup of the inputs, and a pod's row names the
 //! object it came from.
 
-use df_manifest::{Manifest, ManifestSet, Node};
+use df_manifest::tree::Entry;
+use df_manifest::{Manifest, ManifestSet, Node, Value};
 use df_model::Object;
 use df_model::operators::{OperatorObject, OperatorSpec};
 use df_state::ClusterState;
+use df_systems::gang::kueue;
 use df_systems::operators;
 
 /// `manifests` with each operator object replaced by its pods and PodGroups, and what the
@@ -35,18 +37,89 @@ pub fn expand(manifests: &ManifestSet, state: &ClusterState) -> (ManifestSet, Ve
             expanded.manifests.push(manifest.clone());
             continue;
         };
-        let expansion = operators::expand(object, &runtimes);
+        let mut expansion = operators::expand(object, &runtimes);
+        let root = named_root(&manifest.root, &object.metadata.name);
+        if operators::kueue_managed(object) {
+            // Kueue admits the object as one workload, a gang of its pods.
+            kueue_members(object, &mut expansion, state);
+            expanded.manifests.push(Manifest {
+                root: root.clone(),
+                ..manifest.clone()
+            });
+        }
         notes.extend(expansion.notes);
         expanded
             .manifests
             .extend(expansion.objects.into_iter().map(|object| Manifest {
                 file: manifest.file.clone(),
                 document: manifest.document,
-                root: manifest.root.clone(),
+                root: root.clone(),
                 object,
             }));
     }
     (expanded, notes)
+}
+
+/// Make the pods of `object`, which Kueue manages, the members of its workload: marked as
+/// Kueue's pods are, each as the operators' pod webhooks admit it (a gang's members are not
+/// the batch's, which runs them otherwise). Exclusive placement's followers wait for their
+/// leader's node, which a workload planned as one gang does not stage: said in a note.
+fn kueue_members(
+    object: &OperatorObject,
+    expansion: &mut operators::Expansion,
+    state: &ClusterState,
+) {
+    let mut followers = 0;
+    for pod in expansion.objects.iter_mut().filter_map(|o| match o {
+        Object::Pod(pod) => Some(pod),
+        _ => None,
+    }) {
+        kueue::mark_operator_pod(object, pod);
+        let priority = state.pod_priority(pod).value;
+        operators::admit(pod, priority);
+        followers += usize::from(operators::leader_of(pod).is_some());
+    }
+    if followers > 0 {
+        expansion.notes.push(format!(
+            "{}: {followers} pods follow their leader's topology domain (exclusive placement), \
+             which a Kueue workload's plan does not stage: not modelled, they are placed \
+             without it",
+            object.metadata.name
+        ));
+    }
+}
+
+/// `root` with `metadata.name` set to the name the object is planned under, when it has only a
+/// `generateName` (`pi-<generated>`), placed at the `generateName`: the rows of its pods then
+/// name the object as every other output does.
+fn named_root(root: &Node, name: &str) -> Node {
+    let mut root = root.clone();
+    let Value::Map(entries) = &mut root.value else {
+        return root;
+    };
+    let Some(Value::Map(metadata)) = entries
+        .iter_mut()
+        .find(|e| e.key == "metadata")
+        .map(|e| &mut e.value.value)
+    else {
+        return root;
+    };
+    if metadata.iter().any(|e| e.key == "name") {
+        return root;
+    }
+    let Some(generate) = metadata.iter().find(|e| e.key == "generateName") else {
+        return root;
+    };
+    let (key_pos, pos) = (generate.key_pos, generate.value.pos);
+    metadata.push(Entry {
+        key: "name".to_string(),
+        key_pos,
+        value: Node {
+            pos,
+            value: Value::Str(name.to_string()),
+        },
+    });
+    root
 }
 
 /// `KIND/NAME` of the input a pod of the batch comes from: its operator's, when an operator

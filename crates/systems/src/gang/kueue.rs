@@ -4,14 +4,25 @@
 //! Topology Aware Scheduling it also decides the topology domain of every pod
 //! ([`crate::topology::kueue`]). The Job's pods carry the Job-name label; the tool also gives
 //! them the Job's queue label so that they join its workload rather than the batch.
+//!
+//! An operator object with the queue label (JobSet, TrainJob, the Kubeflow jobs, RayCluster,
+//! RayJob) is one workload of several pod sets, one per replicated Job, replica type or group
+//! ([`crate::operators::kueue_pod_set`]); each kind is its own gang kind, so objects of two
+//! kinds never share a workload. Its pods carry Kueue's pod-set label, as the pods Kueue starts
+//! do, and [`OPERATOR_WORKLOAD`], the tool's own, which joins them to their workload.
 
 use std::collections::BTreeMap;
 
 use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, PlacementRule, System};
 use crate::kueue::assign::PodSetShape;
-use crate::kueue::{self as admission, Job};
+use crate::kueue::{self as admission, Job, pod_set_of};
+use crate::operators::kueue_managed;
 use crate::topology::kueue::asks_topology;
-use df_model::kueue::{KueueObjects, MIN_PARALLELISM, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL};
+use df_model::KindObject;
+use df_model::kueue::{
+    KueueObjects, MIN_PARALLELISM, POD_SET_LABEL, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
+};
+use df_model::operators::OperatorObject;
 use df_model::resources::pod_requests;
 use df_model::{Labels, Pod, Workload};
 use df_state::ClusterState;
@@ -42,6 +53,29 @@ pub fn mark_job_pod(job: &Workload, pod: &mut Pod) {
     }
 }
 
+/// The tool's label on the pods of an operator object Kueue manages: `<kind>-<name>`, the
+/// kind lower-cased (as Kueue's Workload names begin), which joins them to its workload.
+pub const OPERATOR_WORKLOAD: &str = "kubectl-dataflow.io/kueue-workload";
+
+/// Mark `pod`, one of the pods `object`'s controllers create, as a member of its Kueue
+/// workload: the object's queue label, the pod set Kueue counts it in, and
+/// [`OPERATOR_WORKLOAD`]. Pods of an object Kueue does not manage are left alone.
+pub fn mark_operator_pod(object: &OperatorObject, pod: &mut Pod) {
+    if !kueue_managed(object) {
+        return;
+    }
+    let Some(pod_set) = crate::operators::kueue_pod_set(&object.spec, pod) else {
+        return;
+    };
+    let queue = object.metadata.labels[QUEUE_NAME_LABEL].clone();
+    let kind = object.kind_info().kind.to_lowercase();
+    let labels = &mut pod.metadata.labels;
+    labels.insert(QUEUE_NAME_LABEL.into(), queue);
+    labels.insert(POD_SET_LABEL.into(), pod_set.into());
+    let workload = format!("{kind}-{}", object.metadata.name);
+    labels.insert(OPERATOR_WORKLOAD.into(), workload.into());
+}
+
 pub struct KueueJobs;
 
 impl Adapter for KueueJobs {
@@ -66,7 +100,81 @@ impl Adapter for KueueJobs {
     fn joins(&self, pod: &Pod) -> Option<String> {
         let labels = &pod.metadata.labels;
         labels.get(QUEUE_NAME_LABEL)?;
+        if labels.contains_key(OPERATOR_WORKLOAD) {
+            // A JobSet's or a RayJob's pod carries a Job-name label too: its workload is the
+            // operator object's.
+            return None;
+        }
         labels.get(JOB_NAME_LABEL).map(ToString::to_string)
+    }
+}
+
+/// Kueue's workloads of one operator kind (see [`kueue_managed`]).
+pub struct KueueOperatorJobs(&'static GangKind);
+
+const fn operator_kind(kind: &'static str, api_versions: &'static [&'static str]) -> GangKind {
+    GangKind {
+        id: "kueue",
+        kind,
+        api_versions,
+        joining: "label `kueue.x-k8s.io/queue-name: <LocalQueue>` on the object",
+        join_field: JoinField::Label(QUEUE_NAME_LABEL),
+        honoured_by: System::KubeScheduler,
+    }
+}
+
+/// The operator kinds Kueue integrates, in the order of `crate::operators`.
+static OPERATOR_KINDS: [GangKind; 9] = [
+    operator_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
+    operator_kind("TrainJob", &["trainer.kubeflow.org/v1alpha1"]),
+    operator_kind("PyTorchJob", &["kubeflow.org/v1"]),
+    operator_kind("TFJob", &["kubeflow.org/v1"]),
+    operator_kind("XGBoostJob", &["kubeflow.org/v1"]),
+    operator_kind("PaddleJob", &["kubeflow.org/v1"]),
+    operator_kind("JAXJob", &["kubeflow.org/v1"]),
+    operator_kind("RayCluster", &["ray.io/v1"]),
+    operator_kind("RayJob", &["ray.io/v1"]),
+];
+
+/// One adapter per kind of [`OPERATOR_KINDS`], for the registry.
+pub static KUEUE_OPERATORS: [KueueOperatorJobs; 9] = [
+    KueueOperatorJobs(&OPERATOR_KINDS[0]),
+    KueueOperatorJobs(&OPERATOR_KINDS[1]),
+    KueueOperatorJobs(&OPERATOR_KINDS[2]),
+    KueueOperatorJobs(&OPERATOR_KINDS[3]),
+    KueueOperatorJobs(&OPERATOR_KINDS[4]),
+    KueueOperatorJobs(&OPERATOR_KINDS[5]),
+    KueueOperatorJobs(&OPERATOR_KINDS[6]),
+    KueueOperatorJobs(&OPERATOR_KINDS[7]),
+    KueueOperatorJobs(&OPERATOR_KINDS[8]),
+];
+
+impl Adapter for KueueOperatorJobs {
+    fn kind(&self) -> &'static GangKind {
+        self.0
+    }
+
+    fn define(&self, objects: &GangObjects) -> Vec<Gang> {
+        let kind = self.kind();
+        objects
+            .kueue_operators
+            .iter()
+            .filter(|object| object.kind_info().kind == kind.kind)
+            .map(|object| {
+                let api_version = kind.api_versions[0];
+                let mut gang = Gang::new(kind, api_version, &object.metadata, 0);
+                gang.queue = object.metadata.labels[QUEUE_NAME_LABEL].to_string();
+                gang.rule = PlacementRule::Kueue(Box::new(objects.kueue.clone()));
+                gang
+            })
+            .collect()
+    }
+
+    fn joins(&self, pod: &Pod) -> Option<String> {
+        let workload = pod.metadata.labels.get(OPERATOR_WORKLOAD)?;
+        let kind = self.0.kind.to_lowercase();
+        let name = workload.strip_prefix(kind.as_str())?.strip_prefix('-')?;
+        Some(name.to_string())
     }
 }
 
@@ -104,9 +212,10 @@ pub fn admit_gangs(gangs: &[Gang], state: &ClusterState) -> Vec<Gang> {
     out
 }
 
-/// The Workload Kueue's Job integration derives: one pod set `main` of the pending pods, its
-/// minimum from `kueue.x-k8s.io/job-min-parallelism`, and its priority from the
-/// WorkloadPriorityClass the Job names, else the pods' PriorityClass (upstream
+/// The Workload Kueue's integration derives: a Job's one pod set `main` of the pending pods,
+/// its minimum from `kueue.x-k8s.io/job-min-parallelism`; an operator object's pod sets in the
+/// order its pods come (each pod's [`POD_SET_LABEL`]). The priority comes from the
+/// WorkloadPriorityClass the job names, else the pods' PriorityClass (upstream
 /// `ExtractPriority`).
 fn job_of(gang: &Gang, objects: &KueueObjects, state: &ClusterState) -> Job {
     let template = gang
@@ -114,20 +223,26 @@ fn job_of(gang: &Gang, objects: &KueueObjects, state: &ClusterState) -> Job {
         .first()
         .map(|m| m.pod.clone())
         .unwrap_or_default();
-    let requests = pod_requests(&template.spec, false);
-    let mut per_pod: BTreeMap<String, i64> = ["cpu", "memory", "ephemeral-storage"]
-        .iter()
-        .map(|r| (r.to_string(), requests.get(r)))
-        .chain(requests.scalar.iter().map(|(r, v)| (r.clone(), *v)))
-        .collect();
-    per_pod.retain(|_, v| *v > 0);
-    let count = i32::try_from(gang.members.len()).unwrap_or(i32::MAX);
-    let min_count = gang
-        .meta
-        .annotations
-        .get(MIN_PARALLELISM)
-        .and_then(|v| v.parse::<i32>().ok())
-        .filter(|v| *v > 0 && *v < count);
+    let mut pod_sets: Vec<PodSetShape> = Vec::new();
+    for member in &gang.members {
+        let name = pod_set_of(&member.pod);
+        match pod_sets.iter_mut().find(|ps| ps.name == name) {
+            Some(pod_set) => pod_set.count = pod_set.count.saturating_add(1),
+            None => pod_sets.push(pod_set_shape(name, &member.pod)),
+        }
+    }
+    if let [main] = pod_sets.as_mut_slice() {
+        main.min_count = gang
+            .meta
+            .annotations
+            .get(MIN_PARALLELISM)
+            .and_then(|v| v.parse::<i32>().ok())
+            .filter(|v| *v > 0 && *v < main.count);
+    }
+    if pod_sets.is_empty() {
+        pod_sets.push(pod_set_shape("main", &template));
+        pod_sets[0].count = 0;
+    }
     let priority = match gang.meta.labels.get(PRIORITY_CLASS_LABEL) {
         Some(name) => objects.priority_class(name).map_or(0, |c| c.value),
         None => state
@@ -149,13 +264,25 @@ fn job_of(gang: &Gang, objects: &KueueObjects, state: &ClusterState) -> Job {
             .as_deref()
             .unwrap_or("")
             .to_string(),
-        pod_sets: vec![PodSetShape {
-            name: "main".into(),
-            count,
-            min_count,
-            per_pod,
-            asks_topology: asks_topology(&template),
-            pod: template,
-        }],
+        pod_sets,
+    }
+}
+
+/// A pod set of one pod like `pod`, with its requests per pod.
+fn pod_set_shape(name: &str, pod: &Pod) -> PodSetShape {
+    let requests = pod_requests(&pod.spec, false);
+    let mut per_pod: BTreeMap<String, i64> = ["cpu", "memory", "ephemeral-storage"]
+        .iter()
+        .map(|r| (r.to_string(), requests.get(r)))
+        .chain(requests.scalar.iter().map(|(r, v)| (r.clone(), *v)))
+        .collect();
+    per_pod.retain(|_, v| *v > 0);
+    PodSetShape {
+        name: name.to_string(),
+        count: 1,
+        min_count: None,
+        per_pod,
+        asks_topology: asks_topology(pod),
+        pod: pod.clone(),
     }
 }

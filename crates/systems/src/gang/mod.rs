@@ -41,6 +41,15 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &workload::Workloads,
     &workload::WorkloadPodGroups,
     &kueue::KueueJobs,
+    &kueue::KUEUE_OPERATORS[0],
+    &kueue::KUEUE_OPERATORS[1],
+    &kueue::KUEUE_OPERATORS[2],
+    &kueue::KUEUE_OPERATORS[3],
+    &kueue::KUEUE_OPERATORS[4],
+    &kueue::KUEUE_OPERATORS[5],
+    &kueue::KUEUE_OPERATORS[6],
+    &kueue::KUEUE_OPERATORS[7],
+    &kueue::KUEUE_OPERATORS[8],
 ];
 
 /// Options of `plan` that shape gang plans.

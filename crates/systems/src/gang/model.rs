@@ -11,6 +11,7 @@ use serde::Serialize;
 use df_engine::config::SchedulerConfig;
 use df_manifest::ManifestSet;
 use df_model::gang::{NetworkTopologySpec, TopologyTerm};
+use df_model::operators::OperatorObject;
 use df_model::{
     GodelPodGroup, Object, ObjectMeta, Pod, PodGroup, ResourceList, SchedulingWorkload, VolcanoJob,
     VolcanoPodGroup, Workload,
@@ -332,6 +333,8 @@ pub struct GangObjects<'a> {
     pub workloads: Vec<&'a SchedulingWorkload>,
     /// Jobs handed to Kueue (inputs only: a state holds their pods, not the Jobs).
     pub kueue_jobs: Vec<&'a Workload>,
+    /// Operator objects handed to Kueue (JobSet, Kubeflow jobs, Ray...; inputs only).
+    pub kueue_operators: Vec<&'a OperatorObject>,
     /// Kueue queues, flavors and topologies of the inputs (the state's are read at plan time).
     pub kueue: df_model::kueue::KueueObjects,
 }
@@ -347,6 +350,9 @@ impl<'a> GangObjects<'a> {
                 Object::PodGroup(o) => objects.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => objects.workloads.push(o),
                 Object::Workload(o) if o.is_kueue_job() => objects.kueue_jobs.push(o),
+                Object::Operator(o) if crate::operators::kueue_managed(o) => {
+                    objects.kueue_operators.push(o)
+                }
                 other => {
                     objects.kueue.add(other);
                 }
@@ -363,6 +369,7 @@ impl<'a> GangObjects<'a> {
             pod_groups: state.pod_groups.iter().collect(),
             workloads: state.scheduling_workloads.iter().collect(),
             kueue_jobs: Vec::new(),
+            kueue_operators: Vec::new(),
             kueue: Default::default(),
         }
     }

@@ -23,12 +23,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use df_engine::selector::label_selector_matches;
-use df_model::Labels;
+use df_model::kueue::POD_SET_LABEL;
 use df_model::kueue::{KueueObjects, ResourceGroup};
+use df_model::{Labels, Pod};
 
 use assign::{Assigner, Assignment, Fungibility, Group, Mode, PodSetShape, QueueShape};
 use preempt::{Policies, Policy, Preemptor, Reserved, Search, SearchOracle, Target};
 use quota::{Fr, Limits, Tree};
+
+/// The Kueue pod set a pod is counted in: its [`POD_SET_LABEL`], else a Job's `main`.
+pub fn pod_set_of(pod: &Pod) -> &str {
+    pod.metadata
+        .labels
+        .get(POD_SET_LABEL)
+        .map_or("main", |v| v.as_str())
+}
 
 /// A job handed to Kueue, as its integration derives the Workload.
 #[derive(Debug, Clone, Default)]
@@ -103,10 +112,7 @@ impl Decision {
         let cq = self.cluster_queue.as_deref().unwrap_or("");
         if !self.admitted {
             // The message itself is the gang's pending reason, on the line above.
-            return format!(
-                "Kueue: not admitted ({}): the Job stays suspended",
-                self.reason
-            );
+            return format!("Kueue: not admitted ({}): it stays suspended", self.reason);
         }
         let sets: Vec<String> = self
             .pod_sets

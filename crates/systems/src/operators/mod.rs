@@ -17,6 +17,7 @@ pub mod lws;
 pub(crate) mod sha1;
 pub mod trainer;
 
+use df_model::kueue::QUEUE_NAME_LABEL;
 use df_model::operators::{OperatorObject, OperatorSpec};
 use df_model::{
     Affinity, LabelSelector, LabelSelectorRequirement, Node, Object, ObjectMeta, Pod, PodAffinity,
@@ -81,6 +82,54 @@ pub fn admit(pod: &mut Pod, priority: i32) -> Vec<String> {
     injected.extend(jobset::admit(pod, priority));
     injected.extend(lws::admit(pod));
     injected
+}
+
+/// The Kueue pod set `pod` (one of the pods `spec`'s controllers create) is counted in, as
+/// Kueue's integration of the kind names its pod sets (`pkg/controller/jobs/<kind>`, `PodSets`,
+/// lower-cased by `NewPodSetReference`): a JobSet's or TrainJob's replicated Job, a Kubeflow
+/// job's replica type, a Ray cluster's `head` and worker groups, a RayJob's `submitter`. `None`
+/// for the kinds Kueue does not admit as one workload: see [`kueue_integrated`].
+pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
+    if !kueue_integrated(spec) {
+        return None;
+    }
+    let label = |key: &str| {
+        pod.metadata
+            .labels
+            .get(key)
+            .map(|v| v.to_lowercase().to_string())
+    };
+    match spec {
+        OperatorSpec::JobSet(_) | OperatorSpec::TrainJob(_) => label(jobset::REPLICATED_JOB_NAME),
+        OperatorSpec::RayCluster(_) | OperatorSpec::RayJob(_) => {
+            match label(kuberay::NODE_TYPE).as_deref() {
+                Some("head") => Some("head".to_string()),
+                Some(_) => label(kuberay::GROUP),
+                None => Some("submitter".to_string()),
+            }
+        }
+        _ => label(kubeflow::REPLICA_TYPE),
+    }
+}
+
+/// Whether Kueue manages `object` as one workload: a kind Kueue integrates, with the queue
+/// label.
+pub fn kueue_managed(object: &OperatorObject) -> bool {
+    object.metadata.labels.contains_key(QUEUE_NAME_LABEL) && kueue_integrated(&object.spec)
+}
+
+/// Whether Kueue admits an object of `spec`'s kind labelled with a queue name as one Workload
+/// of pod sets. Not a `kubeflow.org/v1` MPIJob (Kueue integrates mpi-operator's `v2beta1`
+/// MPIJob only), nor a LeaderWorkerSet (a Workload per group, through its own integration: not
+/// modelled), nor a training runtime (it creates nothing).
+pub fn kueue_integrated(spec: &OperatorSpec) -> bool {
+    !matches!(
+        spec,
+        OperatorSpec::MpiJob(_)
+            | OperatorSpec::LeaderWorkerSet(_)
+            | OperatorSpec::TrainingRuntime(_)
+            | OperatorSpec::ClusterTrainingRuntime(_)
+    )
 }
 
 /// A follower of exclusive placement: created only once `leader` (a pod of the same

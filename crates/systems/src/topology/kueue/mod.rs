@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::gang::outcome::{self, GangStatus, GroupPlan, Rejection};
 use crate::gang::{Gang, place};
+use crate::kueue::pod_set_of;
 use crate::topology::Request;
 use crate::topology::output::{DomainRef, Mode, RejectedDomain, TopologyPlan};
 use df_engine::Scheduler;
@@ -337,12 +338,15 @@ struct Tried<'a> {
     result: Result<tas::Assignment, tas::NoFit>,
 }
 
-/// The pods Kueue starts for `gang` on `flavor`: its node labels and tolerations injected,
+/// The flavors Kueue assigned to each pod set, by pod set name.
+type PodSetFlavors<'a> = BTreeMap<String, Vec<&'a ResourceFlavor>>;
+
+/// The pods Kueue starts for `gang` on its pod sets' flavors: its node labels and tolerations injected,
 /// and with an assignment, each pod (in order) given the node selector of its domain (all
 /// levels, or only the hostname when that is the lowest level, as Kueue's ungater writes it).
 fn admitted(
     gang: &Gang,
-    flavors: &[&ResourceFlavor],
+    flavors: &PodSetFlavors,
     assignment: Option<(&[String], &tas::Assignment)>,
 ) -> Gang {
     let mut slots: Vec<Vec<(String, String)>> = Vec::new();
@@ -365,8 +369,9 @@ fn admitted(
     }
     let mut admitted = gang.clone();
     for (i, member) in admitted.members.iter_mut().enumerate() {
+        let pod_set = pod_set_of(&member.pod).to_string();
         let spec = &mut member.pod.spec;
-        for flavor in flavors {
+        for flavor in flavors.get(&pod_set).into_iter().flatten() {
             spec.node_selector.extend(flavor.spec.node_labels.clone());
             for toleration in &flavor.spec.tolerations {
                 if !spec.tolerations.contains(toleration) {
@@ -410,7 +415,10 @@ pub fn plan(
         return plan;
     };
     if !decision.admitted {
-        let reason = format!("Kueue keeps the Job suspended: {}", decision.message);
+        let reason = format!(
+            "Kueue keeps the {} suspended: {}",
+            gang.kind.kind, decision.message
+        );
         return outcome::unplanned(gang, state, GangStatus::Unschedulable, reason);
     }
     let assigned: BTreeSet<&str> = decision
@@ -419,11 +427,25 @@ pub fn plan(
         .flat_map(|ps| ps.flavors.values().map(String::as_str))
         .collect();
     let flavors: Vec<&ResourceFlavor> = assigned.iter().filter_map(|f| queues.flavor(f)).collect();
+    let pod_set_flavors: PodSetFlavors = decision
+        .pod_sets
+        .iter()
+        .map(|ps| {
+            let names: BTreeSet<&str> = ps.flavors.values().map(String::as_str).collect();
+            let flavors = names.iter().filter_map(|f| queues.flavor(f)).collect();
+            (ps.name.clone(), flavors)
+        })
+        .collect();
     let mut gang = gang.clone();
-    let count = decision.pod_sets.first().map_or(0, |ps| ps.count);
+    // Kueue's topology assignment is all or nothing over the admitted pods.
+    gang.min_member = i64::try_from(gang.members.len()).unwrap_or(i64::MAX);
     let mut notes = Vec::new();
-    let admitted_count = usize::try_from(count).unwrap_or(0);
-    if admitted_count < gang.members.len() {
+    // Partial admission: only a Job's one pod set has a minimum count below its count.
+    if let [main] = decision.pod_sets.as_slice()
+        && let count = main.count
+        && let admitted_count = usize::try_from(count).unwrap_or(0)
+        && admitted_count < gang.members.len()
+    {
         notes.push(format!(
             "Kueue admits {admitted_count} of {} pods (partial admission): the Job runs with \
              parallelism {admitted_count}",
@@ -436,8 +458,18 @@ pub fn plan(
         let name = f.spec.topology_name.as_ref()?;
         Some((*f, queues.topology(name)?))
     });
+    let several = decision.pod_sets.len() > 1;
+    if let (Some((flavor, _)), true) = (topology, several) {
+        notes.push(format!(
+            "ResourceFlavor {} has a topology: Topology Aware Scheduling of a workload of {} pod \
+             sets is not modelled; its pods are placed one by one with their flavors' node labels",
+            flavor.metadata.name,
+            decision.pod_sets.len()
+        ));
+    }
+    let topology = topology.filter(|_| !several);
     let Some((tas_flavor, topology)) = topology else {
-        let mut admitted = admitted(&gang, &flavors, None);
+        let mut admitted = admitted(&gang, &pod_set_flavors, None);
         admitted.min_member = 0;
         let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None, within);
         plan.min_member = 0;
@@ -476,7 +508,7 @@ pub fn plan(
         request,
         result,
     }];
-    let mut plan = report(scheduler, &gang, &flavors, tried, compare, within);
+    let mut plan = report(scheduler, &gang, &pod_set_flavors, tried, compare, within);
     plan.warnings.extend(notes);
     plan
 }
@@ -509,7 +541,7 @@ fn assigned_nodes(
 fn report(
     scheduler: &mut Scheduler,
     gang: &Gang,
-    flavors: &[&ResourceFlavor],
+    flavors: &PodSetFlavors,
     tried: Vec<Tried>,
     compare: bool,
     within: Option<&[usize]>,

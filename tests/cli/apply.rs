@@ -543,13 +543,14 @@ fn patch_pins_a_pod_where_the_plan_puts_it_not_where_it_would_go_alone() {
             "gpu-node-25",
             "gpu-node-04",
         ),
-        // A plain pod of the batch, planned after the gangs that take the first nodes.
+        // A plain pod of the batch, planned after the gangs that take the first nodes (their
+        // Deployments' replicas spread by their ReplicaSets' selectors, over both zones).
         (
             "testdata/gangs/two-gangs.yaml",
             "testdata/clusters/gang.yaml",
             "default",
             "report",
-            "gpu-node-11",
+            "gpu-node-09",
             "gpu-node-04",
         ),
         // A pod of the batch, planned after the Deployments' replicas ahead of it.

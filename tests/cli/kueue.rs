@@ -305,6 +305,110 @@ fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
     }
 }
 
+/// Kueue's pod integration on its own examples: each pod of a Deployment (the queue label
+/// on the Deployment) and a lone pod are workloads of one pod; a StatefulSet is one workload
+/// of its replicas (its reconciler's `main` pod set); a pod group one workload of its pods,
+/// one pod set per role. The group's two pods ask 3 CPU each: 6 > the 5 unused on-demand CPUs,
+/// so it goes to spot (n3); the others fit on-demand.
+#[test]
+fn kueues_pod_integration_examples_are_admitted_as_its_workloads() {
+    let cases: [(&str, &[(&str, &str)]); 4] = [
+        (
+            "sample-deployment",
+            &[
+                (
+                    "Pod default/nginx-deployment-0",
+                    "main x1 on on-demand (cpu)",
+                ),
+                (
+                    "Pod default/nginx-deployment-1",
+                    "main x1 on on-demand (cpu)",
+                ),
+                (
+                    "Pod default/nginx-deployment-2",
+                    "main x1 on on-demand (cpu)",
+                ),
+            ],
+        ),
+        (
+            "sample-statefulset",
+            &[(
+                "StatefulSet default/nginx-statefulset",
+                "main x3 on on-demand (cpu)",
+            )],
+        ),
+        (
+            "kueue-pod",
+            &[(
+                "Pod default/kueue-sleep-<generated>",
+                "main x1 on on-demand (cpu)",
+            )],
+        ),
+        (
+            "kueue-pod-group",
+            &[("Pod default/sample-group", "main x2 on spot (cpu)")],
+        ),
+    ];
+    for (example, workloads) in cases {
+        let (code, stdout) = plan_quota(&format!("examples/{example}"));
+        assert_eq!(code, 0, "{example}");
+        let got: Vec<(&str, &str)> = stdout
+            .lines()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .filter_map(|pair| {
+                let (group, _) = pair[0].split_once(" (kueue, ")?;
+                let pod_sets =
+                    pair[1].strip_prefix("Kueue: admitted by ClusterQueue cluster-queue: ")?;
+                Some((group, pod_sets))
+            })
+            .collect();
+        assert_eq!(got, workloads.to_vec(), "{example}");
+        assert!(
+            !stdout.contains("Batch ("),
+            "{example}: planned twice\n{stdout}"
+        );
+    }
+}
+
+/// A pod group has no Workload until `pod-group-total-count` of its pods exist; then its pod
+/// sets are its roles (pods of one shape).
+#[test]
+fn a_pod_group_waits_for_its_pods_and_admits_a_pod_set_per_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let group = |name: &str, cpu: &str, total: usize| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {{kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: grp}}\n  annotations: {{kueue.x-k8s.io/pod-group-total-count: \"{total}\"}}\nspec:\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
+        )
+    };
+    let file = dir.path().join("group.yaml");
+    let plan = |total: usize| {
+        let text = [group("leader", "2", total), group("worker", "3", total)].join("---\n");
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        let run = bin(["plan", "-f", file, "--state", "testdata/kueue/state.yaml"]).run();
+        (run.code, run.stdout)
+    };
+    // Three expected, two exist: Kueue creates no Workload; nothing is admitted or placed.
+    let (code, stdout) = plan(3);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout.lines().next(),
+        Some(
+            "Pod default/grp (kueue, minMember 3): 0/2 pods placed: waiting for pods: 2 of minMember 3 exist"
+        )
+    );
+    // Both exist: roles 2 CPU (`main`) and 3 CPU (`role-2`), 5 <= 5 unused on on-demand.
+    let (code, stdout) = plan(2);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(
+            "Kueue: admitted by ClusterQueue cluster-queue: main x1 on on-demand (cpu); role-2 x1 on on-demand (cpu)"
+        )
+    );
+}
+
 #[test]
 fn a_higher_priority_job_preempts_within_its_cluster_queue() {
     // 9 CPU on on-demand: 5 unused, nominal 9 >= 9, so the oracle evicts `running` (priority

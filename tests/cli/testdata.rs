@@ -141,6 +141,16 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         &[("RayCluster", 1)],
     ),
     ("kueue/examples/ray-job-sample.yaml", &[("RayJob", 1)]),
+    (
+        "kueue/examples/sample-deployment.yaml",
+        &[("Deployment", 1)],
+    ),
+    (
+        "kueue/examples/sample-statefulset.yaml",
+        &[("StatefulSet", 1)],
+    ),
+    ("kueue/examples/kueue-pod.yaml", &[("Pod", 1)]),
+    ("kueue/examples/kueue-pod-group.yaml", &[("Pod", 2)]),
     ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
     (
         "topology/workload/train.yaml",

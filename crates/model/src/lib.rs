@@ -37,5 +37,6 @@ pub use quota::{LimitRange, ResourceQuota};
 pub use registry::{Object, ObjectLists};
 pub use service::Service;
 pub use workload::{
-    JOB_NAME_LABELS, JobCounts, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL, Workload,
+    JOB_NAME_LABELS, JobCounts, POD_INDEX_LABEL, POD_TEMPLATE_HASH_LABEL,
+    STATEFULSET_POD_NAME_LABEL, Workload,
 };

@@ -4,7 +4,10 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::core::{ClaimSource, LabelSelector, ObjectMeta, Pod, PodTemplateSpec, Volume};
+use crate::core::{
+    ClaimSource, Controller, ControllerKind, LabelSelector, ObjectMeta, Pod, PodStatus,
+    PodTemplateSpec, Volume,
+};
 use crate::kinds::{DecodeError, Kind, KindObject, Reader, TypeMeta};
 use crate::kueue;
 use crate::storage::PersistentVolumeClaim;
@@ -42,7 +45,91 @@ pub struct JobCounts {
     pub suspend: bool,
 }
 
+/// The label the Deployment controller gives its ReplicaSet's selector and pods.
+pub const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
+
 impl Workload {
+    /// Replica `index`, named `<name>-<index>` (as a StatefulSet names its pods; the names a
+    /// Deployment's ReplicaSet or a Job generate are random, these are stable), with the labels
+    /// its controller adds and, for a StatefulSet, its claims' volumes.
+    pub fn replica(&self, index: usize) -> Pod {
+        let name = format!("{}-{index}", self.metadata.name);
+        let mut pod = self.pod_named(name.clone());
+        pod.metadata.controller = self.controller_of_pods();
+        if self.kind == "Deployment" {
+            pod.metadata
+                .labels
+                .insert(POD_TEMPLATE_HASH_LABEL.into(), self.template_hash().into());
+        }
+        let labels = &mut pod.metadata.labels;
+        match self.kind.as_str() {
+            "StatefulSet" => {
+                labels.insert(STATEFULSET_POD_NAME_LABEL.into(), name.into());
+                labels.insert(POD_INDEX_LABEL.into(), index.to_string().into());
+                self.add_claim_volumes(&mut pod, index);
+            }
+            "Job" => {
+                for key in JOB_NAME_LABELS {
+                    labels.insert(key.into(), self.metadata.name.as_str().into());
+                }
+            }
+            _ => {}
+        }
+        pod
+    }
+
+    /// A pod of the template, named `name`, in the workload's namespace.
+    pub fn pod_named(&self, name: String) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                name,
+                namespace: self.metadata.namespace.clone(),
+                labels: self.template.metadata.labels.clone(),
+                annotations: self.template.metadata.annotations.clone(),
+                ..ObjectMeta::default()
+            },
+            spec: self.template.spec.clone(),
+            status: PodStatus::default(),
+        }
+    }
+
+    /// The controller of the pods when default spreading selects by it: a Deployment's pods
+    /// belong to the ReplicaSet it creates (`<name>-<pod-template-hash>`), a ReplicaSet's and
+    /// a StatefulSet's to the workload itself.
+    pub fn controller_of_pods(&self) -> Option<Controller> {
+        let (kind, name) = match self.kind.as_str() {
+            "Deployment" => (
+                ControllerKind::ReplicaSet,
+                format!("{}-{}", self.metadata.name, self.template_hash()),
+            ),
+            "ReplicaSet" => (ControllerKind::ReplicaSet, self.metadata.name.clone()),
+            "StatefulSet" => (ControllerKind::StatefulSet, self.metadata.name.clone()),
+            _ => return None,
+        };
+        Some(Controller {
+            kind,
+            name: name.into(),
+        })
+    }
+
+    /// A stand-in for the Deployment controller's pod-template-hash (a hash of the template
+    /// it cannot be recomputed from here): stable per Deployment, written as upstream writes
+    /// hashes (`rand.SafeEncodeString` of the decimal FNV-1a sum). The planned pods are one
+    /// new ReplicaSet's; the state's pods of the Deployment's earlier ReplicaSets are not its.
+    pub fn template_hash(&self) -> String {
+        const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let key = format!("{}/{}", self.metadata.namespace, self.metadata.name);
+        let mut sum: u32 = 0x811c_9dc5;
+        for byte in key.bytes() {
+            sum ^= u32::from(byte);
+            sum = sum.wrapping_mul(0x0100_0193);
+        }
+        sum.to_string()
+            .bytes()
+            .map(|digit| char::from(ALPHANUMS[usize::from(digit) % ALPHANUMS.len()]))
+            .collect()
+    }
+
     /// A Job Kueue manages: a Job with the queue label.
     pub fn is_kueue_job(&self) -> bool {
         self.kind == "Job" && self.metadata.labels.contains_key(kueue::QUEUE_NAME_LABEL)

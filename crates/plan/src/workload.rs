@@ -8,8 +8,8 @@ use df_engine::{Given, Profile, Scheduler};
 use df_manifest::ManifestSet;
 use df_model::storage::PersistentVolumeClaim;
 use df_model::{
-    Controller, ControllerKind, NodeAffinity, NodeSelector, NodeSelectorRequirement,
-    NodeSelectorTerm, Object, ObjectMeta, Pod, PodSpec, PodStatus, Toleration, Workload,
+    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Object, ObjectMeta, Pod,
+    PodSpec, Toleration, Workload,
 };
 use df_state::ClusterState;
 
@@ -39,74 +39,12 @@ pub fn pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
     (0..count).map(|i| replica(w, i)).collect()
 }
 
-/// Replica `index` of a workload, named `<name>-<index>` (as a StatefulSet names its pods;
-/// the names a Deployment's ReplicaSet or a Job generate are random, these are stable), with
-/// the labels its controller adds.
+/// Replica `index` of a workload ([`Workload::replica`]), a Kueue Job's or StatefulSet's
+/// marked as its workload's member.
 pub fn replica(w: &Workload, index: usize) -> Pod {
-    let name = format!("{}-{index}", w.metadata.name);
-    let mut pod = from_template(w, name.clone());
-    pod.metadata.controller = controller_of_pods(w);
-    if w.kind == "Deployment" {
-        pod.metadata
-            .labels
-            .insert(POD_TEMPLATE_HASH_LABEL.into(), template_hash(w).into());
-    }
-    let labels = &mut pod.metadata.labels;
-    match w.kind.as_str() {
-        "StatefulSet" => {
-            labels.insert(STATEFULSET_POD_NAME_LABEL.into(), name.into());
-            labels.insert(POD_INDEX_LABEL.into(), index.to_string().into());
-            w.add_claim_volumes(&mut pod, index);
-        }
-        "Job" => {
-            for key in JOB_NAME_LABELS {
-                labels.insert(key.into(), w.metadata.name.as_str().into());
-            }
-            df_systems::gang::kueue::mark_job_pod(w, &mut pod);
-        }
-        _ => {}
-    }
+    let mut pod = w.replica(index);
+    df_systems::gang::kueue::mark_job_pod(w, &mut pod);
     pod
-}
-
-/// The label the Deployment controller gives its ReplicaSet's selector and pods.
-const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
-
-/// The controller of `w`'s pods when default spreading selects by it: a Deployment's pods
-/// belong to the ReplicaSet it creates (`<name>-<pod-template-hash>`), a ReplicaSet's and a
-/// StatefulSet's to the workload itself.
-fn controller_of_pods(w: &Workload) -> Option<Controller> {
-    let (kind, name) = match w.kind.as_str() {
-        "Deployment" => (
-            ControllerKind::ReplicaSet,
-            format!("{}-{}", w.metadata.name, template_hash(w)),
-        ),
-        "ReplicaSet" => (ControllerKind::ReplicaSet, w.metadata.name.clone()),
-        "StatefulSet" => (ControllerKind::StatefulSet, w.metadata.name.clone()),
-        _ => return None,
-    };
-    Some(Controller {
-        kind,
-        name: name.into(),
-    })
-}
-
-/// A stand-in for the Deployment controller's pod-template-hash (a hash of the template it
-/// cannot be recomputed from here): stable per Deployment, written as upstream writes hashes
-/// (`rand.SafeEncodeString` of the decimal FNV-1a sum). The planned pods are one new
-/// ReplicaSet's; the state's pods of the Deployment's earlier ReplicaSets are not its.
-fn template_hash(w: &Workload) -> String {
-    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let key = format!("{}/{}", w.metadata.namespace, w.metadata.name);
-    let mut sum: u32 = 0x811c_9dc5;
-    for byte in key.bytes() {
-        sum ^= u32::from(byte);
-        sum = sum.wrapping_mul(0x0100_0193);
-    }
-    sum.to_string()
-        .bytes()
-        .map(|digit| char::from(ALPHANUMS[usize::from(digit) % ALPHANUMS.len()]))
-        .collect()
 }
 
 /// What the inputs give the scheduler's listers by the time their pods are scheduled: their
@@ -121,13 +59,14 @@ pub fn given(manifests: &ManifestSet) -> Given {
                 given.controllers.push((**w).clone());
             }
             Object::Workload(w) if w.kind == "Deployment" => {
-                let Some(owner) = controller_of_pods(w) else {
+                let Some(owner) = w.controller_of_pods() else {
                     continue;
                 };
                 let mut selector = w.selector.clone().unwrap_or_default();
-                selector
-                    .match_labels
-                    .insert(POD_TEMPLATE_HASH_LABEL.into(), template_hash(w).into());
+                selector.match_labels.insert(
+                    df_model::POD_TEMPLATE_HASH_LABEL.into(),
+                    w.template_hash().into(),
+                );
                 given.controllers.push(Workload {
                     kind: owner.kind.as_str().to_string(),
                     metadata: ObjectMeta {
@@ -196,27 +135,13 @@ pub fn claims(
     created
 }
 
-fn from_template(w: &Workload, name: String) -> Pod {
-    Pod {
-        metadata: ObjectMeta {
-            name,
-            namespace: w.metadata.namespace.clone(),
-            labels: w.template.metadata.labels.clone(),
-            annotations: w.template.metadata.annotations.clone(),
-            ..ObjectMeta::default()
-        },
-        spec: w.template.spec.clone(),
-        status: PodStatus::default(),
-    }
-}
-
 /// One pod per node the DaemonSet controller finds should run it (`NodeShouldRunDaemonPod`:
 /// node name, required node affinity and nodeSelector, NoSchedule/NoExecute taints, judged
 /// with the daemon tolerations added), each pinned to its node by a required
 /// `metadata.name` term that replaces the template's required terms, as upstream
 /// `ReplaceDaemonSetPodNodeNameNodeAffinity` does. Named `<name>-<node>`.
 fn daemon_pods(w: &Workload, state: &ClusterState) -> Vec<Pod> {
-    let mut template = from_template(w, w.metadata.name.clone());
+    let mut template = w.pod_named(w.metadata.name.clone());
     add_daemon_tolerations(&mut template.spec);
     let judge = Scheduler::new(state, Profile::default());
     state

@@ -9,7 +9,8 @@
 //! RayJob) is one workload of several pod sets, one per replicated Job, replica type or group
 //! ([`crate::operators::kueue_pod_set`]); each kind is its own gang kind, so objects of two
 //! kinds never share a workload. Its pods carry Kueue's pod-set label, as the pods Kueue starts
-//! do, and [`OPERATOR_WORKLOAD`], the tool's own, which joins them to their workload.
+//! do, and [`WORKLOAD_LABEL`], the tool's own, which joins them to their workload. A
+//! StatefulSet is one workload of all its replicas, joined the same way.
 
 use std::collections::BTreeMap;
 
@@ -20,7 +21,8 @@ use crate::operators::kueue_managed;
 use crate::topology::kueue::asks_topology;
 use df_model::KindObject;
 use df_model::kueue::{
-    KueueObjects, MIN_PARALLELISM, POD_SET_LABEL, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
+    KueueObjects, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT, POD_SET_LABEL,
+    PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
 };
 use df_model::operators::OperatorObject;
 use df_model::resources::pod_requests;
@@ -39,27 +41,42 @@ pub static KUEUE_KIND: GangKind = GangKind {
     honoured_by: System::KubeScheduler,
 };
 
-/// Mark a pod of `job` as a member of its Kueue workload (the Job's queue and name labels).
-/// Only a Job's: a Deployment or StatefulSet with the queue label is not a Kueue Job, and its
-/// pods marked so would join a Job that does not exist and be planned twice.
+/// Mark a pod of `job` as a member of its Kueue workload: a Job's pods by the Job's queue and
+/// name labels; a StatefulSet's (one Workload of all its replicas, Kueue's StatefulSet
+/// reconciler) by the queue label and [`WORKLOAD_LABEL`]; a Deployment's by the queue label
+/// alone, which makes each its own workload ([`KueuePods`]).
 pub fn mark_job_pod(job: &Workload, pod: &mut Pod) {
-    if !job.is_kueue_job() {
+    let Some(queue) = job.metadata.labels.get(QUEUE_NAME_LABEL) else {
         return;
-    }
-    if let Some(queue) = job.metadata.labels.get(QUEUE_NAME_LABEL) {
-        let labels = &mut pod.metadata.labels;
-        labels.insert(QUEUE_NAME_LABEL.into(), queue.as_str().into());
-        labels.insert(JOB_NAME_LABEL.into(), job.metadata.name.as_str().into());
+    };
+    let labels = &mut pod.metadata.labels;
+    match job.kind.as_str() {
+        "Job" => {
+            labels.insert(QUEUE_NAME_LABEL.into(), queue.as_str().into());
+            labels.insert(JOB_NAME_LABEL.into(), job.metadata.name.as_str().into());
+        }
+        "Deployment" => {
+            // Kueue's Deployment webhook puts the queue label on the pod template: each pod is
+            // then its own workload (the pod integration, [`KueuePods`]).
+            labels.insert(QUEUE_NAME_LABEL.into(), queue.as_str().into());
+        }
+        "StatefulSet" => {
+            labels.insert(QUEUE_NAME_LABEL.into(), queue.as_str().into());
+            let workload = format!("statefulset-{}", job.metadata.name);
+            labels.insert(WORKLOAD_LABEL.into(), workload.into());
+        }
+        _ => {}
     }
 }
 
-/// The tool's label on the pods of an operator object Kueue manages: `<kind>-<name>`, the
-/// kind lower-cased (as Kueue's Workload names begin), which joins them to its workload.
-pub const OPERATOR_WORKLOAD: &str = "kubectl-dataflow.io/kueue-workload";
+/// The tool's label on the pods of a workload Kueue admits as a whole (a StatefulSet, an
+/// operator object): `<kind>-<name>`, the kind lower-cased (as Kueue's Workload names begin),
+/// which joins them to it.
+pub const WORKLOAD_LABEL: &str = "kubectl-dataflow.io/kueue-workload";
 
 /// Mark `pod`, one of the pods `object`'s controllers create, as a member of its Kueue
 /// workload: the object's queue label, the pod set Kueue counts it in, and
-/// [`OPERATOR_WORKLOAD`]. Pods of an object Kueue does not manage are left alone.
+/// [`WORKLOAD_LABEL`]. Pods of an object Kueue does not manage are left alone.
 pub fn mark_operator_pod(object: &OperatorObject, pod: &mut Pod) {
     if !kueue_managed(object) {
         return;
@@ -73,7 +90,7 @@ pub fn mark_operator_pod(object: &OperatorObject, pod: &mut Pod) {
     labels.insert(QUEUE_NAME_LABEL.into(), queue);
     labels.insert(POD_SET_LABEL.into(), pod_set.into());
     let workload = format!("{kind}-{}", object.metadata.name);
-    labels.insert(OPERATOR_WORKLOAD.into(), workload.into());
+    labels.insert(WORKLOAD_LABEL.into(), workload.into());
 }
 
 pub struct KueueJobs;
@@ -100,7 +117,7 @@ impl Adapter for KueueJobs {
     fn joins(&self, pod: &Pod) -> Option<String> {
         let labels = &pod.metadata.labels;
         labels.get(QUEUE_NAME_LABEL)?;
-        if labels.contains_key(OPERATOR_WORKLOAD) {
+        if labels.contains_key(WORKLOAD_LABEL) {
             // A JobSet's or a RayJob's pod carries a Job-name label too: its workload is the
             // operator object's.
             return None;
@@ -109,10 +126,11 @@ impl Adapter for KueueJobs {
     }
 }
 
-/// Kueue's workloads of one operator kind (see [`kueue_managed`]).
-pub struct KueueOperatorJobs(&'static GangKind);
+/// Kueue's workloads of one kind whose pods join by [`WORKLOAD_LABEL`]: a StatefulSet, or an
+/// operator kind (see [`kueue_managed`]).
+pub struct KueueWorkloads(&'static GangKind);
 
-const fn operator_kind(kind: &'static str, api_versions: &'static [&'static str]) -> GangKind {
+const fn workload_kind(kind: &'static str, api_versions: &'static [&'static str]) -> GangKind {
     GangKind {
         id: "kueue",
         kind,
@@ -123,47 +141,57 @@ const fn operator_kind(kind: &'static str, api_versions: &'static [&'static str]
     }
 }
 
-/// The operator kinds Kueue integrates, in the order of `crate::operators`.
-static OPERATOR_KINDS: [GangKind; 9] = [
-    operator_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
-    operator_kind("TrainJob", &["trainer.kubeflow.org/v1alpha1"]),
-    operator_kind("PyTorchJob", &["kubeflow.org/v1"]),
-    operator_kind("TFJob", &["kubeflow.org/v1"]),
-    operator_kind("XGBoostJob", &["kubeflow.org/v1"]),
-    operator_kind("PaddleJob", &["kubeflow.org/v1"]),
-    operator_kind("JAXJob", &["kubeflow.org/v1"]),
-    operator_kind("RayCluster", &["ray.io/v1"]),
-    operator_kind("RayJob", &["ray.io/v1"]),
+/// StatefulSet, then the operator kinds Kueue integrates, in the order of `crate::operators`.
+static WORKLOAD_KINDS: [GangKind; 10] = [
+    workload_kind("StatefulSet", &["apps/v1"]),
+    workload_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
+    workload_kind("TrainJob", &["trainer.kubeflow.org/v1alpha1"]),
+    workload_kind("PyTorchJob", &["kubeflow.org/v1"]),
+    workload_kind("TFJob", &["kubeflow.org/v1"]),
+    workload_kind("XGBoostJob", &["kubeflow.org/v1"]),
+    workload_kind("PaddleJob", &["kubeflow.org/v1"]),
+    workload_kind("JAXJob", &["kubeflow.org/v1"]),
+    workload_kind("RayCluster", &["ray.io/v1"]),
+    workload_kind("RayJob", &["ray.io/v1"]),
 ];
 
-/// One adapter per kind of [`OPERATOR_KINDS`], for the registry.
-pub static KUEUE_OPERATORS: [KueueOperatorJobs; 9] = [
-    KueueOperatorJobs(&OPERATOR_KINDS[0]),
-    KueueOperatorJobs(&OPERATOR_KINDS[1]),
-    KueueOperatorJobs(&OPERATOR_KINDS[2]),
-    KueueOperatorJobs(&OPERATOR_KINDS[3]),
-    KueueOperatorJobs(&OPERATOR_KINDS[4]),
-    KueueOperatorJobs(&OPERATOR_KINDS[5]),
-    KueueOperatorJobs(&OPERATOR_KINDS[6]),
-    KueueOperatorJobs(&OPERATOR_KINDS[7]),
-    KueueOperatorJobs(&OPERATOR_KINDS[8]),
+/// One adapter per kind of [`WORKLOAD_KINDS`], for the registry.
+pub static KUEUE_WORKLOADS: [KueueWorkloads; 10] = [
+    KueueWorkloads(&WORKLOAD_KINDS[0]),
+    KueueWorkloads(&WORKLOAD_KINDS[1]),
+    KueueWorkloads(&WORKLOAD_KINDS[2]),
+    KueueWorkloads(&WORKLOAD_KINDS[3]),
+    KueueWorkloads(&WORKLOAD_KINDS[4]),
+    KueueWorkloads(&WORKLOAD_KINDS[5]),
+    KueueWorkloads(&WORKLOAD_KINDS[6]),
+    KueueWorkloads(&WORKLOAD_KINDS[7]),
+    KueueWorkloads(&WORKLOAD_KINDS[8]),
+    KueueWorkloads(&WORKLOAD_KINDS[9]),
 ];
 
-impl Adapter for KueueOperatorJobs {
+impl Adapter for KueueWorkloads {
     fn kind(&self) -> &'static GangKind {
         self.0
     }
 
     fn define(&self, objects: &GangObjects) -> Vec<Gang> {
         let kind = self.kind();
-        objects
-            .kueue_operators
+        let metas = objects
+            .kueue_stateful_sets
             .iter()
-            .filter(|object| object.kind_info().kind == kind.kind)
-            .map(|object| {
-                let api_version = kind.api_versions[0];
-                let mut gang = Gang::new(kind, api_version, &object.metadata, 0);
-                gang.queue = object.metadata.labels[QUEUE_NAME_LABEL].to_string();
+            .filter(|_| kind.kind == "StatefulSet")
+            .map(|set| &set.metadata)
+            .chain(
+                objects
+                    .kueue_operators
+                    .iter()
+                    .filter(|object| object.kind_info().kind == kind.kind)
+                    .map(|object| &object.metadata),
+            );
+        metas
+            .map(|meta| {
+                let mut gang = Gang::new(kind, kind.api_versions[0], meta, 0);
+                gang.queue = meta.labels[QUEUE_NAME_LABEL].to_string();
                 gang.rule = PlacementRule::Kueue(Box::new(objects.kueue.clone()));
                 gang
             })
@@ -171,10 +199,75 @@ impl Adapter for KueueOperatorJobs {
     }
 
     fn joins(&self, pod: &Pod) -> Option<String> {
-        let workload = pod.metadata.labels.get(OPERATOR_WORKLOAD)?;
+        let workload = pod.metadata.labels.get(WORKLOAD_LABEL)?;
         let kind = self.0.kind.to_lowercase();
         let name = workload.strip_prefix(kind.as_str())?.strip_prefix('-')?;
         Some(name.to_string())
+    }
+}
+
+/// Kueue's pod integration: a pod with the queue label that no Kueue job owns is its own
+/// workload of one pod; pods sharing `kueue.x-k8s.io/pod-group-name` are one workload, which
+/// Kueue creates only once `kueue.x-k8s.io/pod-group-total-count` of them exist.
+pub struct KueuePods;
+
+pub static KUEUE_POD_KIND: GangKind = GangKind {
+    id: "kueue",
+    kind: "Pod",
+    api_versions: &["v1"],
+    joining: "label `kueue.x-k8s.io/queue-name: <LocalQueue>` on the Pod or its Deployment \
+              (`kueue.x-k8s.io/pod-group-name` groups pods)",
+    join_field: JoinField::Label(QUEUE_NAME_LABEL),
+    honoured_by: System::KubeScheduler,
+};
+
+impl Adapter for KueuePods {
+    fn kind(&self) -> &'static GangKind {
+        &KUEUE_POD_KIND
+    }
+
+    fn define(&self, _objects: &GangObjects) -> Vec<Gang> {
+        Vec::new()
+    }
+
+    fn joins(&self, pod: &Pod) -> Option<String> {
+        let labels = &pod.metadata.labels;
+        labels.get(QUEUE_NAME_LABEL)?;
+        let owned = labels.contains_key(WORKLOAD_LABEL)
+            || df_model::JOB_NAME_LABELS
+                .iter()
+                .any(|key| labels.contains_key(key));
+        if owned {
+            return None;
+        }
+        let group = labels.get(POD_GROUP_NAME).map(ToString::to_string);
+        Some(group.unwrap_or_else(|| pod.metadata.name.to_string()))
+    }
+
+    fn implied(&self, objects: &GangObjects, name: &str, first: &Pod) -> Option<Gang> {
+        let labels = &first.metadata.labels;
+        let in_group = labels.get(POD_GROUP_NAME).is_some();
+        let total = if in_group {
+            first
+                .metadata
+                .annotations
+                .get(POD_GROUP_TOTAL_COUNT)
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(1)
+        } else {
+            1
+        };
+        let meta = df_model::ObjectMeta {
+            name: name.to_string(),
+            namespace: first.metadata.namespace.clone(),
+            labels: labels.clone(),
+            creation_timestamp: first.metadata.creation_timestamp.clone(),
+            ..df_model::ObjectMeta::default()
+        };
+        let mut gang = Gang::new(&KUEUE_POD_KIND, "v1", &meta, total);
+        gang.queue = labels[QUEUE_NAME_LABEL].to_string();
+        gang.rule = PlacementRule::Kueue(Box::new(objects.kueue.clone()));
+        Some(gang)
     }
 }
 
@@ -184,7 +277,13 @@ impl Adapter for KueueOperatorJobs {
 pub fn admit_gangs(gangs: &[Gang], state: &ClusterState) -> Vec<Gang> {
     let mut out = gangs.to_vec();
     let managed: Vec<usize> = (0..out.len())
-        .filter(|&i| matches!(out[i].rule, PlacementRule::Kueue(_)) && out[i].defined)
+        .filter(|&i| {
+            // A pod group whose pods do not all exist yet has no Workload.
+            let gang = &out[i];
+            matches!(gang.rule, PlacementRule::Kueue(_))
+                && gang.defined
+                && gang.members.len() + gang.running.len() >= gang.minimum()
+        })
         .collect();
     let Some(PlacementRule::Kueue(given)) = managed.first().map(|&i| &out[i].rule) else {
         return out;
@@ -193,6 +292,11 @@ pub fn admit_gangs(gangs: &[Gang], state: &ClusterState) -> Vec<Gang> {
     objects.extend(&state.kueue);
     if objects.is_empty() {
         return out;
+    }
+    for &i in &managed {
+        if out[i].kind.kind == KUEUE_POD_KIND.kind {
+            label_roles(&mut out[i]);
+        }
     }
     let jobs: Vec<Job> = managed
         .iter()
@@ -210,6 +314,29 @@ pub fn admit_gangs(gangs: &[Gang], state: &ClusterState) -> Vec<Gang> {
         out[i].admission = Some(Box::new(decision));
     }
     out
+}
+
+/// A pod group's pod sets are its roles, pods of one shape (Kueue names each by a hash of the
+/// role; here the first is `main`, the next `role-2`, ...): each member is labelled with its
+/// role's pod set, as Kueue labels the pods it starts.
+fn label_roles(gang: &mut Gang) {
+    let mut roles: Vec<BTreeMap<String, i64>> = Vec::new();
+    for member in &mut gang.members {
+        let shape = pod_set_shape("", &member.pod).per_pod;
+        let role = match roles.iter().position(|r| *r == shape) {
+            Some(role) => role,
+            None => {
+                roles.push(shape);
+                roles.len() - 1
+            }
+        };
+        let name = match role {
+            0 => "main".to_string(),
+            n => format!("role-{}", n + 1),
+        };
+        let labels = &mut member.pod.metadata.labels;
+        labels.insert(POD_SET_LABEL.into(), name.into());
+    }
 }
 
 /// The Workload Kueue's integration derives: a Job's one pod set `main` of the pending pods,

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use crate::topology::{self, Constraint};
 use df_engine::Scheduler;
 use df_manifest::ManifestSet;
-use df_model::{Object, ObjectMeta, Pod, PodStatus};
+use df_model::{Object, ObjectMeta, Pod};
 use df_state::ClusterState;
 pub use model::{
     Adapter, Gang, Member, PlacementRule, PodSource, RejectedPod, SchedulerRoutes, System,
@@ -41,15 +41,17 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &workload::Workloads,
     &workload::WorkloadPodGroups,
     &kueue::KueueJobs,
-    &kueue::KUEUE_OPERATORS[0],
-    &kueue::KUEUE_OPERATORS[1],
-    &kueue::KUEUE_OPERATORS[2],
-    &kueue::KUEUE_OPERATORS[3],
-    &kueue::KUEUE_OPERATORS[4],
-    &kueue::KUEUE_OPERATORS[5],
-    &kueue::KUEUE_OPERATORS[6],
-    &kueue::KUEUE_OPERATORS[7],
-    &kueue::KUEUE_OPERATORS[8],
+    &kueue::KUEUE_WORKLOADS[0],
+    &kueue::KUEUE_WORKLOADS[1],
+    &kueue::KUEUE_WORKLOADS[2],
+    &kueue::KUEUE_WORKLOADS[3],
+    &kueue::KUEUE_WORKLOADS[4],
+    &kueue::KUEUE_WORKLOADS[5],
+    &kueue::KUEUE_WORKLOADS[6],
+    &kueue::KUEUE_WORKLOADS[7],
+    &kueue::KUEUE_WORKLOADS[8],
+    &kueue::KUEUE_WORKLOADS[9],
+    &kueue::KueuePods,
 ];
 
 /// Options of `plan` that shape gang plans.
@@ -137,23 +139,12 @@ fn input_pods(manifests: &ManifestSet, replicas: Option<usize>) -> Vec<(Pod, Pod
                 None => pods.push((pod.clone(), PodSource::Manifest)),
             },
             Object::Workload(w) => {
-                let pod = Pod {
-                    metadata: ObjectMeta {
-                        name: w.metadata.name.clone(),
-                        namespace: w.metadata.namespace.clone(),
-                        ..w.template.metadata.clone()
-                    },
-                    spec: w.template.spec.clone(),
-                    status: PodStatus::default(),
-                };
-                let mut pod = pod;
-                kueue::mark_job_pod(w, &mut pod);
                 let n = replicas.unwrap_or(usize::try_from(w.replicas).unwrap_or(0));
                 let from = PodSource::Template(format!("{}/{}", w.kind, w.metadata.name));
-                // A StatefulSet's copy `i` is its pod `i`: it mounts that pod's claims.
-                pods.extend(copies(&pod, n).into_iter().enumerate().map(|(i, mut p)| {
-                    w.add_claim_volumes(&mut p, i);
-                    (p, from.clone())
+                pods.extend((0..n).map(|i| {
+                    let mut pod = w.replica(i);
+                    kueue::mark_job_pod(w, &mut pod);
+                    (pod, from.clone())
                 }));
             }
             _ => {}
@@ -212,16 +203,22 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
             found.insert(key, gang);
         }
     }
-    for key in given_members.keys() {
+    for (key, members) in &given_members {
         if !found.contains_key(key) {
             let (k, namespace, name) = key.clone();
-            let meta = ObjectMeta {
-                name,
-                namespace,
-                ..ObjectMeta::default()
-            };
-            let mut gang = Gang::new(ADAPTERS[k].kind(), "", &meta, 0);
-            gang.defined = false;
+            let implied = members
+                .first()
+                .and_then(|first| ADAPTERS[k].implied(&given, &name, &first.pod));
+            let gang = implied.unwrap_or_else(|| {
+                let meta = ObjectMeta {
+                    name,
+                    namespace,
+                    ..ObjectMeta::default()
+                };
+                let mut gang = Gang::new(ADAPTERS[k].kind(), "", &meta, 0);
+                gang.defined = false;
+                gang
+            });
             found.insert(key.clone(), gang);
         }
     }

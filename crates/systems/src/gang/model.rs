@@ -333,6 +333,8 @@ pub struct GangObjects<'a> {
     pub workloads: Vec<&'a SchedulingWorkload>,
     /// Jobs handed to Kueue (inputs only: a state holds their pods, not the Jobs).
     pub kueue_jobs: Vec<&'a Workload>,
+    /// StatefulSets handed to Kueue (inputs only).
+    pub kueue_stateful_sets: Vec<&'a Workload>,
     /// Operator objects handed to Kueue (JobSet, Kubeflow jobs, Ray...; inputs only).
     pub kueue_operators: Vec<&'a OperatorObject>,
     /// Kueue queues, flavors and topologies of the inputs (the state's are read at plan time).
@@ -350,6 +352,14 @@ impl<'a> GangObjects<'a> {
                 Object::PodGroup(o) => objects.pod_groups.push(o),
                 Object::SchedulingWorkload(o) => objects.workloads.push(o),
                 Object::Workload(o) if o.is_kueue_job() => objects.kueue_jobs.push(o),
+                Object::Workload(o)
+                    if o.kind == "StatefulSet"
+                        && o.metadata
+                            .labels
+                            .contains_key(df_model::kueue::QUEUE_NAME_LABEL) =>
+                {
+                    objects.kueue_stateful_sets.push(o)
+                }
                 Object::Operator(o) if crate::operators::kueue_managed(o) => {
                     objects.kueue_operators.push(o)
                 }
@@ -369,6 +379,7 @@ impl<'a> GangObjects<'a> {
             pod_groups: state.pod_groups.iter().collect(),
             workloads: state.scheduling_workloads.iter().collect(),
             kueue_jobs: Vec::new(),
+            kueue_stateful_sets: Vec::new(),
             kueue_operators: Vec::new(),
             kueue: Default::default(),
         }
@@ -394,4 +405,10 @@ pub trait Adapter: Sync {
     fn define(&self, objects: &GangObjects) -> Vec<Gang>;
     /// The name of the group `pod` joins by this kind's rule, if it joins one.
     fn joins(&self, pod: &Pod) -> Option<String>;
+    /// The group its member pods make by themselves, where no object defines it (Kueue's
+    /// pod integration: a pod, or a pod group, is its own workload): `first` is the first
+    /// given member of group `name`. `None` (the default): the group must be defined.
+    fn implied(&self, _objects: &GangObjects, _name: &str, _first: &Pod) -> Option<Gang> {
+        None
+    }
 }

@@ -2,15 +2,18 @@
 //! task-topology plugin's buckets, [`task_topology`]) and `scheduling.volcano.sh/v1beta1`
 //! PodGroups (pods that join by annotation), both placed as the `allocate` action places a job.
 
+mod allocate;
 mod task_topology;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
     Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
+    task_of,
 };
 use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
-use super::place::{Quorum, all_or_nothing};
+use super::place::{Quorum, all_or_nothing, plan_members};
+use allocate::Allocate;
 use df_engine::{Scheduler, pod_requests};
 use df_model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
@@ -58,8 +61,10 @@ impl Adapter for VolcanoJobs {
     }
 }
 
-/// A Volcano Job read into the gang model: `minAvailable` (all pods when unset or not
-/// positive, as the job controller defaults it) and each task's `minAvailable`.
+/// A Volcano Job read into the gang model as Volcano's admission webhook and job controller
+/// default it: a task without `minAvailable` needs all its `replicas` (`minTaskMember`), and a
+/// job `minAvailable` of 0 (or a negative one, which the webhook rejects) is the sum of its
+/// tasks' minimums.
 pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
     let members: Vec<Member> = expand_job(job)
         .into_iter()
@@ -69,18 +74,24 @@ pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
             source: PodSource::Task,
         })
         .collect();
-    let min = if job.spec.min_available > 0 {
-        i64::from(job.spec.min_available)
-    } else {
-        members.len() as i64
-    };
-    let mut gang = Gang::new(&JOB_KIND, VOLCANO_JOB_API_VERSION, &job.metadata, min);
-    gang.min_task_member = job
+    let task_min: BTreeMap<String, i64> = job
         .spec
         .tasks
         .iter()
-        .filter_map(|t| Some((t.name.clone(), i64::from(t.min_available?))))
+        .map(|t| {
+            (
+                t.name.clone(),
+                i64::from(t.min_available.unwrap_or(t.replicas)),
+            )
+        })
         .collect();
+    let min = if job.spec.min_available > 0 {
+        i64::from(job.spec.min_available)
+    } else {
+        task_min.values().sum()
+    };
+    let mut gang = Gang::new(&JOB_KIND, VOLCANO_JOB_API_VERSION, &job.metadata, min);
+    gang.min_task_member = task_min;
     gang.queue = job.spec.queue.clone();
     gang.network_topology = job.spec.network_topology.clone();
     gang.members = members;
@@ -89,7 +100,8 @@ pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
 }
 
 /// Volcano PodGroups: pods join by the group-name annotation; placed pod by pod with the
-/// gang plugin's readiness (`minMember`, `minTaskMember`).
+/// gang plugin's readiness (`minMember`, `minTaskMember`) and the allocate action's rule for
+/// going on past a pod that fits nowhere.
 pub struct VolcanoPodGroups;
 
 impl Adapter for VolcanoPodGroups {
@@ -118,6 +130,7 @@ impl Adapter for VolcanoPodGroups {
                 gang.queue = g.spec.queue.clone();
                 gang.priority_class_name = g.spec.priority_class_name.clone();
                 gang.network_topology = g.spec.network_topology.clone();
+                gang.rule = PlacementRule::VolcanoPodGroup;
                 gang
             })
             .collect()
@@ -129,6 +142,39 @@ impl Adapter for VolcanoPodGroups {
             .get(GROUP_NAME_ANNOTATION)
             .map(ToString::to_string)
     }
+}
+
+/// Plan a Volcano PodGroup as the `allocate` action does: its pods in order over every node
+/// (or only `within` a HyperNode's nodes), each placed pod counted for the next, going on past
+/// a pod that fits nowhere as [`Allocate`] says.
+pub(crate) fn plan_pod_group(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    compare: bool,
+    within: Option<&[usize]>,
+) -> GroupPlan {
+    let tasks: Vec<Option<&str>> = gang.members.iter().map(|m| m.task.as_deref()).collect();
+    let quorum = Quorum::of(gang);
+    let running_of: BTreeMap<String, usize> = gang
+        .min_task_member
+        .keys()
+        .map(|task| {
+            let of_task = gang
+                .running
+                .iter()
+                .filter(|p| task_of(p).as_deref() == Some(task));
+            (task.clone(), of_task.count())
+        })
+        .collect();
+    let mut persist = Allocate::new(
+        &tasks,
+        &quorum,
+        gang.minimum(),
+        gang.running.len(),
+        &gang.min_task_member,
+        running_of,
+    );
+    plan_members(scheduler, gang, compare, None, within, &mut persist)
 }
 
 /// `<job>-<task>-<index>`, the pod name the Volcano job controller gives.
@@ -177,9 +223,9 @@ pub use super::model::TASK_SPEC_KEY;
 
 /// Plan a Volcano job as the `allocate` action does with the task-topology and nodeorder
 /// plugins: pods in task order, each to the feasible node with the best sum of the engine's
-/// weighted score and the task-topology score; stop at the first pod that fits nowhere; keep
-/// the placements only when `minAvailable` pods (running ones counted), and each task's
-/// `minAvailable`, fit. Task-topology annotations Volcano cannot read are skipped with a
+/// weighted score and the task-topology score; past a pod that fits nowhere, go on as
+/// [`Allocate`] says; keep the placements only when `minAvailable` pods (running ones
+/// counted), and each task's minimum when `minAvailable` is at least their sum, fit. Task-topology annotations Volcano cannot read are skipped with a
 /// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
 /// nodes.
 pub(crate) fn plan_job(
@@ -248,17 +294,7 @@ pub(crate) fn plan_job(
             .filter(|p| p.node.is_some() && p.task == task)
             .count()
     };
-    let quorum = Quorum {
-        total: min_available.saturating_sub(running),
-        per_task: gang
-            .min_task_member
-            .iter()
-            .map(|(task, n)| {
-                let need = usize::try_from(*n).unwrap_or(0);
-                (task.clone(), need.saturating_sub(running_of(task)))
-            })
-            .collect(),
-    };
+    let quorum = Quorum::less_running(gang, running, running_of);
     let pods: Vec<&Pod> = order.iter().map(|&i| &expanded[i].1).collect();
     let tasks: Vec<Option<&str>> = order
         .iter()
@@ -277,7 +313,27 @@ pub(crate) fn plan_job(
             .collect(),
         within,
     };
-    let attempt = all_or_nothing(scheduler, &pods, &tasks, &quorum, true, &mut chooser);
+    let running_of: BTreeMap<String, usize> = gang
+        .min_task_member
+        .keys()
+        .map(|task| (task.clone(), running_of(task)))
+        .collect();
+    let mut persist = Allocate::new(
+        &tasks,
+        &quorum,
+        min_available,
+        running,
+        &gang.min_task_member,
+        running_of,
+    );
+    let attempt = all_or_nothing(
+        scheduler,
+        &pods,
+        &tasks,
+        &quorum,
+        &mut persist,
+        &mut chooser,
+    );
     let blocker = pods
         .iter()
         .zip(&attempt.outcomes)
@@ -370,3 +426,6 @@ pub(crate) fn plan_job(
     }
     plan
 }
+
+#[cfg(test)]
+mod tests;

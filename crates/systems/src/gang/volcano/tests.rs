@@ -321,3 +321,54 @@ fn job_minimums_default_as_the_webhook_sets_them() {
         );
     }
 }
+
+/// A Job's running tasks pin it like a PodGroup's bound pods: here to spine s0 (tier 2, over
+/// racks r-a and r-b) while the job allows tier 1 only, so its third worker is never placed,
+/// and the two running ones are shown running.
+#[test]
+fn a_job_whose_running_tasks_pin_it_above_its_highest_tier_places_no_more() {
+    let mut yaml = String::new();
+    for n in ["a1", "b1"] {
+        yaml.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: {{role: worker}}}}\nstatus:\n  allocatable: {{cpu: \"4\", memory: 4Gi, pods: \"110\"}}\n---\n"
+        ));
+    }
+    for (name, tier, kind, members) in [
+        ("r-a", 1, "Node", "a1"),
+        ("r-b", 1, "Node", "b1"),
+        ("s0", 2, "HyperNode", "r-a"),
+    ] {
+        let mut list =
+            format!("  - {{type: {kind}, selector: {{exactMatch: {{name: {members}}}}}}}\n");
+        if name == "s0" {
+            list.push_str("  - {type: HyperNode, selector: {exactMatch: {name: r-b}}}\n");
+        }
+        yaml.push_str(&format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: {tier}\n  members:\n{list}---\n"
+        ));
+    }
+    for (i, on) in ["a1", "b1"].iter().enumerate() {
+        yaml.push_str(&format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: tf-worker-{i}, namespace: default, annotations: {{volcano.sh/task-spec: worker}}}}\nspec: {{schedulerName: volcano, nodeName: {on}, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\nstatus: {{phase: Running}}\n---\n"
+        ));
+    }
+    let state = ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object));
+    let mut job = job(2, &[("worker", 3, None)]);
+    job = job.replace(
+        "  minAvailable: 2\n",
+        "  minAvailable: 2\n  networkTopology: {mode: hard, highestTierAllowed: 1}\n",
+    );
+    let plan = plan(&state, &job);
+    // 2 running = minAvailable 2: the job runs; only tf-worker-2 waits.
+    assert_eq!(plan.status.as_str(), "Scheduled");
+    assert_eq!(
+        rows(&plan),
+        [
+            "tf-worker-0@a1",
+            "tf-worker-1@b1",
+            "tf-worker-2: its pods already run on a1, b1, in HyperNode s0 (tier2), Volcano's \
+             AllocatedHyperNode for the job, above highestTierAllowed 1: Volcano places none of \
+             its other pods (allocated hyperNode s0 tier is greater than highest allowed tier 1)",
+        ]
+    );
+}

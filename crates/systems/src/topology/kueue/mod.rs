@@ -657,6 +657,7 @@ fn report(
             .collect(),
         rounds: Vec::new(),
         warnings: Vec::new(),
+        pinned: None,
     };
     super::with_domains(&mut plan, &shared, state);
     plan.topology = Some(TopologyPlan {

@@ -221,9 +221,10 @@ impl Quorum {
 }
 
 /// Plan a gang pod by pod over every node through the all-or-nothing path (kube-batch,
-/// Volcano PodGroups, coscheduling, Workload gangs). `refused` is a reason the scheduler
-/// turns the whole group away before trying any pod (coscheduling's PreFilter). `within`
-/// restricts the pods to a topology domain's nodes.
+/// coscheduling, Workload gangs, and any gang sent to a scheduler that ignores its group),
+/// trying pods while the quorum can still be met. `refused` is a reason the scheduler turns
+/// the whole group away before trying any pod (coscheduling's PreFilter). `within` restricts
+/// the pods to a topology domain's nodes.
 pub(crate) fn plan_pod_by_pod(
     scheduler: &mut Scheduler,
     gang: &Gang,

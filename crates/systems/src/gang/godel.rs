@@ -23,7 +23,7 @@ use super::model::{Adapter, Gang, GangKind, GangObjects, JoinField, PlacementRul
 use super::outcome::{
     GangStatus, GroupPlan, PodOutcome, Rejection, compare_with_default, summarise_blocked,
 };
-use super::place::{Chooser, Quorum, all_or_nothing};
+use super::place::{Chooser, Quorum, WhileReachable, all_or_nothing};
 use df_engine::resources::node_allocatable;
 use df_engine::selector::node_selector_matches;
 use df_engine::{Resources, Scheduler, pod_requests};
@@ -848,7 +848,9 @@ fn fill_group(
         &refs,
         &tasks,
         &quorum,
-        false,
+        &mut WhileReachable {
+            total: quorum.total,
+        },
         &mut Circles(group),
     );
     if attempt.ready {

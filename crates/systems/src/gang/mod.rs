@@ -411,6 +411,7 @@ fn place_by_rule(
 ) -> Result<GroupPlan, GangError> {
     Ok(match &gang.rule {
         PlacementRule::PodByPod => place::plan_pod_by_pod(scheduler, gang, compare, None, within),
+        PlacementRule::VolcanoPodGroup => volcano::plan_pod_group(scheduler, gang, compare, within),
         PlacementRule::Coscheduling => {
             let gap = coscheduling::resource_gap(scheduler, gang);
             place::plan_pod_by_pod(scheduler, gang, compare, gap, within)

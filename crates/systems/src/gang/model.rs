@@ -199,9 +199,12 @@ pub struct Member {
 /// one placement path.
 #[derive(Debug, Clone)]
 pub enum PlacementRule {
-    /// Pod by pod over all nodes, each placed pod assumed for the next (kube-batch, Volcano
-    /// PodGroups, Workload gangs).
+    /// Pod by pod over all nodes, each placed pod assumed for the next (kube-batch, Workload
+    /// gangs).
     PodByPod,
+    /// Volcano PodGroups: pod by pod, going on past a pod that fits nowhere as Volcano's
+    /// allocate action does (it skips the rest of a task that failed).
+    VolcanoPodGroup,
     /// Coscheduling: the PreFilter's cluster-wide minResources check first, then pod by pod.
     Coscheduling,
     /// Godel node groups and circles.
@@ -223,7 +226,9 @@ impl PlacementRule {
             PlacementRule::Godel(_) => {
                 "Godel fills the node group's circles (preferred domains) in order"
             }
-            PlacementRule::PodByPod | PlacementRule::Coscheduling => {
+            PlacementRule::PodByPod
+            | PlacementRule::VolcanoPodGroup
+            | PlacementRule::Coscheduling => {
                 "the gang's pods placed before it count for its decision"
             }
             PlacementRule::Kueue(_) => {

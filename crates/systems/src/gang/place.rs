@@ -70,6 +70,32 @@ impl Quorum {
     }
 }
 
+/// Whether an attempt goes on past a pod that fits nowhere, and which pods it no longer tries:
+/// the one place the gang kinds differ in how far an attempt goes.
+pub(crate) trait Persist {
+    /// Why pod `index` is not tried at all, when the attempt passes it over.
+    fn skip(&self, _index: usize) -> Option<String> {
+        None
+    }
+    /// Pod `index` fit nowhere; `placed` says which pods of the attempt fit so far. Whether
+    /// the attempt tries the pods after it.
+    fn go_on(&mut self, index: usize, placed: &[bool]) -> bool;
+}
+
+/// Go on while the quorum can still be met: the pods that fit plus those not yet tried reach
+/// its total (kube-batch, coscheduling, Godel and the Workload gang plugin try every pod that
+/// could still matter).
+pub(crate) struct WhileReachable {
+    pub total: usize,
+}
+
+impl Persist for WhileReachable {
+    fn go_on(&mut self, index: usize, placed: &[bool]) -> bool {
+        let fit = placed.iter().filter(|p| **p).count();
+        fit + (placed.len() - index - 1) >= self.total
+    }
+}
+
 /// One attempt at placing a gang's pending pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Attempt {
@@ -114,20 +140,24 @@ impl Attempt {
     }
 }
 
-/// Place `pods` in order through `chooser`, stopping once the quorum can no longer be met (or
-/// at the first pod that fits nowhere, when `stop_at_first_failure`, as Volcano's allocate
-/// does). Placements are kept only when the quorum is met.
+/// Place `pods` in order through `chooser`, passing over the pods `persist` skips and
+/// stopping at a pod that fits nowhere when `persist` says so. Placements are kept only when
+/// the quorum is met.
 pub(crate) fn all_or_nothing(
     scheduler: &mut Scheduler,
     pods: &[&Pod],
     tasks: &[Option<&str>],
     quorum: &Quorum,
-    stop_at_first_failure: bool,
+    persist: &mut dyn Persist,
     chooser: &mut dyn Chooser,
 ) -> Attempt {
     let mut outcomes: Vec<Option<Result<String, String>>> = vec![None; pods.len()];
     let mut placed = vec![false; pods.len()];
     for (i, pod) in pods.iter().enumerate() {
+        if let Some(reason) = persist.skip(i) {
+            outcomes[i] = Some(Err(reason));
+            continue;
+        }
         let outcome = chooser.choose(scheduler, i, pod);
         let failed = outcome.is_err();
         if let Ok(node) = &outcome {
@@ -136,9 +166,7 @@ pub(crate) fn all_or_nothing(
             placed[i] = true;
         }
         outcomes[i] = Some(outcome);
-        let fit = placed.iter().filter(|p| **p).count();
-        let remaining = pods.len() - i - 1;
-        if (failed && stop_at_first_failure) || fit + remaining < quorum.total {
+        if failed && !persist.go_on(i, &placed) {
             break;
         }
     }
@@ -166,30 +194,58 @@ impl Quorum {
                 .filter(|p| task_of(p).as_deref() == Some(task))
                 .count()
         };
-        Quorum {
-            total: gang.minimum().saturating_sub(gang.running.len()),
-            per_task: gang
-                .min_task_member
+        Quorum::less_running(gang, gang.running.len(), running_of)
+    }
+
+    /// `gang`'s minimum and per-task minimums less `running` pods, `running_of(task)` of them
+    /// of each task. The per-task minimums count only when the minimum is at least their sum:
+    /// Volcano's gang plugin, the only one that has them, skips them otherwise
+    /// (`CheckTaskReady`: a job may then start with any mix of tasks).
+    pub fn less_running(gang: &Gang, running: usize, running_of: impl Fn(&str) -> usize) -> Quorum {
+        let per_task = if gang.min_member >= gang.min_task_member.values().sum::<i64>() {
+            gang.min_task_member
                 .iter()
                 .map(|(task, n)| {
                     let need = usize::try_from(*n).unwrap_or(0);
                     (task.clone(), need.saturating_sub(running_of(task)))
                 })
-                .collect(),
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        Quorum {
+            total: gang.minimum().saturating_sub(running),
+            per_task,
         }
     }
 }
 
 /// Plan a gang pod by pod over every node through the all-or-nothing path (kube-batch,
-/// Volcano PodGroups, coscheduling, Workload gangs). `refused` is a reason the scheduler
-/// turns the whole group away before trying any pod (coscheduling's PreFilter). `within`
-/// restricts the pods to a topology domain's nodes.
+/// coscheduling, Workload gangs, and any gang sent to a scheduler that ignores its group),
+/// trying pods while the quorum can still be met. `refused` is a reason the scheduler turns
+/// the whole group away before trying any pod (coscheduling's PreFilter). `within` restricts
+/// the pods to a topology domain's nodes.
 pub(crate) fn plan_pod_by_pod(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     refused: Option<String>,
     within: Option<&[usize]>,
+) -> GroupPlan {
+    let total = Quorum::of(gang).total;
+    let mut persist = WhileReachable { total };
+    plan_members(scheduler, gang, compare, refused, within, &mut persist)
+}
+
+/// [`plan_pod_by_pod`] with the kind's own rule for going on past a pod that fits nowhere
+/// (`persist`, over the gang's members in order).
+pub(crate) fn plan_members(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    compare: bool,
+    refused: Option<String>,
+    within: Option<&[usize]>,
+    persist: &mut dyn Persist,
 ) -> GroupPlan {
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
@@ -208,7 +264,7 @@ pub(crate) fn plan_pod_by_pod(
             &pods,
             &tasks,
             &quorum,
-            false,
+            persist,
             &mut AnyNode { within },
         ),
     };

@@ -8,8 +8,8 @@
 //!
 //! Eligibility (a pre-filter before any dry run): the PodGroup's `minResources` and the sum
 //! of the pending pods' requests must each fit the HyperNode's idle resources (summed over its
-//! nodes, per resource). A job with bound members skips it upstream (its HyperNode is pinned,
-//! which the plan does not model), so it is not applied to such a job here.
+//! nodes, per resource). A job pinned by its bound pods (`AllocatedHyperNode`, see
+//! [`super::hypernode`]) skips it, as upstream does.
 
 use std::collections::BTreeMap;
 
@@ -124,13 +124,14 @@ pub(super) struct Ranked<'d> {
 
 /// The round's domains as Volcano tries them: highest score first; on a tie, the one holding
 /// more of the job's bound pods (`scoreWithTaskNum`), then by name where Volcano picks at
-/// random.
+/// random. A `pinned` job skips the eligibility pre-filter.
 pub(super) fn rank<'d>(
     scheduler: &Scheduler,
-    gang: &Gang,
     capacity: &Capacity,
+    gang: &Gang,
     weights: &Weights,
     domains: &'d [Domain],
+    pinned: bool,
 ) -> Vec<Ranked<'d>> {
     let mut pending_asks = Resources::default();
     for pod in &capacity.pending {
@@ -145,12 +146,11 @@ pub(super) fn rank<'d>(
         all_tasks.add(&pod_requests(&placed.spec, false));
         bound_nodes.extend(state.node_index(&placed.spec.node_name));
     }
-    let bound = capacity.bound.len();
     let minimum = Resources::from_list(&gang.min_resources);
     let mut ranked: Vec<(Ranked, usize)> = domains
         .iter()
         .map(|domain| {
-            let ineligible = (bound == 0)
+            let ineligible = (!pinned)
                 .then(|| {
                     let idle = idle(scheduler, &domain.nodes);
                     short_of(&minimum, &idle, "the PodGroup's minResources")

@@ -15,26 +15,26 @@ use super::hypernode::{CLUSTER_TOP, HyperNodes};
 use super::{Constraint, TopologySystem, plan_in_domains};
 use crate::gang::{Gang, GangStatus, Member, PodSource, kube_batch, place};
 
-fn parse(yaml: &str) -> Vec<Object> {
+pub(super) fn parse(yaml: &str) -> Vec<Object> {
     let (manifests, problems) = df_manifest::parse_text(&Arc::from("state.yaml"), yaml);
     assert!(problems.is_empty(), "{problems:?}");
     manifests.into_iter().map(|m| m.object).collect()
 }
 
-fn node(name: &str, cpu: &str, memory: &str, gpus: &str) -> String {
+pub(super) fn node(name: &str, cpu: &str, memory: &str, gpus: &str) -> String {
     format!(
         "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: {memory}, pods: \"110\", nvidia.com/gpu: \"{gpus}\"}}\n---\n"
     )
 }
 
-fn bound(name: &str, node: &str, cpu: &str, memory: &str) -> String {
+pub(super) fn bound(name: &str, node: &str, cpu: &str, memory: &str) -> String {
     format!(
         "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: other}}\nspec:\n  nodeName: {node}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\", memory: \"{memory}\"}}}}}}]\nstatus: {{phase: Running}}\n---\n"
     )
 }
 
 /// A HyperNode of tier `tier` over nodes, or over HyperNodes when `of_hyper_nodes`.
-fn hyper_node(
+pub(super) fn hyper_node(
     name: &str,
     tier: i32,
     tier_name: &str,
@@ -112,7 +112,7 @@ fn gang(pods: usize, requests: &str, topology: NetworkTopologySpec, min_cpu: Opt
     gang
 }
 
-fn hard(highest: i32) -> NetworkTopologySpec {
+pub(super) fn hard(highest: i32) -> NetworkTopologySpec {
     NetworkTopologySpec {
         mode: "hard".into(),
         highest_tier_allowed: Some(highest),

@@ -95,6 +95,7 @@ pub fn request(mode: Mode, highest: usize) -> Request {
         ],
         rounds: [racks, spines].into_iter().take(highest).collect(),
         warnings: Vec::new(),
+        pinned: None,
     }
 }
 

@@ -13,10 +13,17 @@
 //! spec without either field is no constraint at all, and v1.15 turns `soft` into `hard` up
 //! to the top tier (`convertSoftToHardTopology`).
 //!
-//! Deviations, said here and in the docs: a job with bound members keeps them in the
-//! HyperNode they are in upstream (`AllocatedHyperNode`), which is not modelled. A topology
-//! Volcano could not build (a member matching nothing, two parents, a cycle) is an error
-//! here, where Volcano logs it and stops scheduling hard-mode jobs.
+//! A job whose pods already run is pinned (`AllocatedHyperNode`, which Volcano keeps in memory
+//! and recovers each session from its bound pods' nodes: `framework/session.go`
+//! recoverAllocatedHyperNode): to the lowest-tier HyperNode holding all of them, the virtual top
+//! included. The rest of the job is searched for only under that HyperNode's highest ancestor
+//! within `highestTierAllowed`, without the eligibility pre-filter; a pinned HyperNode above
+//! `highestTierAllowed` leaves the rest of the job unplaced (`network_topology_aware.go`
+//! getSearchRoot, getHighestAllowedHyperNode, isEligibleHyperNode).
+//!
+//! Deviation, said here and in the docs: a topology Volcano could not build (a member matching
+//! nothing, two parents, a cycle) is an error here, where Volcano logs it and stops scheduling
+//! hard-mode jobs.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,7 +32,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::binpack::{Argument, Weights};
-use super::{Constraint, Domain, Mode, Order, Request, Round, TopologySystem};
+use super::{Constraint, Domain, Mode, Order, Pin, Request, Round, TopologySystem, pending_pods};
 use crate::gang::Gang;
 use df_engine::selector::label_selector_matches;
 use df_manifest::ManifestSet;
@@ -83,6 +90,13 @@ impl TopologySystem for HyperNodes {
         };
         let mut request = tree.request(mode, highest, state.nodes.len(), weights);
         request.warnings = warnings;
+        let (_, bound) = pending_pods(gang, state);
+        let on: BTreeSet<&str> = bound.iter().map(|p| p.spec.node_name.as_str()).collect();
+        let nodes: Option<Vec<usize>> = on.iter().map(|n| state.node_index(n)).collect();
+        if let Some(pinned) = nodes.and_then(|nodes| tree.allocated(&nodes)) {
+            let on: Vec<&str> = on.into_iter().collect();
+            tree.pin(&mut request, pinned, highest, &on.join(", "));
+        }
         Ok(Some(Constraint::Planned(request)))
     }
 }
@@ -197,6 +211,8 @@ fn plugin_enabled(state: &ClusterState) -> Plugin {
 pub struct Built {
     pub name: String,
     pub tier: i32,
+    /// The HyperNode it is a member of (none: only the virtual top is above it).
+    pub parent: Option<String>,
     /// Every node of its subtree (state indexes, sorted).
     pub nodes: Vec<usize>,
 }
@@ -298,9 +314,11 @@ impl Tree {
         let mut hyper_nodes: Vec<Built> = sources
             .iter()
             .zip(subtree)
-            .map(|(h, nodes)| Built {
+            .zip(&parent)
+            .map(|((h, nodes), up)| Built {
                 name: h.metadata.name.clone(),
                 tier: h.spec.tier,
+                parent: up.map(|p| sources[p].metadata.name.clone()),
                 nodes: nodes.unwrap_or_default().into_iter().collect(),
             })
             .collect();
@@ -328,6 +346,7 @@ impl Tree {
             hyper_nodes.to_mut().push(Built {
                 name: CLUSTER_TOP.to_string(),
                 tier: top,
+                parent: None,
                 nodes: (0..nodes).collect(),
             });
         }
@@ -366,7 +385,89 @@ impl Tree {
             node_domains,
             rounds,
             warnings: Vec::new(),
+            pinned: None,
         }
+    }
+}
+
+impl Tree {
+    /// The tier of the virtual top HyperNode over this tree.
+    fn top(&self) -> i32 {
+        top_tier(self.hyper_nodes.iter().map(|h| h.tier))
+    }
+
+    /// A job's `AllocatedHyperNode` when its bound pods run on `nodes` (state indexes, at
+    /// least one): the lowest-tier HyperNode holding all of them, the virtual top (which holds
+    /// every node) at last; of several in one tier the first by name, where Volcano takes any.
+    /// Volcano recovers it from a job's bound pods each session; a pod bound to a node the
+    /// state lacks (in no HyperNode, so none is found) pins nothing: `None`.
+    pub fn allocated(&self, nodes: &[usize]) -> Option<(String, i32)> {
+        if nodes.is_empty() {
+            return None;
+        }
+        let holding = self
+            .hyper_nodes
+            .iter()
+            .find(|h| nodes.iter().all(|n| h.nodes.binary_search(n).is_ok()));
+        Some(match holding {
+            Some(h) => (h.name.clone(), h.tier),
+            None => (CLUSTER_TOP.to_string(), self.top()),
+        })
+    }
+
+    /// `name` and its ancestors with their tiers, lowest first, ending with the virtual top.
+    fn ancestors(&self, name: &str) -> Vec<(String, i32)> {
+        let mut chain = Vec::new();
+        let mut at = self.hyper_nodes.iter().find(|h| h.name == name);
+        while let Some(h) = at {
+            chain.push((h.name.clone(), h.tier));
+            at = h
+                .parent
+                .as_ref()
+                .and_then(|p| self.hyper_nodes.iter().find(|h| &h.name == p));
+        }
+        chain.push((CLUSTER_TOP.to_string(), self.top()));
+        chain
+    }
+
+    /// Keep `request` where a job pinned to `pinned` (name, tier) may still go: the domains
+    /// under the highest ancestor of `pinned` within `highest` (the search root), or none at
+    /// all when `pinned` is above `highest`. `on` names the nodes of the bound pods.
+    pub fn pin(&self, request: &mut Request, pinned: (String, i32), highest: i32, on: &str) {
+        let (name, tier) = pinned;
+        let root = self
+            .ancestors(&name)
+            .into_iter()
+            .take_while(|(_, t)| *t <= highest)
+            .last();
+        let said = format!(
+            "its pods already run on {on}, in HyperNode {name} ({}), Volcano's \
+             AllocatedHyperNode for the job",
+            level_name(tier)
+        );
+        let Some((root, root_tier)) = root else {
+            request.rounds.clear();
+            request.pinned = Some(Pin {
+                stuck: Some(format!(
+                    "{said}, above highestTierAllowed {highest}: Volcano places none of its \
+                     other pods (allocated hyperNode {name} tier is greater than highest allowed \
+                     tier {highest})"
+                )),
+            });
+            return;
+        };
+        let under = |domain: &str| {
+            root == CLUSTER_TOP || self.ancestors(domain).iter().any(|(a, _)| *a == root)
+        };
+        for round in &mut request.rounds {
+            round.domains.retain(|d| under(&d.name));
+        }
+        request.rounds.retain(|r| !r.domains.is_empty());
+        request.warnings.push(format!(
+            "{said}: the rest is placed within {root} ({})",
+            level_name(root_tier)
+        ));
+        request.pinned = Some(Pin { stuck: None });
     }
 }
 

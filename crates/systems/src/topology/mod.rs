@@ -115,6 +115,18 @@ pub struct Request {
     pub rounds: Vec<Round>,
     /// What the system noticed while reading the request (plugin off, topology assumed...).
     pub warnings: Vec<String>,
+    /// Where the gang's bound pods keep the rest, when the system pins a partly running gang
+    /// (the rounds then hold only the domains it may still use).
+    pub pinned: Option<Pin>,
+}
+
+/// A partly running gang kept where its bound pods are (Volcano's `AllocatedHyperNode`): the
+/// plan skips the eligibility pre-filter for it and passes over a domain that places none of
+/// its pending pods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    /// Why the system places none of the other pods, when it places none.
+    pub stuck: Option<String>,
 }
 
 /// The gang's pending pods (in planning order) and its pods already bound, as the state has
@@ -273,7 +285,8 @@ pub(crate) fn plan_in_domains(
         // With `BinPack`: each domain's score and whether Volcano skips it, in its order.
         let mut ranked = Vec::new();
         if let Order::BinPack(weights) = &round.order {
-            ranked = binpack::rank(scheduler, gang, &capacity, weights, &round.domains);
+            let pinned = request.pinned.is_some();
+            ranked = binpack::rank(scheduler, &capacity, gang, weights, &round.domains, pinned);
             candidates = ranked.iter().map(|r| r.domain).collect();
         }
         // With `BestScore`: the domains in the order of the best score they could reach, and
@@ -308,7 +321,13 @@ pub(crate) fn plan_in_domains(
                 turned_down(&plan, needed)
             } else {
                 let plan = place(scheduler, Some(&domain.nodes))?;
-                if plan.status == GangStatus::Scheduled {
+                // A pinned gang already at its minimum that places none of its pending pods
+                // here: Volcano keeps no HyperNode whose allocation is empty.
+                let empty =
+                    request.pinned.is_some() && !pending.is_empty() && plan.scheduled <= bound;
+                if plan.status == GangStatus::Scheduled && empty {
+                    (fit, placed_none(&plan, pending.len()))
+                } else if plan.status == GangStatus::Scheduled {
                     if let Some(kept) = ranked.get(at) {
                         rejected.extend(ranked[at + 1..].iter().map(|r| {
                             let fit = capacity.pods_that_fit(scheduler, &r.domain.nodes);
@@ -317,8 +336,9 @@ pub(crate) fn plan_in_domains(
                     }
                     chosen = Some((round, domain, plan));
                     break 'rounds;
+                } else {
+                    turned_down(&plan, needed)
                 }
-                turned_down(&plan, needed)
             };
             if closest.is_none_or(|(best, _)| fit > best) {
                 closest = Some((fit, &domain.nodes));
@@ -364,27 +384,33 @@ pub(crate) fn plan_in_domains(
                 request.mode.as_str(),
                 topology.constraining_level
             );
-            let mut plan = match closest {
+            let stuck = request.pinned.as_ref().and_then(|p| p.stuck.clone());
+            let mut plan = match (closest, stuck) {
                 // The pods' own reasons in the domain that came closest.
-                Some((_, nodes)) => place(scheduler, Some(nodes))?,
-                None => unplanned(
+                (Some((_, nodes)), _) => place(scheduler, Some(nodes))?,
+                (None, Some(reason)) => held_back(gang, state, reason),
+                (None, None) => unplanned(
                     gang,
                     state,
                     GangStatus::Unschedulable,
                     format!("{shortfall}: the topology has no domain there"),
                 ),
             };
-            // The first of the domains that came closest, in the order they were tried.
-            if let Some(tightest) = rejected.iter().rev().max_by_key(|r| r.fit) {
-                plan.rejections.push(Rejection {
-                    group: "topology".into(),
-                    reason: format!(
-                        "{shortfall}; the closest, {} ({}), fits {} of {} pods",
-                        tightest.domain, tightest.level, tightest.fit, tightest.needed
-                    ),
-                });
+            // A pinned gang whose bound pods meet its minimum keeps running; only the rest
+            // waits.
+            if request.pinned.is_none() || plan.scheduled < needed {
+                // The first of the domains that came closest, in the order they were tried.
+                if let Some(tightest) = rejected.iter().rev().max_by_key(|r| r.fit) {
+                    plan.rejections.push(Rejection {
+                        group: "topology".into(),
+                        reason: format!(
+                            "{shortfall}; the closest, {} ({}), fits {} of {} pods",
+                            tightest.domain, tightest.level, tightest.fit, tightest.needed
+                        ),
+                    });
+                }
+                plan.status = GangStatus::Unschedulable;
             }
-            plan.status = GangStatus::Unschedulable;
             plan
         }
         None => {
@@ -438,6 +464,41 @@ fn untried_by_score(
         needed,
         reason,
     }
+}
+
+/// A domain where a pinned gang, already at its minimum, placed none of its `pending` pods,
+/// with the first of their reasons.
+fn placed_none(plan: &GroupPlan, pending: usize) -> String {
+    let why = plan
+        .pods
+        .iter()
+        .filter(|r| !r.running)
+        .find_map(|r| r.reason.as_ref())
+        .map(|reason| format!(": {reason}"))
+        .unwrap_or_default();
+    format!(
+        "none of its {pending} pending pods fit (Volcano keeps no HyperNode that takes none){why}"
+    )
+}
+
+/// The plan of a gang whose pending pods the system places nowhere, for `reason`: its bound
+/// pods as they run (a Volcano Job's members include them), the others pending.
+fn held_back(gang: &Gang, state: &ClusterState, reason: String) -> GroupPlan {
+    let (_, bound) = pending_pods(gang, state);
+    let mut split = gang.clone();
+    split.running = bound.into_iter().cloned().collect();
+    let running = &split.running;
+    split.members.retain(|m| {
+        !running
+            .iter()
+            .any(|r| r.metadata.name == m.pod.metadata.name)
+    });
+    let status = if split.running.len() >= gang.minimum() {
+        GangStatus::Scheduled
+    } else {
+        GangStatus::Unschedulable
+    };
+    unplanned(&split, state, status, reason)
 }
 
 /// How many pods of a gang a domain's placement took, and the first reason it stopped.
@@ -544,5 +605,7 @@ mod binpack_tests;
 /// The fixture of the topology tests, for the report's tests too (feature `fixtures`).
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
+#[cfg(test)]
+mod pinned_tests;
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,7 @@ impl TopologySystem for PodGroupTopology {
             node_domains,
             rounds: vec![round],
             warnings,
+            pinned: None,
         })))
     }
 }

@@ -689,6 +689,7 @@ fn report(
             .collect(),
         rounds: Vec::new(),
         warnings: Vec::new(),
+        pinned: None,
     };
     super::with_domains(&mut plan, &shared, state);
     plan.topology = Some(TopologyPlan {

@@ -26,6 +26,24 @@ use super::volumes::PreFiltered;
 use super::{Decision, NodeVerdict, Scheduler};
 use crate::profile::{NODE_AFFINITY, Point};
 
+/// From this many candidate nodes on, a cycle filters them on every core (in chunks of half
+/// as many): below it, starting the threads costs more than they save.
+const PARALLEL_NODES: usize = 512;
+
+/// `f` of every node, in order: each node's filter or score depends on the node and the
+/// cycle's PreFilter or PreScore state alone, so a large cluster's nodes are shared out in
+/// chunks over the cores.
+fn on_every_core<R: Send>(nodes: &[usize], f: impl Fn(&usize) -> R + Sync) -> Vec<R> {
+    if nodes.len() < PARALLEL_NODES {
+        return nodes.iter().map(f).collect();
+    }
+    let chunks: Vec<&[usize]> = nodes.chunks(PARALLEL_NODES / 2).collect();
+    df_parallel::map(&chunks, |chunk| chunk.iter().map(&f).collect::<Vec<_>>())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// Upstream's ErrNoNodesAvailable: the FailedScheduling message of a cluster without nodes.
 pub(crate) const NO_NODES: &str = "no nodes available to schedule pods";
 use df_model::Pod;
@@ -195,7 +213,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
     }
 
     /// PreScore, Score and NormalizeScore of one plugin over the feasible nodes.
-    fn score<P: PreScore + Score>(
+    fn score<P: PreScore + Score + Sync>(
         &self,
         name: &'static str,
         weight: i64,
@@ -203,10 +221,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
         explained: Option<usize>,
     ) -> PluginScores {
         let state = P::pre_score(&self.cx, feasible);
-        let mut scores: Vec<(usize, i64)> = feasible
-            .iter()
-            .map(|&i| (i, state.score(&self.cx, i)))
-            .collect();
+        let mut scores: Vec<(usize, i64)> =
+            on_every_core(feasible, |&i| (i, state.score(&self.cx, i)));
         let explained = explained.and_then(|node| {
             let raw = scores.iter().find(|(i, _)| *i == node)?.1;
             Some((raw, state.describe_score(&self.cx, node)))
@@ -299,6 +315,81 @@ impl<'s, 'a> Cycle<'s, 'a> {
         })
     }
 
+    /// Filter: one node's verdict, and with `explained` naming it, every filter's outcome on
+    /// it (without stopping at the first failure).
+    fn judge(
+        &self,
+        index: usize,
+        explained: Option<usize>,
+        rejection: Option<&(PluginKind, Status, String)>,
+        filters: &[&plugins::Registration],
+    ) -> (NodeVerdict, Vec<FilterOutcome>) {
+        let explain = explained == Some(index);
+        let name = &self.cx.node(index).metadata.name;
+        let mut detail_filters = Vec::new();
+        let mut failed: Option<(&'static str, Status)> = None;
+        let node_affinity_runs = self.cx.profile.runs(Point::Filter, NODE_AFFINITY);
+        if let Some((kind, status, detail)) = rejection {
+            // Rejected at PreFilter: upstream runs no filter at all.
+            if explain {
+                detail_filters.push(FilterOutcome {
+                    plugin: kind.name(),
+                    passed: false,
+                    code: status.code,
+                    reasons: status.reasons.clone(),
+                    detail: format!("PreFilter: {detail}"),
+                });
+            }
+            failed = Some((kind.name(), status.clone()));
+        } else if let Some(status) = self
+            .node_affinity
+            .status(name)
+            .filter(|_| node_affinity_runs)
+        {
+            // Left out at PreFilter: upstream runs no filter on it.
+            if explain {
+                detail_filters.push(FilterOutcome {
+                    plugin: PluginKind::NodeAffinity.name(),
+                    passed: false,
+                    code: status.code,
+                    reasons: status.reasons.clone(),
+                    detail: format!("PreFilter: {}", self.node_affinity.describe()),
+                });
+            }
+            failed = Some((PluginKind::NodeAffinity.name(), status));
+        } else {
+            for registration in filters {
+                let (status, detail) = self.filter(registration.kind, index, explain);
+                if explain {
+                    detail_filters.push(FilterOutcome {
+                        plugin: registration.name,
+                        passed: status.is_success(),
+                        code: status.code,
+                        reasons: status.reasons.clone(),
+                        detail,
+                    });
+                }
+                if !status.is_success() && failed.is_none() {
+                    failed = Some((registration.name, status));
+                    if !explain {
+                        break;
+                    }
+                }
+            }
+        }
+        let verdict = NodeVerdict {
+            name: name.clone(),
+            index,
+            feasible: failed.is_none(),
+            code: failed.as_ref().map(|(_, s)| s.code),
+            failed_plugin: failed.as_ref().map(|(p, _)| *p),
+            reasons: failed.map(|(_, s)| s.reasons).unwrap_or_default(),
+            scores: BTreeMap::new(),
+            score: None,
+        };
+        (verdict, detail_filters)
+    }
+
     /// Decide among `candidates`; with `explained`, also every filter's verdict (without
     /// stopping at the first failure) and every score of that node, from the same calls.
     pub(super) fn run(
@@ -321,79 +412,20 @@ impl<'s, 'a> Cycle<'s, 'a> {
             };
             return (decision, None);
         }
-        let profile = self.cx.profile;
-        let node_affinity_runs = profile.runs(Point::Filter, NODE_AFFINITY);
-        let mut detail_filters = Vec::new();
         let rejection = self.rejection();
-        let mut verdicts: Vec<NodeVerdict> = candidates
-            .iter()
-            .map(|&index| {
-                let explain = explained == Some(index);
-                let name = &self.cx.node(index).metadata.name;
-                let mut failed: Option<(&'static str, Status)> = None;
-                if let Some((kind, status, detail)) = &rejection {
-                    // Rejected at PreFilter: upstream runs no filter at all.
-                    if explain {
-                        detail_filters.push(FilterOutcome {
-                            plugin: kind.name(),
-                            passed: false,
-                            code: status.code,
-                            reasons: status.reasons.clone(),
-                            detail: format!("PreFilter: {detail}"),
-                        });
-                    }
-                    failed = Some((kind.name(), status.clone()));
-                } else if let Some(status) = self
-                    .node_affinity
-                    .status(name)
-                    .filter(|_| node_affinity_runs)
-                {
-                    // Left out at PreFilter: upstream runs no filter on it.
-                    if explain {
-                        detail_filters.push(FilterOutcome {
-                            plugin: PluginKind::NodeAffinity.name(),
-                            passed: false,
-                            code: status.code,
-                            reasons: status.reasons.clone(),
-                            detail: format!("PreFilter: {}", self.node_affinity.describe()),
-                        });
-                    }
-                    failed = Some((PluginKind::NodeAffinity.name(), status));
-                } else {
-                    let runs = |r: &&plugins::Registration| {
-                        profile.runs(Point::Filter, r.name) && !self.skipped(r.kind)
-                    };
-                    for registration in plugins::filters().filter(runs) {
-                        let (status, detail) = self.filter(registration.kind, index, explain);
-                        if explain {
-                            detail_filters.push(FilterOutcome {
-                                plugin: registration.name,
-                                passed: status.is_success(),
-                                code: status.code,
-                                reasons: status.reasons.clone(),
-                                detail,
-                            });
-                        }
-                        if !status.is_success() && failed.is_none() {
-                            failed = Some((registration.name, status));
-                            if !explain {
-                                break;
-                            }
-                        }
-                    }
-                }
-                NodeVerdict {
-                    name: name.clone(),
-                    index,
-                    feasible: failed.is_none(),
-                    code: failed.as_ref().map(|(_, s)| s.code),
-                    failed_plugin: failed.as_ref().map(|(p, _)| *p),
-                    reasons: failed.map(|(_, s)| s.reasons).unwrap_or_default(),
-                    scores: BTreeMap::new(),
-                    score: None,
-                }
-            })
+        let profile = self.cx.profile;
+        let filters: Vec<&plugins::Registration> = plugins::filters()
+            .filter(|r| profile.runs(Point::Filter, r.name) && !self.skipped(r.kind))
             .collect();
+        let judged = on_every_core(candidates, |&index| {
+            self.judge(index, explained, rejection.as_ref(), &filters)
+        });
+        let mut detail_filters = Vec::new();
+        let mut verdicts: Vec<NodeVerdict> = Vec::with_capacity(judged.len());
+        for (verdict, filters) in judged {
+            detail_filters.extend(filters);
+            verdicts.push(verdict);
+        }
         let feasible: Vec<usize> = verdicts
             .iter()
             .filter(|v| v.feasible)
@@ -491,5 +523,107 @@ impl<'s, 'a> Cycle<'s, 'a> {
             aborted: error.is_some(),
         };
         (decision, detail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::{pod, running, state};
+
+    /// A cluster above [`PARALLEL_NODES`] is filtered in chunks on every core: each node's
+    /// verdict, and their order, are the ones judging the nodes one by one gives. The nodes
+    /// vary in zone, taint and load, so verdicts of every kind occur (NodeAffinity at
+    /// PreFilter, TaintToleration, NodeResourcesFit, PodTopologySpread, feasible).
+    #[test]
+    fn nodes_filtered_on_every_core_get_the_verdicts_of_one_by_one() {
+        let count = PARALLEL_NODES * 2 + 37;
+        let mut yaml = String::new();
+        for i in 1..=count {
+            // Every 7th node tainted; zones z0, z1, z2 in turn.
+            let taints = if i % 7 == 0 {
+                "spec: {taints: [{key: gpu, effect: NoSchedule}]}\n"
+            } else {
+                ""
+            };
+            yaml.push_str(&format!(
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i}\n  labels: {{kubernetes.io/hostname: n{i}, topology.kubernetes.io/zone: z{}}}\n{taints}status:\n  allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n",
+                i % 3
+            ));
+        }
+        // Every 5th node nearly full; every 11th runs a small `app: web` pod, which the
+        // incoming pod's hostname spread (maxSkew 1, minimum 0) keeps it off.
+        for i in (5..=count).step_by(5) {
+            let heavy = "  containers: [{name: c, resources: {requests: {cpu: \"3500m\"}}}]\n";
+            yaml.push_str(&running(
+                &format!("busy-{i}"),
+                &format!("n{i}"),
+                "app: db",
+                heavy,
+            ));
+        }
+        for i in (11..=count).step_by(11) {
+            yaml.push_str(&running(
+                &format!("web-{i}"),
+                &format!("n{i}"),
+                "app: web",
+                "",
+            ));
+        }
+        let state = state(&yaml);
+        let scheduler = Scheduler::new(&state, crate::Profiles::default());
+        let incoming = pod(concat!(
+            "  labels: {app: web}\n",
+            "spec:\n",
+            "  containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n",
+            "  affinity:\n",
+            "    nodeAffinity:\n",
+            "      requiredDuringSchedulingIgnoredDuringExecution:\n",
+            "        nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: NotIn, values: [z2]}]}]\n",
+            "  topologySpreadConstraints:\n",
+            "  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}\n",
+        ));
+        let all: Vec<usize> = (0..count).collect();
+        let cycle = Cycle::new(&scheduler, &incoming);
+        let (decision, _) = cycle.run(&all, None);
+        let rejection = cycle.rejection();
+        let filters: Vec<&plugins::Registration> = plugins::filters()
+            .filter(|r| !cycle.skipped(r.kind))
+            .collect();
+        let one_by_one: Vec<(String, bool, Option<&str>, Vec<String>)> = all
+            .iter()
+            .map(|&i| {
+                let (v, _) = cycle.judge(i, None, rejection.as_ref(), &filters);
+                (v.name, v.feasible, v.failed_plugin, v.reasons)
+            })
+            .collect();
+        let parallel: Vec<(String, bool, Option<&str>, Vec<String>)> = decision
+            .nodes
+            .iter()
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    v.feasible,
+                    v.failed_plugin,
+                    v.reasons.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(parallel, one_by_one);
+        let plugins: std::collections::BTreeSet<Option<&str>> =
+            one_by_one.iter().map(|(_, _, p, _)| *p).collect();
+        assert_eq!(
+            plugins,
+            [
+                None,
+                Some("NodeAffinity"),
+                Some("TaintToleration"),
+                Some("NodeResourcesFit"),
+                Some("PodTopologySpread"),
+            ]
+            .into_iter()
+            .collect(),
+            "every kind of verdict occurs"
+        );
     }
 }

@@ -511,21 +511,37 @@ const FAILING: &[(&str, Expected)] = &[
     ),
     (
         "df510-fail.yaml",
-        &[(
-            29,
-            32,
-            "DF510",
-            "metadata.labels[kueue.x-k8s.io/queue-name]",
-        )],
+        &[
+            (
+                29,
+                32,
+                "DF510",
+                "metadata.labels[kueue.x-k8s.io/queue-name]",
+            ),
+            (
+                49,
+                39,
+                "DF510",
+                "metadata.labels[kueue.x-k8s.io/queue-name]",
+            ),
+        ],
     ),
     (
         "df511-fail.yaml",
-        &[(
-            42,
-            36,
-            "DF511",
-            "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]",
-        )],
+        &[
+            (
+                42,
+                36,
+                "DF511",
+                "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]",
+            ),
+            (
+                60,
+                62,
+                "DF511",
+                "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.requests[nvidia.com/gpu]",
+            ),
+        ],
     ),
     (
         "df512-fail.yaml",
@@ -631,14 +647,18 @@ fn a_missing_kueue_queue_or_resource_is_named() {
     let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
     assert_eq!(
         messages,
-        ["LocalQueue team-a/users-queue not found: Kueue keeps the Job suspended"]
+        [
+            "LocalQueue team-a/users-queue not found: Kueue keeps it suspended",
+            "LocalQueue team-a/users-queue not found: Kueue keeps it suspended"
+        ]
     );
     let (_, report) = run(&[format!("{DIR}/df511-fail.yaml")], &opt_in("DF511"));
     let messages: Vec<&str> = report.diagnostics.iter().map(|d| &*d.message).collect();
     assert_eq!(
         messages,
         [
-            "ClusterQueue \"cluster-queue\" covers no nvidia.com/gpu (it covers cpu): Kueue assigns the pod set no flavor (resource nvidia.com/gpu unavailable in ClusterQueue) and keeps the Job suspended"
+            "ClusterQueue \"cluster-queue\" covers no nvidia.com/gpu (it covers cpu): Kueue assigns the pod set no flavor (resource nvidia.com/gpu unavailable in ClusterQueue) and keeps the Job suspended",
+            "ClusterQueue \"cluster-queue\" covers no nvidia.com/gpu (it covers cpu): Kueue assigns the pod set no flavor (resource nvidia.com/gpu unavailable in ClusterQueue) and keeps the PyTorchJob suspended"
         ]
     );
     // testdata/lint/state.yaml has 4 nodes, none labelled pool=spot.

@@ -373,8 +373,12 @@ fn check_member(ctx: &mut Context<'_>, index: &Index, m: &Manifest, at: &PodAt) 
         );
     }
     let kind = ADAPTERS[chosen.0].kind();
-    // Godel's missing group is DF203.
-    if !index.defined.contains(&key(chosen.0, &chosen.1)) && kind.id != "godel" {
+    // Godel's missing group is DF203; a group its pods make by themselves (Kueue's pod
+    // integration) exists once they do.
+    let implied = ADAPTERS[chosen.0]
+        .implied(&GangObjects::default(), &chosen.1, &at.pod)
+        .is_some();
+    if !index.defined.contains(&key(chosen.0, &chosen.1)) && kind.id != "godel" && !implied {
         let (pos, path) = joining_field(at, m, chosen.0);
         let where_ = if index.has_state {
             "among the manifests or in the cluster state"

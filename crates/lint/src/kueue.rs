@@ -10,7 +10,7 @@ use df_model::kueue::{
     self, ClusterQueue, KueueObjects, LEVEL_ANNOTATIONS, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
     SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY,
 };
-use df_model::{Annotations, Object, Pod, Workload};
+use df_model::{Annotations, Object, ObjectMeta, Pod, PodSpec, Workload};
 use df_systems::topology::kueue::{Queues, asks_topology, candidates};
 
 /// The Kueue objects of the inputs (the state's are read through the context).
@@ -36,18 +36,50 @@ impl Index {
     }
 }
 
-/// The ClusterQueue the Job is admitted through: its namespace's LocalQueue named by its
+/// The ClusterQueue the job is admitted through: its namespace's LocalQueue named by its
 /// queue-name label, then that LocalQueue's ClusterQueue.
-fn cluster_queue<'a>(queues: Queues<'a>, job: &Workload) -> Option<&'a ClusterQueue> {
-    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
+fn cluster_queue<'a>(queues: Queues<'a>, job: &ObjectMeta) -> Option<&'a ClusterQueue> {
+    let queue = &job.labels[kueue::QUEUE_NAME_LABEL];
     queues
-        .local_queue(&job.metadata.namespace, queue)
+        .local_queue(&job.namespace, queue)
         .and_then(|local| queues.cluster_queue(&local.spec.cluster_queue))
 }
 
 const ANNOTATIONS: &str = "spec.template.metadata.annotations";
 
+/// What Kueue admits, with the queue label: a workload controller's pod template (a Job, and
+/// through Kueue's integrations a StatefulSet or Deployment), a pod, or an operator object's
+/// pod templates, each pod spec with its path.
+fn managed(object: &Object) -> Option<(&ObjectMeta, Vec<(String, PodSpec)>)> {
+    let (meta, templates) = match object {
+        Object::Workload(w) if matches!(w.kind.as_str(), "Job" | "StatefulSet" | "Deployment") => {
+            let spec = ("spec.template.spec".to_string(), w.template.spec.clone());
+            (&w.metadata, vec![spec])
+        }
+        Object::Pod(pod) => (&pod.metadata, vec![("spec".to_string(), pod.spec.clone())]),
+        Object::Operator(o) if df_systems::operators::kueue_managed(o) => {
+            let mut copy = (**o).clone();
+            let templates = copy
+                .templates_mut()
+                .into_iter()
+                .map(|(path, t)| (format!("{path}.spec"), t.spec.clone()))
+                .collect();
+            (&o.metadata, templates)
+        }
+        _ => return None,
+    };
+    meta.labels
+        .contains_key(kueue::QUEUE_NAME_LABEL)
+        .then_some((meta, templates))
+}
+
 pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
+    let Some((meta, templates)) = managed(&m.object) else {
+        return;
+    };
+    check_queue(ctx, index, m, meta);
+    check_covered(ctx, index, m, meta, &templates);
+    check_flavor_nodes(ctx, index, m, meta);
     let Object::Workload(job) = &m.object else {
         return;
     };
@@ -61,9 +93,6 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
             annotation_finding(m, "DF504", problem.key, problem.message),
         );
     }
-    check_queue(ctx, index, m, job);
-    check_covered(ctx, index, m, job);
-    check_flavor_nodes(ctx, index, m, job);
     let unknown = check_levels(ctx, index, m, job);
     if let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) {
         for key in LEVEL_ANNOTATIONS {
@@ -83,9 +112,9 @@ pub(crate) fn check(ctx: &mut Context<'_>, index: &Index, m: &Manifest) {
     }
 }
 
-/// DF510: the LocalQueue the Job's label names, its ClusterQueue, flavors and Topologies, as
+/// DF510: the LocalQueue the job's label names, its ClusterQueue, flavors and Topologies, as
 /// Kueue looks them up, when the state or the inputs hold some queue to look in.
-fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &ObjectMeta) {
     let Some(state) = ctx.state else {
         return;
     };
@@ -95,16 +124,22 @@ fn check_queue(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workloa
         return;
     }
     let queues = index.queues(&state.kueue);
-    let queue = &job.metadata.labels[kueue::QUEUE_NAME_LABEL];
-    if let Err(why) = candidates(queues, &job.metadata.namespace, queue, false) {
+    let queue = &job.labels[kueue::QUEUE_NAME_LABEL];
+    if let Err(why) = candidates(queues, &job.namespace, queue, false) {
         ctx.emit(m, queue_label_finding(m, "DF510", why));
     }
 }
 
-/// DF511: each resource the Job's containers request (non-zero; a limit stands in for a missing
+/// DF511: each resource the job's containers request (non-zero; a limit stands in for a missing
 /// request, as the API server defaults it) that no resource group of its ClusterQueue covers,
 /// at the first container that asks for it.
-fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+fn check_covered(
+    ctx: &mut Context<'_>,
+    index: &Index,
+    m: &Manifest,
+    job: &ObjectMeta,
+    templates: &[(String, PodSpec)],
+) {
     let Some(state) = ctx.state else {
         return;
     };
@@ -119,12 +154,14 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
         .flat_map(|g| &g.covered_resources)
         .map(String::as_str)
         .collect();
-    let spec = &job.template.spec;
     let mut reported: Vec<&str> = Vec::new();
-    for (list, containers) in [
-        ("initContainers", &spec.init_containers),
-        ("containers", &spec.containers),
-    ] {
+    let lists = templates.iter().flat_map(|(path, spec)| {
+        [
+            (path, "initContainers", &spec.init_containers),
+            (path, "containers", &spec.containers),
+        ]
+    });
+    for (path, list, containers) in lists {
         for (i, container) in containers.iter().enumerate() {
             let resources = &container.resources;
             let asked = resources.requests.iter().map(|r| ("requests", r)).chain(
@@ -144,15 +181,16 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
                 }
                 reported.push(name);
                 let message = format!(
-                    "ClusterQueue {:?} covers no {name} ({}): Kueue assigns the pod set no flavor (resource {name} unavailable in ClusterQueue) and keeps the Job suspended",
+                    "ClusterQueue {:?} covers no {name} ({}): Kueue assigns the pod set no flavor (resource {name} unavailable in ClusterQueue) and keeps the {} suspended",
                     cq.metadata.name,
                     if covered.is_empty() {
                         "it covers nothing".to_string()
                     } else {
                         format!("it covers {}", covered.join(", "))
-                    }
+                    },
+                    m.object.kind()
                 );
-                let list_path = format!("spec.template.spec.{list}[{i}].resources.{field}");
+                let list_path = format!("{path}.{list}[{i}].resources.{field}");
                 let finding = Finding::at_map_entry(m, "DF511", &list_path, name, message);
                 ctx.emit(m, finding);
             }
@@ -160,9 +198,9 @@ fn check_covered(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workl
     }
 }
 
-/// DF512: each ResourceFlavor of the Job's ClusterQueue whose `nodeLabels` no node of the
-/// state carries together, at the Job's queue-name label.
-fn check_flavor_nodes(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &Workload) {
+/// DF512: each ResourceFlavor of the job's ClusterQueue whose `nodeLabels` no node of the
+/// state carries together, at the job's queue-name label.
+fn check_flavor_nodes(ctx: &mut Context<'_>, index: &Index, m: &Manifest, job: &ObjectMeta) {
     let Some(state) = ctx.state.filter(|s| !s.nodes.is_empty()) else {
         return;
     };

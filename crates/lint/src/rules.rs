@@ -553,7 +553,7 @@ pub const RULES: &[Rule] = &[
         "kueue-queue-missing",
         Error,
         "Kueue Job whose LocalQueue, ClusterQueue, flavor or flavor Topology does not exist",
-        "A Job labelled `kueue.x-k8s.io/queue-name` is admitted only through the LocalQueue of that name in its namespace, the LocalQueue's ClusterQueue and that ClusterQueue's ResourceFlavors (and their Topologies). When one of them is in neither the state nor the inputs, Kueue keeps the Job suspended: its workload is inadmissible (`LocalQueue q doesn't exist`, `ClusterQueue cq doesn't exist`) or its ClusterQueue is inactive. Checked only when the state or the inputs hold some LocalQueue or ClusterQueue: a state recorded without Kueue's objects says nothing about them.",
+        "A Job labelled `kueue.x-k8s.io/queue-name` (or a StatefulSet, Deployment, Pod, JobSet, Kubeflow job or Ray object Kueue integrates) is admitted only through the LocalQueue of that name in its namespace, the LocalQueue's ClusterQueue and that ClusterQueue's ResourceFlavors (and their Topologies). When one of them is in neither the state nor the inputs, Kueue keeps the Job suspended: its workload is inadmissible (`LocalQueue q doesn't exist`, `ClusterQueue cq doesn't exist`) or its ClusterQueue is inactive. Checked only when the state or the inputs hold some LocalQueue or ClusterQueue: a state recorded without Kueue's objects says nothing about them.",
         "Create the missing queue, flavor or Topology, or fix the queue-name label.",
     )),
     with_state(rule(

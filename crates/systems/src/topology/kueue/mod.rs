@@ -76,13 +76,13 @@ pub fn candidates<'a>(
     asks_topology: bool,
 ) -> Result<Vec<Candidate<'a>>, String> {
     let local = queues.local_queue(namespace, queue).ok_or_else(|| {
-        format!("LocalQueue {namespace}/{queue} not found: Kueue keeps the Job suspended")
+        format!("LocalQueue {namespace}/{queue} not found: Kueue keeps it suspended")
     })?;
     let cq_name = &local.spec.cluster_queue;
     let cq = queues.cluster_queue(cq_name).ok_or_else(|| {
         format!(
-            "ClusterQueue {cq_name:?} of LocalQueue {namespace}/{queue} not found: Kueue keeps \
-             the Job suspended"
+            "ClusterQueue {cq_name:?} of LocalQueue {namespace}/{queue} not found: Kueue keeps it \
+             suspended"
         )
     })?;
     let mut all = Vec::new();

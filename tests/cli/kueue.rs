@@ -218,6 +218,36 @@ Warnings:
     );
 }
 
+/// Explaining a pod of the JobSet names the flavor its pod set was admitted on, whose node
+/// labels put the driver on n3 before any score (see the test above).
+#[test]
+fn explaining_a_kueue_pod_names_the_flavor_it_inherits() {
+    let run = bin([
+        "explain-placement",
+        "pod/trainer-driver-0-0",
+        "-f",
+        "testdata/kueue/jobset.yaml",
+        "--state",
+        "testdata/kueue/state.yaml",
+    ])
+    .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let notes: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "Notes:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "  the gang plan puts it on n3",
+            "  Kueue admits its pod set driver on ResourceFlavor spot: it inherits the flavor's node labels and tolerations",
+        ]
+    );
+}
+
 #[test]
 fn a_kubeflow_job_no_flavor_holds_stays_suspended() {
     // Pod sets master x1, worker x10 (1 CPU each). master fits on-demand (1 <= 5 unused);

@@ -168,6 +168,22 @@ fn inherited_terms(op: &OperationPlan) -> Vec<InheritedTerm> {
     required.chain(preferred).collect()
 }
 
+/// Where Kueue admitted the pod's pod set: the flavors whose node labels and tolerations the
+/// pod inherits, which decide its node before any score.
+fn kueue_flavor_note(group: &GroupPlan, pod: &df_model::Pod) -> Option<String> {
+    let admission = group.admission.as_ref().filter(|a| a.admitted)?;
+    let name = df_systems::kueue::pod_set_of(pod);
+    let pod_set = admission.pod_sets.iter().find(|ps| ps.name == name)?;
+    let flavors: std::collections::BTreeSet<&str> =
+        pod_set.flavors.values().map(String::as_str).collect();
+    let flavors: Vec<&str> = flavors.into_iter().collect();
+    Some(format!(
+        "Kueue admits its pod set {name} on ResourceFlavor {}: it inherits the flavor's node \
+         labels and tolerations",
+        flavors.join(", ")
+    ))
+}
+
 /// The group and the row of pod `name` of the gang `namespace/gang`.
 fn gang_row<'p>(
     traced: &'p Traced,
@@ -209,6 +225,9 @@ fn gang(
     }
     if let Some(path) = topology::domain_path(group, row) {
         notes.push(format!("its domain path: {path}"));
+    }
+    if let Some(note) = kueue_flavor_note(group, &traced.pod) {
+        notes.push(note);
     }
     if group.scheduled < group.min_member {
         notes.push(format!(

@@ -439,6 +439,34 @@ fn a_pod_group_waits_for_its_pods_and_admits_a_pod_set_per_role() {
     );
 }
 
+/// `plan --pending` shows the state's Workloads Kueue has not admitted, whose jobs are
+/// suspended and have no pods, with what Kueue decides for them now: in Kueue's order (priority
+/// 0 both, then creation), `job-huge` (20 CPU > 9 and > 8) stays suspended, which does not
+/// block `job-small` (BestEffortFIFO, the default): 2 CPU fit the 5 unused on on-demand.
+#[test]
+fn pending_shows_the_workloads_kueue_keeps_suspended() {
+    let run = bin([
+        "plan",
+        "--pending",
+        "-A",
+        "--state",
+        "testdata/kueue/state.yaml",
+        "--state",
+        "testdata/kueue/waiting.yaml",
+        "-o",
+        "json",
+    ])
+    .run();
+    let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        plan["notes"],
+        json!([
+            "Kueue Workload default/job-small-1a2b3 (LocalQueue user-queue) is suspended; Kueue would now have it admitted by ClusterQueue cluster-queue: main x2 on on-demand (cpu): its job starts and creates its pods",
+            "Kueue Workload default/job-huge-4c5d6 (LocalQueue user-queue) is suspended and stays so (ExceedsMaxQuota): couldn't assign flavors to pod set main: insufficient quota for cpu in flavor on-demand, previously considered podsets requests (0) + current podset request (20) > maximum capacity (9), insufficient quota for cpu in flavor spot, previously considered podsets requests (0) + current podset request (20) > maximum capacity (8)"
+        ])
+    );
+}
+
 #[test]
 fn a_higher_priority_job_preempts_within_its_cluster_queue() {
     // 9 CPU on on-demand: 5 unused, nominal 9 >= 9, so the oracle evicts `running` (priority

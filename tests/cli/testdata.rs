@@ -118,6 +118,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
             ("WorkloadPriorityClass", 1),
         ],
     ),
+    ("kueue/waiting.yaml", &[("Workload", 2)]),
     ("kueue/sample-job.yaml", &[("Job", 1)]),
     ("kueue/partial-job.yaml", &[("Job", 1)]),
     ("kueue/small-job.yaml", &[("Job", 1)]),

@@ -366,6 +366,15 @@ impl KueueWorkload {
         self.status.admission.as_ref()
     }
 
+    /// Whether it waits for Kueue: no quota reserved, active and not finished (its job is
+    /// suspended until Kueue admits it).
+    pub fn waiting(&self) -> bool {
+        let finished = self
+            .condition("Finished")
+            .is_some_and(|c| c.status == "True");
+        self.reserved().is_none() && !finished && self.spec.active != Some(false)
+    }
+
     /// When its quota was reserved (candidate order: the most recently reserved goes first).
     pub fn reserved_at(&self) -> Option<&str> {
         self.condition("QuotaReserved")?

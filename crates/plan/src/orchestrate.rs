@@ -239,6 +239,10 @@ pub fn plan_all(
     let mut scheduler = scheduler_for(manifests, state, profiles, &claims);
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.notes = notes;
+    if opts.pending {
+        plan.notes
+            .extend(pending::kueue_waiting(state, opts.namespace.as_deref()));
+    }
     plan.nodes = rooms(&scheduler);
     plan.drift = (opts.pending && opts.compare).then(|| {
         drift::summarize(

@@ -21,8 +21,8 @@ use crate::operators::kueue_managed;
 use crate::topology::kueue::asks_topology;
 use df_model::KindObject;
 use df_model::kueue::{
-    KueueObjects, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT, POD_SET_LABEL,
-    PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
+    KueueObjects, KueueWorkload, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT,
+    POD_SET_LABEL, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
 };
 use df_model::operators::OperatorObject;
 use df_model::resources::pod_requests;
@@ -302,18 +302,75 @@ pub fn admit_gangs(gangs: &[Gang], state: &ClusterState) -> Vec<Gang> {
         .iter()
         .map(|&i| job_of(&out[i], &objects, state))
         .collect();
-    let namespaces = |name: &str| -> Option<Labels> {
+    let decisions = admission::admit(&objects, &namespace_labels(state), &jobs);
+    for (&i, decision) in managed.iter().zip(decisions) {
+        out[i].admission = Some(Box::new(decision));
+    }
+    out
+}
+
+/// The state's Workloads Kueue has not admitted (their jobs suspended) with what Kueue decides
+/// for them now, against the quota the admitted ones hold, in Kueue's queue order: the
+/// pending side of Kueue that `plan --pending` shows, since these jobs have no pods yet.
+pub fn waiting_workloads(state: &ClusterState) -> Vec<(&KueueWorkload, admission::Decision)> {
+    let waiting: Vec<&KueueWorkload> = state
+        .kueue
+        .workloads
+        .iter()
+        .filter(|w| w.waiting())
+        .collect();
+    if waiting.is_empty() {
+        return Vec::new();
+    }
+    let jobs: Vec<Job> = waiting
+        .iter()
+        .map(|w| {
+            let pod_sets = w
+                .spec
+                .pod_sets
+                .iter()
+                .map(|ps| {
+                    let pod = Pod {
+                        metadata: ps.template.metadata.clone(),
+                        spec: ps.template.spec.clone(),
+                        ..Pod::default()
+                    };
+                    let mut shape = pod_set_shape(&ps.name, &pod);
+                    shape.count = ps.count;
+                    shape.min_count = ps.min_count;
+                    shape
+                })
+                .collect();
+            Job {
+                kind: "Workload".to_string(),
+                namespace: w.metadata.namespace.clone(),
+                name: w.metadata.name.clone(),
+                uid: String::new(),
+                queue: w.spec.queue_name.clone(),
+                priority: w.spec.priority.unwrap_or(0),
+                created: w
+                    .metadata
+                    .creation_timestamp
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_string(),
+                pod_sets,
+            }
+        })
+        .collect();
+    let decisions = admission::admit(&state.kueue, &namespace_labels(state), &jobs);
+    waiting.into_iter().zip(decisions).collect()
+}
+
+/// The labels of each namespace of `state`, which ClusterQueues' namespace selectors read.
+fn namespace_labels(state: &ClusterState) -> impl Fn(&str) -> Option<Labels> + '_ {
+    |name: &str| {
         state
             .namespaces
             .iter()
             .find(|n| n.metadata.name == name)
             .map(|n| n.metadata.labels.clone())
-    };
-    let decisions = admission::admit(&objects, &namespaces, &jobs);
-    for (&i, decision) in managed.iter().zip(decisions) {
-        out[i].admission = Some(Box::new(decision));
     }
-    out
 }
 
 /// A pod group's pod sets are its roles, pods of one shape (Kueue names each by a hash of the

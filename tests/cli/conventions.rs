@@ -687,7 +687,7 @@ fn every_command_refuses_a_bad_object_reference_the_same_way() {
     let cases = [
         (
             "deplyment/api",
-            "error: unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, JAXJob, Job, JobSet, LeaderWorkerSet, MPIJob, Node, PaddleJob, Pod, PodGroup, PyTorchJob, RayCluster, RayJob, ReplicaSet, StatefulSet, TFJob, TrainJob, XGBoostJob\n",
+            "error: unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, JAXJob, Job, JobSet, LeaderWorkerSet, MPIJob, Node, PaddleJob, Pod, PodGroup, PyTorchJob, RayCluster, RayJob, RayService, ReplicaSet, StatefulSet, TFJob, TrainJob, XGBoostJob\n",
         ),
         (
             "pod/a/b",

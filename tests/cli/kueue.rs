@@ -272,7 +272,7 @@ fn a_kubeflow_job_no_flavor_holds_stays_suspended() {
 /// of the pod sets Kueue's integration derives (`PodSets` of `pkg/controller/jobs/<kind>`):
 /// a JobSet's replicated Jobs (replicas x parallelism), a Kubeflow job's replica types in the
 /// operator's order (replicas default 1), a Ray cluster's `head` and worker groups (replicas x
-/// hosts), a RayJob's `submitter` last. All fit the 5 unused on-demand CPUs.
+/// hosts) and a RayService's, a RayJob's `submitter` last. All fit the 5 unused on-demand CPUs.
 #[test]
 fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
     let cases = [
@@ -309,6 +309,11 @@ fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
         (
             "ray-cluster-sample",
             "RayCluster default/raycluster-complete",
+            "head x1 on on-demand (cpu, memory); small-group x1 on on-demand (cpu, memory)",
+        ),
+        (
+            "ray-service-sample",
+            "RayService default/test-rayservice",
             "head x1 on on-demand (cpu, memory); small-group x1 on on-demand (cpu, memory)",
         ),
         (

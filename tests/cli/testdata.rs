@@ -143,6 +143,10 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("kueue/examples/ray-job-sample.yaml", &[("RayJob", 1)]),
     (
+        "kueue/examples/ray-service-sample.yaml",
+        &[("RayService", 1)],
+    ),
+    (
         "kueue/examples/sample-deployment.yaml",
         &[("Deployment", 1)],
     ),

@@ -852,7 +852,7 @@ mod tests {
             (
                 "deplyment/api",
                 Err(
-                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, JAXJob, Job, JobSet, LeaderWorkerSet, MPIJob, Node, PaddleJob, Pod, PodGroup, PyTorchJob, RayCluster, RayJob, ReplicaSet, StatefulSet, TFJob, TrainJob, XGBoostJob",
+                    "unknown kind \"deplyment\" in \"deplyment/api\" (did you mean \"Deployment\"?); known kinds: CronJob, DaemonSet, DataBackup, DataLoad, DataMigrate, DataProcess, Deployment, JAXJob, Job, JobSet, LeaderWorkerSet, MPIJob, Node, PaddleJob, Pod, PodGroup, PyTorchJob, RayCluster, RayJob, RayService, ReplicaSet, StatefulSet, TFJob, TrainJob, XGBoostJob",
                 ),
             ),
             (

@@ -1,6 +1,6 @@
 //! The workload kinds AI teams run through operators: JobSet, LeaderWorkerSet, Kubeflow
 //! Trainer's TrainJob and its (Cluster)TrainingRuntimes, training-operator v1's PyTorchJob,
-//! MPIJob, TFJob, XGBoostJob, PaddleJob and JAXJob, KubeRay's RayCluster and RayJob. Only the fields their controllers read to create
+//! MPIJob, TFJob, XGBoostJob, PaddleJob and JAXJob, KubeRay's RayCluster, RayJob and RayService. Only the fields their controllers read to create
 //! pods are decoded (unknown fields are skipped, as the API server prunes them), with the
 //! CRDs' defaults left as `None` for the expansion (`systems::operators`) to apply, so a
 //! snapshot writes back what the user wrote.
@@ -36,6 +36,7 @@ pub enum OperatorSpec {
     XgBoostJob(KubeflowJobSpec),
     PaddleJob(KubeflowJobSpec),
     JaxJob(KubeflowJobSpec),
+    RayService(RayServiceSpec),
 }
 
 /// `jobset.x-k8s.io/v1alpha2` JobSet `spec`.
@@ -340,6 +341,13 @@ pub struct AutoscalerOptions {
 }
 
 /// `ray.io/v1` RayJob `spec`.
+/// `ray.io/v1` RayService `spec`: the RayCluster it serves from (its Serve config is not read).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RayServiceSpec {
+    pub ray_cluster_config: RayClusterSpec,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RayJobSpec {
@@ -434,6 +442,14 @@ const OPERATOR_KINDS: &[Kind] = &[
     .addressable()
     .live(&[]),
     Kind::new(
+        "RayService",
+        &["ray.io/v1"],
+        "rayservices",
+        "the planner (its pods)",
+    )
+    .addressable()
+    .live(&[]),
+    Kind::new(
         "TFJob",
         &["kubeflow.org/v1"],
         "tfjobs",
@@ -500,6 +516,7 @@ impl KindObject for OperatorObject {
             "PyTorchJob" => body(read, OperatorSpec::PyTorchJob),
             "MPIJob" => body(read, OperatorSpec::MpiJob),
             "RayCluster" => body(read, OperatorSpec::RayCluster),
+            "RayService" => body(read, OperatorSpec::RayService),
             "TFJob" => body(read, OperatorSpec::TfJob),
             "XGBoostJob" => body(read, OperatorSpec::XgBoostJob),
             "PaddleJob" => body(read, OperatorSpec::PaddleJob),
@@ -527,10 +544,11 @@ impl KindObject for OperatorObject {
             OperatorSpec::MpiJob(_) => 6,
             OperatorSpec::RayCluster(_) => 7,
             OperatorSpec::RayJob(_) => 8,
-            OperatorSpec::TfJob(_) => 9,
-            OperatorSpec::XgBoostJob(_) => 10,
-            OperatorSpec::PaddleJob(_) => 11,
-            OperatorSpec::JaxJob(_) => 12,
+            OperatorSpec::RayService(_) => 9,
+            OperatorSpec::TfJob(_) => 10,
+            OperatorSpec::XgBoostJob(_) => 11,
+            OperatorSpec::PaddleJob(_) => 12,
+            OperatorSpec::JaxJob(_) => 13,
         };
         &OPERATOR_KINDS[index]
     }
@@ -640,6 +658,9 @@ impl OperatorObject {
                 out
             }
             OperatorSpec::RayCluster(spec) => ray(spec, "spec."),
+            OperatorSpec::RayService(spec) => {
+                ray(&mut spec.ray_cluster_config, "spec.rayClusterConfig.")
+            }
             OperatorSpec::RayJob(spec) => {
                 let mut out = spec
                     .ray_cluster_spec

@@ -163,7 +163,18 @@ const JOBSET: Shape = custom_resource!(JOBSET_SPEC);
 const LWS: Shape = custom_resource!(LWS_SPEC);
 const TRAIN_JOB: Shape = custom_resource!(TRAIN_JOB_SPEC);
 const TRAINING_RUNTIME: Shape = custom_resource!(TRAINING_RUNTIME_SPEC);
+const RAY_SERVICE_SPEC: Shape = Shape::Map(&[
+    ("rayClusterConfig", RAY_CLUSTER_SPEC),
+    ("serveConfigV2", Shape::Any),
+    ("serveService", Shape::Any),
+    ("upgradeStrategy", Shape::Any),
+    ("excludeHeadPodFromServeSvc", Shape::Any),
+    ("serviceUnhealthySecondThreshold", Shape::Any),
+    ("deploymentUnhealthySecondThreshold", Shape::Any),
+]);
+
 const KUBEFLOW_JOB: Shape = custom_resource!(KUBEFLOW_JOB_SPEC);
+const RAY_SERVICE: Shape = custom_resource!(RAY_SERVICE_SPEC);
 const RAY_CLUSTER: Shape = custom_resource!(RAY_CLUSTER_SPEC);
 const RAY_JOB: Shape = custom_resource!(RAY_JOB_SPEC);
 
@@ -190,4 +201,5 @@ pub(super) const OPERATORS: &[(&str, &str, Shape)] = &[
     ("kubeflow.org/v1", "JAXJob", KUBEFLOW_JOB),
     ("ray.io/v1", "RayCluster", RAY_CLUSTER),
     ("ray.io/v1", "RayJob", RAY_JOB),
+    ("ray.io/v1", "RayService", RAY_SERVICE),
 ];

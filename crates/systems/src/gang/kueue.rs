@@ -142,7 +142,7 @@ const fn workload_kind(kind: &'static str, api_versions: &'static [&'static str]
 }
 
 /// StatefulSet, then the operator kinds Kueue integrates, in the order of `crate::operators`.
-static WORKLOAD_KINDS: [GangKind; 10] = [
+static WORKLOAD_KINDS: [GangKind; 11] = [
     workload_kind("StatefulSet", &["apps/v1"]),
     workload_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
     workload_kind("TrainJob", &["trainer.kubeflow.org/v1alpha1"]),
@@ -153,10 +153,11 @@ static WORKLOAD_KINDS: [GangKind; 10] = [
     workload_kind("JAXJob", &["kubeflow.org/v1"]),
     workload_kind("RayCluster", &["ray.io/v1"]),
     workload_kind("RayJob", &["ray.io/v1"]),
+    workload_kind("RayService", &["ray.io/v1"]),
 ];
 
 /// One adapter per kind of [`WORKLOAD_KINDS`], for the registry.
-pub static KUEUE_WORKLOADS: [KueueWorkloads; 10] = [
+pub static KUEUE_WORKLOADS: [KueueWorkloads; 11] = [
     KueueWorkloads(&WORKLOAD_KINDS[0]),
     KueueWorkloads(&WORKLOAD_KINDS[1]),
     KueueWorkloads(&WORKLOAD_KINDS[2]),
@@ -167,6 +168,7 @@ pub static KUEUE_WORKLOADS: [KueueWorkloads; 10] = [
     KueueWorkloads(&WORKLOAD_KINDS[7]),
     KueueWorkloads(&WORKLOAD_KINDS[8]),
     KueueWorkloads(&WORKLOAD_KINDS[9]),
+    KueueWorkloads(&WORKLOAD_KINDS[10]),
 ];
 
 impl Adapter for KueueWorkloads {

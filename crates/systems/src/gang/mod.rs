@@ -51,6 +51,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &kueue::KUEUE_WORKLOADS[7],
     &kueue::KUEUE_WORKLOADS[8],
     &kueue::KUEUE_WORKLOADS[9],
+    &kueue::KUEUE_WORKLOADS[10],
     &kueue::KueuePods,
 ];
 

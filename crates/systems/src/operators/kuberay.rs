@@ -4,7 +4,7 @@
 //! Placement-wise KubeRay injects no affinity: only resources (the autoscaler sidecar, the
 //! workers' `wait-gcs-ready` init container, the submitter).
 
-use df_model::operators::{RayClusterSpec, RayJobSpec, WorkerGroupSpec};
+use df_model::operators::{RayClusterSpec, RayJobSpec, RayServiceSpec, WorkerGroupSpec};
 use df_model::{Container, Object, ObjectMeta, PodTemplateSpec, ResourceRequirements};
 
 use super::{Expansion, pod_of};
@@ -22,6 +22,20 @@ const GENERATED: &str = "<generated>";
 pub fn expand_cluster(meta: &ObjectMeta, spec: &RayClusterSpec) -> Expansion {
     let mut out = Expansion::default();
     cluster_pods(&meta.name, &meta.namespace, spec, &mut out);
+    out
+}
+
+/// A RayService's RayCluster `<service>-<generated>` (upstream `GenerateRayClusterName`: five
+/// random characters) from `rayClusterConfig`, which it serves its applications from.
+pub fn expand_service(meta: &ObjectMeta, spec: &RayServiceSpec) -> Expansion {
+    let mut out = Expansion::default();
+    let cluster = format!("{}-{GENERATED}", meta.name);
+    cluster_pods(
+        &cluster,
+        &meta.namespace,
+        &spec.ray_cluster_config,
+        &mut out,
+    );
     out
 }
 

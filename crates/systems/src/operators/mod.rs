@@ -1,7 +1,7 @@
 //! The workload operators AI teams run, as the pods their controllers create and what their
 //! pod webhooks inject: JobSet ([`jobset`]), LeaderWorkerSet ([`lws`]), Kubeflow Trainer's
 //! TrainJob through its runtime's JobSet ([`trainer`]), training-operator v1's PyTorchJob,
-//! TFJob, XGBoostJob, PaddleJob, JAXJob and MPIJob ([`kubeflow`]) and KubeRay's RayCluster and RayJob ([`kuberay`]).
+//! TFJob, XGBoostJob, PaddleJob, JAXJob and MPIJob ([`kubeflow`]) and KubeRay's RayCluster, RayJob and RayService ([`kuberay`]).
 //!
 //! [`expand`] is the controllers: it turns one object into ordinary objects (pods, and the
 //! PodGroups a controller creates for a gang), so every planner reads them as it reads any
@@ -71,6 +71,7 @@ pub fn expand(object: &OperatorObject, runtimes: &[&OperatorObject]) -> Expansio
         OperatorSpec::MpiJob(spec) => kubeflow::expand_mpi(meta, spec),
         OperatorSpec::RayCluster(spec) => kuberay::expand_cluster(meta, spec),
         OperatorSpec::RayJob(spec) => kuberay::expand_job(meta, spec),
+        OperatorSpec::RayService(spec) => kuberay::expand_service(meta, spec),
     }
 }
 
@@ -101,7 +102,7 @@ pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
     };
     match spec {
         OperatorSpec::JobSet(_) | OperatorSpec::TrainJob(_) => label(jobset::REPLICATED_JOB_NAME),
-        OperatorSpec::RayCluster(_) | OperatorSpec::RayJob(_) => {
+        OperatorSpec::RayCluster(_) | OperatorSpec::RayJob(_) | OperatorSpec::RayService(_) => {
             match label(kuberay::NODE_TYPE).as_deref() {
                 Some("head") => Some("head".to_string()),
                 Some(_) => label(kuberay::GROUP),

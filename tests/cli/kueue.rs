@@ -347,7 +347,22 @@ fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
 /// so it goes to spot (n3); the others fit on-demand.
 #[test]
 fn kueues_pod_integration_examples_are_admitted_as_its_workloads() {
-    let cases: [(&str, &[(&str, &str)]); 4] = [
+    let cases: [(&str, &[(&str, &str)]); 5] = [
+        // Kueue's LeaderWorkerSet integration: a Workload per group (replicas 2), pod sets
+        // `leader` x1 and `worker` x(size 3 - 1).
+        (
+            "sample-leaderworkerset",
+            &[
+                (
+                    "LeaderWorkerSet default/nginx-leaderworkerset-0",
+                    "leader x1 on on-demand (cpu); worker x2 on on-demand (cpu)",
+                ),
+                (
+                    "LeaderWorkerSet default/nginx-leaderworkerset-1",
+                    "leader x1 on on-demand (cpu); worker x2 on on-demand (cpu)",
+                ),
+            ],
+        ),
         (
             "sample-deployment",
             &[

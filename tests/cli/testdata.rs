@@ -155,6 +155,10 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         &[("StatefulSet", 1)],
     ),
     ("kueue/examples/kueue-pod.yaml", &[("Pod", 1)]),
+    (
+        "kueue/examples/sample-leaderworkerset.yaml",
+        &[("LeaderWorkerSet", 1)],
+    ),
     ("kueue/examples/kueue-pod-group.yaml", &[("Pod", 2)]),
     ("topology/workload/state.yaml", &[("Node", 8), ("Pod", 3)]),
     (

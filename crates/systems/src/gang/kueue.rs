@@ -26,7 +26,7 @@ use df_model::kueue::{
 };
 use df_model::operators::OperatorObject;
 use df_model::resources::pod_requests;
-use df_model::{Labels, Pod, Workload};
+use df_model::{Labels, ObjectMeta, Pod, Workload};
 use df_state::ClusterState;
 
 /// The label the Job controller puts on its pods (`batch.kubernetes.io/job-name`).
@@ -89,7 +89,10 @@ pub fn mark_operator_pod(object: &OperatorObject, pod: &mut Pod) {
     let labels = &mut pod.metadata.labels;
     labels.insert(QUEUE_NAME_LABEL.into(), queue);
     labels.insert(POD_SET_LABEL.into(), pod_set.into());
-    let workload = format!("{kind}-{}", object.metadata.name);
+    let workload = match labels.get(crate::operators::lws::GROUP_INDEX) {
+        Some(group) => format!("{kind}-{}-{group}", object.metadata.name),
+        None => format!("{kind}-{}", object.metadata.name),
+    };
     labels.insert(WORKLOAD_LABEL.into(), workload.into());
 }
 
@@ -142,8 +145,9 @@ const fn workload_kind(kind: &'static str, api_versions: &'static [&'static str]
 }
 
 /// StatefulSet, then the operator kinds Kueue integrates, in the order of `crate::operators`.
-static WORKLOAD_KINDS: [GangKind; 11] = [
+static WORKLOAD_KINDS: [GangKind; 12] = [
     workload_kind("StatefulSet", &["apps/v1"]),
+    workload_kind("LeaderWorkerSet", &["leaderworkerset.x-k8s.io/v1"]),
     workload_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
     workload_kind("TrainJob", &["trainer.kubeflow.org/v1alpha1"]),
     workload_kind("PyTorchJob", &["kubeflow.org/v1"]),
@@ -157,7 +161,7 @@ static WORKLOAD_KINDS: [GangKind; 11] = [
 ];
 
 /// One adapter per kind of [`WORKLOAD_KINDS`], for the registry.
-pub static KUEUE_WORKLOADS: [KueueWorkloads; 11] = [
+pub static KUEUE_WORKLOADS: [KueueWorkloads; 12] = [
     KueueWorkloads(&WORKLOAD_KINDS[0]),
     KueueWorkloads(&WORKLOAD_KINDS[1]),
     KueueWorkloads(&WORKLOAD_KINDS[2]),
@@ -169,6 +173,7 @@ pub static KUEUE_WORKLOADS: [KueueWorkloads; 11] = [
     KueueWorkloads(&WORKLOAD_KINDS[8]),
     KueueWorkloads(&WORKLOAD_KINDS[9]),
     KueueWorkloads(&WORKLOAD_KINDS[10]),
+    KueueWorkloads(&WORKLOAD_KINDS[11]),
 ];
 
 impl Adapter for KueueWorkloads {
@@ -178,21 +183,27 @@ impl Adapter for KueueWorkloads {
 
     fn define(&self, objects: &GangObjects) -> Vec<Gang> {
         let kind = self.kind();
-        let metas = objects
+        let stateful_sets = objects
             .kueue_stateful_sets
             .iter()
             .filter(|_| kind.kind == "StatefulSet")
-            .map(|set| &set.metadata)
-            .chain(
-                objects
-                    .kueue_operators
-                    .iter()
-                    .filter(|object| object.kind_info().kind == kind.kind)
-                    .map(|object| &object.metadata),
-            );
-        metas
+            .map(|set| set.metadata.clone());
+        let operators = objects
+            .kueue_operators
+            .iter()
+            .filter(|object| object.kind_info().kind == kind.kind)
+            .flat_map(|object| {
+                crate::operators::kueue_workloads(object)
+                    .into_iter()
+                    .map(|name| ObjectMeta {
+                        name,
+                        ..object.metadata.clone()
+                    })
+            });
+        stateful_sets
+            .chain(operators)
             .map(|meta| {
-                let mut gang = Gang::new(kind, kind.api_versions[0], meta, 0);
+                let mut gang = Gang::new(kind, kind.api_versions[0], &meta, 0);
                 gang.queue = meta.labels[QUEUE_NAME_LABEL].to_string();
                 gang.rule = PlacementRule::Kueue(Box::new(objects.kueue.clone()));
                 gang

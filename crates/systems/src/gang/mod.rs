@@ -52,6 +52,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &kueue::KUEUE_WORKLOADS[8],
     &kueue::KUEUE_WORKLOADS[9],
     &kueue::KUEUE_WORKLOADS[10],
+    &kueue::KUEUE_WORKLOADS[11],
     &kueue::KueuePods,
 ];
 

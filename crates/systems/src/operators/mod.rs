@@ -102,6 +102,17 @@ pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
     };
     match spec {
         OperatorSpec::JobSet(_) | OperatorSpec::TrainJob(_) => label(jobset::REPLICATED_JOB_NAME),
+        // Kueue's LeaderWorkerSet integration: one Workload per group, of pod sets `leader`
+        // (worker index 0) and `worker` with a leader template, else `main`.
+        OperatorSpec::LeaderWorkerSet(spec) => {
+            let leader = label(lws::WORKER_INDEX).as_deref() == Some("0");
+            let pod_set = match (&spec.leader_worker_template.leader_template, leader) {
+                (None, _) => "main",
+                (Some(_), true) => "leader",
+                (Some(_), false) => "worker",
+            };
+            Some(pod_set.to_string())
+        }
         OperatorSpec::RayCluster(_) | OperatorSpec::RayJob(_) | OperatorSpec::RayService(_) => {
             match label(kuberay::NODE_TYPE).as_deref() {
                 Some("head") => Some("head".to_string()),
@@ -119,18 +130,29 @@ pub fn kueue_managed(object: &OperatorObject) -> bool {
     object.metadata.labels.contains_key(QUEUE_NAME_LABEL) && kueue_integrated(&object.spec)
 }
 
-/// Whether Kueue admits an object of `spec`'s kind labelled with a queue name as one Workload
-/// of pod sets. Not a `kubeflow.org/v1` MPIJob (Kueue integrates mpi-operator's `v2beta1`
-/// MPIJob only), nor a LeaderWorkerSet (a Workload per group, through its own integration: not
-/// modelled), nor a training runtime (it creates nothing).
+/// Whether Kueue admits an object of `spec`'s kind labelled with a queue name (as one Workload
+/// of pod sets; a LeaderWorkerSet as one per group). Not a `kubeflow.org/v1` MPIJob (Kueue
+/// integrates mpi-operator's `v2beta1` MPIJob only), nor a training runtime (it creates
+/// nothing).
 pub fn kueue_integrated(spec: &OperatorSpec) -> bool {
     !matches!(
         spec,
         OperatorSpec::MpiJob(_)
-            | OperatorSpec::LeaderWorkerSet(_)
             | OperatorSpec::TrainingRuntime(_)
             | OperatorSpec::ClusterTrainingRuntime(_)
     )
+}
+
+/// The Kueue Workloads of a Kueue-managed object, by the name the plan shows: the object's
+/// own, or a LeaderWorkerSet's `<name>-<group>` per group (`spec.replicas`, default 1).
+pub fn kueue_workloads(object: &OperatorObject) -> Vec<String> {
+    let name = &object.metadata.name;
+    match &object.spec {
+        OperatorSpec::LeaderWorkerSet(spec) => (0..spec.replicas.unwrap_or(1).max(0))
+            .map(|group| format!("{name}-{group}"))
+            .collect(),
+        _ => vec![name.clone()],
+    }
 }
 
 /// A follower of exclusive placement: created only once `leader` (a pod of the same

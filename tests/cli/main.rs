@@ -13,6 +13,7 @@ mod docs;
 mod drift;
 mod explain;
 mod explain_agrees;
+mod invariants;
 mod json_contract;
 mod kueue;
 mod lint;

@@ -33,18 +33,25 @@ impl Filter for NodeResourcesFit {
             fail(REASON_TOO_MANY_PODS.to_string(), false);
         }
         let (req, alloc, used) = (&cx.requests, &info.allocatable, &info.requested);
-        for (name, wanted, capacity, in_use) in [
-            ("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu),
-            ("memory", req.memory, alloc.memory, used.memory),
+        // The reasons of the three fixed resources are written out: most nodes of a busy
+        // cluster fail on one of them, for every pod.
+        for (reason, wanted, capacity, in_use) in [
             (
-                "ephemeral-storage",
+                "Insufficient cpu",
+                req.milli_cpu,
+                alloc.milli_cpu,
+                used.milli_cpu,
+            ),
+            ("Insufficient memory", req.memory, alloc.memory, used.memory),
+            (
+                "Insufficient ephemeral-storage",
                 req.ephemeral_storage,
                 alloc.ephemeral_storage,
                 used.ephemeral_storage,
             ),
         ] {
             if wanted > 0 && wanted > capacity - in_use {
-                fail(format!("Insufficient {name}"), wanted > capacity);
+                fail(reason.to_string(), wanted > capacity);
             }
         }
         for (name, &wanted) in &req.scalar {

@@ -214,9 +214,14 @@ impl PreFilter for HardSpread {
                     continue;
                 }
                 let matching = per_node[i].get(&index).copied().unwrap_or(0);
-                *counts[i]
-                    .entry(labels[&constraint.key].to_string())
-                    .or_default() += matching;
+                // Most nodes share their domain with others: only its first node names it.
+                let domain = labels[&constraint.key].as_str();
+                match counts[i].get_mut(domain) {
+                    Some(count) => *count += matching,
+                    None => {
+                        counts[i].insert(domain.to_string(), matching);
+                    }
+                }
             }
         }
         let minimum = constraints

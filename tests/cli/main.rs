@@ -22,4 +22,5 @@ mod plan;
 mod quota;
 mod review;
 mod testdata;
+mod volcano;
 mod workload_topology;

@@ -93,6 +93,38 @@ pub struct VolcanoTask {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_available: Option<i32>,
     pub template: PodTemplateSpec,
+    /// Lifecycle policies of the task; read only to check them as Volcano's admission webhook
+    /// does.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub policies: Vec<LifecyclePolicy>,
+}
+
+/// A Volcano Job's (or task's) lifecycle policy: on `event` (or any of `events`), or on a
+/// container `exitCode`, take `action`. Planning ignores them; lint checks them as the
+/// admission webhook does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LifecyclePolicy {
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub event: String,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub events: Vec<String>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -114,6 +146,12 @@ pub struct VolcanoJobSpec {
     /// Network-topology-aware scheduling over HyperNodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network_topology: Option<NetworkTopologySpec>,
+    /// The job's lifecycle policies (see [`VolcanoTask::policies`]).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub policies: Vec<LifecyclePolicy>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -334,6 +334,12 @@ fn plan_admitted(
             ),
         ));
     }
+    if let PlacementRule::VolcanoJob(job) = &gang.rule
+        && let Some(denial) = volcano::admission::denied(job)
+    {
+        // The Job is never created, so none of its pods is.
+        return Ok(not_planned(GangStatus::Unschedulable, denial));
+    }
     let Some(system) = system else {
         return Ok(not_planned(
             GangStatus::NotModelled,

@@ -2,6 +2,7 @@
 //! task-topology plugin's buckets, [`task_topology`]) and `scheduling.volcano.sh/v1beta1`
 //! PodGroups (pods that join by annotation), both placed as the `allocate` action places a job.
 
+pub mod admission;
 mod allocate;
 mod task_topology;
 

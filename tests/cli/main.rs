@@ -8,6 +8,7 @@ pub mod support;
 
 mod apply;
 mod conventions;
+mod coscheduling;
 mod dist;
 mod docs;
 mod drift;

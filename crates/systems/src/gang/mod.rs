@@ -239,10 +239,11 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
         }
         let adapter = ADAPTERS[key.0];
         let name = &key.2;
-        let state_pods: Vec<&Pod> = state
+        let (state_pods, finished): (Vec<&Pod>, Vec<&Pod>) = state
             .pods_in_namespace(&key.1)
-            .filter(|p| !p.is_terminated() && adapter.joins(p).as_ref() == Some(name))
-            .collect();
+            .filter(|p| adapter.joins(p).as_ref() == Some(name))
+            .partition(|p| !p.is_terminated());
+        gang.finished = finished.len();
         gang.running = state_pods
             .iter()
             .filter(|p| !p.spec.node_name.is_empty())
@@ -318,7 +319,9 @@ fn plan_admitted(
         scheduler_name.as_str()
     };
     let system = routes.system(&scheduler_name);
-    let existing = gang.members.len() + gang.running.len();
+    let coscheduled = matches!(gang.rule, PlacementRule::Coscheduling);
+    let existing =
+        gang.members.len() + gang.running.len() + if coscheduled { gang.finished } else { 0 };
     let kind = gang.kind;
     let not_planned = |status: GangStatus, reason: String| {
         let mut plan = outcome::unplanned(gang, state, status, reason);
@@ -363,7 +366,18 @@ fn plan_admitted(
                 }
             ));
         }
-        return Ok(not_planned(GangStatus::WaitingForPods, reason));
+        let mut plan = not_planned(GangStatus::WaitingForPods, reason);
+        if coscheduled {
+            // Each pod is turned away by coscheduling's PreFilter in its own name.
+            for row in plan.pods.iter_mut().filter(|row| !row.running) {
+                row.reason = Some(format!(
+                    "pre-filter pod {} cannot find enough sibling pods, current pods number: \
+                     {existing}, minMember of group: {}",
+                    row.pod, gang.min_member
+                ));
+            }
+        }
+        return Ok(plan);
     }
     let error = |message: String| GangError::of(gang, message);
     let honoured = system == kind.honoured_by;

@@ -196,6 +196,80 @@ pub struct VolcanoPodGroupSpec {
 pub struct VolcanoPodGroup {
     pub metadata: ObjectMeta,
     pub spec: VolcanoPodGroupSpec,
+    #[serde(skip_serializing_if = "VolcanoPodGroupStatus::is_empty")]
+    pub status: VolcanoPodGroupStatus,
+}
+
+/// A Volcano PodGroup's status: its `phase` says whether the `enqueue` action has let it in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoPodGroupStatus {
+    /// `Pending` (or empty: not yet enqueued), `Inqueue`, `Running`, `Unknown`, `Completed`.
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub phase: String,
+}
+
+impl VolcanoPodGroupStatus {
+    pub fn is_empty(&self) -> bool {
+        self.phase.is_empty()
+    }
+}
+
+/// Volcano's `Queue` (`scheduling.volcano.sh/v1beta1`, cluster-scoped): what the `enqueue`
+/// action's proportion plugin lets the queue's PodGroups reserve.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueue {
+    pub metadata: ObjectMeta,
+    pub spec: VolcanoQueueSpec,
+    #[serde(skip_serializing_if = "VolcanoQueueStatus::is_empty")]
+    pub status: VolcanoQueueStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueueSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<i32>,
+    /// The most the queue's jobs may hold; unset dimensions are unlimited.
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub capability: ResourceList,
+    /// Resources kept for the queue alone: other queues can never reach them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<QueueGuarantee>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct QueueGuarantee {
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub resource: ResourceList,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueueStatus {
+    /// `Open`, `Closed`, `Closing`, `Unknown`; empty counts as `Open` (a new queue).
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub state: String,
+}
+
+impl VolcanoQueueStatus {
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
 }
 
 /// A Volcano Job's or PodGroup's `spec.networkTopology`: keep the gang inside one HyperNode

@@ -133,6 +133,7 @@ pub(crate) fn plan_queue(
     compare: bool,
 ) -> Result<QueuePlan, GangError> {
     let mut plan = QueuePlan::default();
+    let mut enqueue = gang::volcano::enqueue::Session::new(scheduler);
     let mut run: Vec<Member> = Vec::new();
     let flush = |scheduler: &mut Scheduler, run: &mut Vec<Member>, plan: &mut QueuePlan| {
         if run.is_empty() {
@@ -154,8 +155,13 @@ pub(crate) fn plan_queue(
             }),
             Unit::Gang(gang) => {
                 flush(scheduler, &mut run, &mut plan);
-                plan.groups
-                    .push(gang::plan_gang(scheduler, gang, routes, compare)?);
+                plan.groups.push(gang::plan_gang(
+                    scheduler,
+                    gang,
+                    routes,
+                    compare,
+                    &mut enqueue,
+                )?);
             }
         }
     }

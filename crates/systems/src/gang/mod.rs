@@ -293,8 +293,9 @@ pub fn plan_gang(
     gang: &Gang,
     routes: &SchedulerRoutes,
     compare: bool,
+    enqueue: &mut volcano::enqueue::Session,
 ) -> Result<GroupPlan, GangError> {
-    let mut plan = plan_admitted(scheduler, gang, routes, compare)?;
+    let mut plan = plan_admitted(scheduler, gang, routes, compare, enqueue)?;
     for rejected in &gang.rejected {
         plan.warnings
             .push(format!("rejected at admission: {}", rejected.reason));
@@ -310,6 +311,7 @@ fn plan_admitted(
     gang: &Gang,
     routes: &SchedulerRoutes,
     compare: bool,
+    enqueue: &mut volcano::enqueue::Session,
 ) -> Result<GroupPlan, GangError> {
     let state = scheduler.state();
     let scheduler_name = gang.scheduler_name().to_string();
@@ -349,6 +351,12 @@ fn plan_admitted(
             format!("schedulerName {shown_name} maps to no modelled scheduler: not planned"),
         ));
     };
+    if system == kind.honoured_by
+        && let Err(reason) = enqueue.enqueue(gang, state)
+    {
+        // Volcano leaves the PodGroup Pending: allocate never tries its pods.
+        return Ok(not_planned(GangStatus::Unschedulable, reason));
+    }
     if existing < gang.minimum() {
         let mut reason = format!(
             "waiting for pods: {existing} of minMember {} exist",
@@ -457,9 +465,10 @@ pub fn plan_gangs(
     opts: &GangOptions,
 ) -> Result<Vec<GroupPlan>, GangError> {
     let gangs = kueue::admit_gangs(gangs, scheduler.state());
+    let mut enqueue = volcano::enqueue::Session::new(scheduler);
     gangs
         .iter()
-        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))
+        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare, &mut enqueue))
         .collect()
 }
 

@@ -4,6 +4,7 @@
 
 pub mod admission;
 mod allocate;
+pub mod enqueue;
 mod task_topology;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -12,19 +12,22 @@
 //!   every other queue's guarantee, within its own `capability`.
 //!
 //! Each comparison is only in the resources the group's minResources names. Each group let in
-//! counts for the next, in plan order (Volcano's queue and job order is not modelled).
-//! Volcano Jobs are not gated (their PodGroup's minResources come from the job controller).
+//! counts for the next, in plan order (Volcano's queue and job order is not modelled). A
+//! Volcano Job's PodGroup gets its minResources from the job controller
+//! ([`job_min_resources`]); a Job of the state with a pod bound counts as enqueued.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
 use super::super::model::{Gang, PlacementRule};
+use super::JOB_NAME_LABEL;
 use df_engine::{Resources, Scheduler, pod_requests};
 use df_model::gang::GROUP_NAME_ANNOTATION;
+use df_model::gang::VolcanoTask;
 use df_model::hypernode::{CONFIG_KEY, CONFIG_NAME, CONFIG_NAMESPACE};
 use df_model::resources::node_allocatable;
-use df_model::{Pod, ResourceList, VolcanoQueue};
+use df_model::{Pod, ResourceList, VolcanoJob, VolcanoQueue};
 use df_state::ClusterState;
 
 /// The queue a group names when it names none.
@@ -137,6 +140,7 @@ impl Session {
                 .queue = Some(queue.clone());
         }
         session.count_state_groups(state);
+        session.count_state_jobs(state);
         session
     }
 
@@ -178,6 +182,40 @@ impl Session {
         }
     }
 
+    /// Volcano Jobs of the state with bound pods: `Running` once `minAvailable` of them are,
+    /// else `Inqueue`, counted as their PodGroups would be.
+    fn count_state_jobs(&mut self, state: &ClusterState) {
+        for job in &state.volcano_jobs {
+            let bound: Vec<&Pod> = state
+                .pods_in_namespace(&job.metadata.namespace)
+                .filter(|p| {
+                    !p.spec.node_name.is_empty()
+                        && !p.is_terminated()
+                        && p.metadata
+                            .labels
+                            .get(JOB_NAME_LABEL)
+                            .is_some_and(|name| *name == job.metadata.name)
+                })
+                .collect();
+            if bound.is_empty() {
+                continue;
+            }
+            let mut allocated = Resources::default();
+            for pod in &bound {
+                allocated.add(&pod_requests(&pod.spec, false));
+            }
+            let min = job_min_resources(job, state);
+            let reserved = exceeding(&min, &allocated);
+            let running =
+                i64::try_from(bound.len()).unwrap_or(i64::MAX) >= i64::from(job.spec.min_available);
+            self.inqueue.add(if running { &reserved } else { &min });
+            let queue = self.queue_mut(&job.spec.queue);
+            queue.allocated.add(&allocated);
+            queue.inqueue.add(&reserved);
+            queue.elastic.add(&exceeding(&allocated, &min));
+        }
+    }
+
     fn queue_mut(&mut self, name: &str) -> &mut QueueTotals {
         let name = if name.is_empty() { DEFAULT_QUEUE } else { name };
         self.queues.entry(name.to_string()).or_default()
@@ -186,19 +224,27 @@ impl Session {
     /// Let `gang` in, counting its minResources for the groups after it, or say why Volcano
     /// leaves it Pending. Only a Volcano PodGroup not yet enqueued in the state is gated.
     pub fn enqueue(&mut self, gang: &Gang, state: &ClusterState) -> Result<(), String> {
-        if !matches!(gang.rule, PlacementRule::VolcanoPodGroup) {
-            return Ok(());
-        }
         let Some(tiers) = &self.tiers else {
             return Ok(());
         };
-        let enqueued = state
-            .volcano_pod_groups
-            .iter()
-            .find(|g| {
-                g.metadata.namespace == gang.meta.namespace && g.metadata.name == gang.meta.name
-            })
-            .is_some_and(|g| !matches!(g.status.phase.as_str(), "" | "Pending"));
+        let (min_resources, enqueued) = match &gang.rule {
+            PlacementRule::VolcanoPodGroup => {
+                let enqueued = state
+                    .volcano_pod_groups
+                    .iter()
+                    .find(|g| {
+                        g.metadata.namespace == gang.meta.namespace
+                            && g.metadata.name == gang.meta.name
+                    })
+                    .is_some_and(|g| !matches!(g.status.phase.as_str(), "" | "Pending"));
+                (Resources::from_list(&gang.min_resources), enqueued)
+            }
+            PlacementRule::VolcanoJob(job) => (
+                job_min_resources(job, state),
+                !gang.running.is_empty() || job_runs(job, state),
+            ),
+            _ => return Ok(()),
+        };
         if enqueued {
             return Ok(());
         }
@@ -219,11 +265,12 @@ impl Session {
                  leaves the PodGroup Pending"
             ));
         }
-        if gang.min_resources.is_empty() {
+        let names = requested_names(&min_resources);
+        if names.is_empty() {
             return Ok(());
         }
-        let min = Resources::from_list(&gang.min_resources);
-        let names: Vec<&str> = gang.min_resources.keys().map(|k| k.as_str()).collect();
+        let min = min_resources;
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         for tier in tiers {
             let mut permit = false;
             for voter in tier {
@@ -301,6 +348,95 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a pod of `job` is bound in the state (the job is past the enqueue gate).
+fn job_runs(job: &VolcanoJob, state: &ClusterState) -> bool {
+    state.pods_in_namespace(&job.metadata.namespace).any(|p| {
+        !p.spec.node_name.is_empty()
+            && !p.is_terminated()
+            && p.metadata
+                .labels
+                .get(JOB_NAME_LABEL)
+                .is_some_and(|name| *name == job.metadata.name)
+    })
+}
+
+/// The minResources Volcano's job controller gives a Job's PodGroup
+/// (`calcPGMinResources`): tasks by their priority class's value, higher first (ties in task
+/// order); below the tasks' summed minimums, the requests of the first `minAvailable` pods;
+/// else each task's minimum, then more replicas up to `minAvailable`.
+pub fn job_min_resources(job: &VolcanoJob, state: &ClusterState) -> Resources {
+    let priority = |name: &str| {
+        state
+            .priority_classes
+            .iter()
+            .find(|pc| pc.metadata.name == name)
+            .map_or(0, |pc| pc.value)
+    };
+    let mut tasks: Vec<&VolcanoTask> = job.spec.tasks.iter().collect();
+    tasks.sort_by_key(|t| std::cmp::Reverse(priority(&t.template.spec.priority_class_name)));
+    let mut total = Resources::default();
+    let mut add = |task: &VolcanoTask, count: i32| {
+        let one = pod_requests(&task.template.spec, false);
+        for _ in 0..count.max(0) {
+            total.add(&one);
+        }
+    };
+    let task_min = |t: &VolcanoTask| t.min_available.unwrap_or(t.replicas);
+    let wanted = if job.spec.min_available > 0 {
+        job.spec.min_available
+    } else {
+        tasks.iter().map(|t| task_min(t)).sum()
+    };
+    let minimums: i32 = tasks.iter().map(|t| task_min(t)).sum();
+    let mut left = wanted;
+    if wanted < minimums {
+        for task in &tasks {
+            let take = left.min(task.replicas);
+            add(task, take);
+            left -= take;
+            if left <= 0 {
+                break;
+            }
+        }
+        return total;
+    }
+    for task in &tasks {
+        let take = left.min(task_min(task));
+        add(task, take);
+        left -= take;
+    }
+    for task in &tasks {
+        if left <= 0 {
+            break;
+        }
+        let take = left.min(task.replicas - task_min(task));
+        add(task, take);
+        left -= take;
+    }
+    total
+}
+
+/// The resources `min` asks for, as Volcano compares them: CPU, memory and extended ones.
+fn requested_names(min: &Resources) -> Vec<String> {
+    let mut names = Vec::new();
+    if min.milli_cpu > 0 {
+        names.push("cpu".to_string());
+    }
+    if min.memory > 0 {
+        names.push("memory".to_string());
+    }
+    if min.ephemeral_storage > 0 {
+        names.push("ephemeral-storage".to_string());
+    }
+    names.extend(
+        min.scalar
+            .iter()
+            .filter(|(_, v)| **v > 0)
+            .map(|(k, _)| k.to_string()),
+    );
+    names
 }
 
 /// A queue capability's limit in `name`, when it sets a positive one (0 and below: unlimited).

@@ -89,6 +89,30 @@ fn config(actions: &str, plugins: &str) -> String {
     )
 }
 
+/// A Volcano Job `name` of `min_available` with tasks `(task, replicas, cpu, priorityClassName)`.
+fn job(name: &str, min_available: i32, tasks: &[(&str, i32, &str, &str)]) -> String {
+    let tasks: String = tasks
+        .iter()
+        .map(|(task, replicas, cpu, class)| {
+            format!(
+                "  - {{name: {task}, replicas: {replicas}, template: {{spec: {{priorityClassName: '{class}', containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]}}}}}}\n"
+            )
+        })
+        .collect();
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  schedulerName: volcano\n  minAvailable: {min_available}\n  tasks:\n{tasks}---\n"
+    )
+}
+
+/// A bound pod of Volcano Job `job` (the job controller's label) of `cpu` CPU.
+fn job_pod(name: &str, job: &str, cpu: &str, node: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {{volcano.sh/job-name: {job}}}\nspec: {{nodeName: {node}, schedulerName: volcano, containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]}}\n---\n"
+    )
+}
+
+const HIGH: &str = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n";
+
 const QUOTA: &str = "not enqueued: queue resource quota insufficient: insufficient cpu \
                      (Volcano's enqueue action leaves the PodGroup Pending)";
 
@@ -243,6 +267,37 @@ fn a_pod_group_is_enqueued_only_when_overcommit_and_proportion_permit() {
             ),
             group("nine", "", "{cpu: 9}", "1"),
             vec![ok("nine")],
+        ),
+        // A Job's PodGroup asks for its first minAvailable pods: 3 x 3 = 9 CPU > 8.
+        (
+            "job minimum",
+            String::new(),
+            job("big", 3, &[("w", 3, "3", "")]),
+            vec![refused("big", QUOTA)],
+        ),
+        // minAvailable 2 below the tasks' minimums (2 + 2): the first 2 pods by priority,
+        // `hi`'s 2 x 4.5 = 9 CPU > 8 (in task order they would be `lo`'s 2 x 1 CPU).
+        (
+            "job by priority",
+            HIGH.to_string(),
+            job(
+                "mixed",
+                2,
+                &[("lo", 2, "1", ""), ("hi", 2, "4500m", "high")],
+            ),
+            vec![refused("mixed", QUOTA)],
+        ),
+        // A running Job of the default queue holds its 2 x 3 = 6 CPU minimum: 3 + 6 > 8.
+        (
+            "running job",
+            format!(
+                "{}{}{}",
+                job("busy", 2, &[("w", 2, "3", "")]),
+                job_pod("busy-w-0", "busy", "3", "e-1"),
+                job_pod("busy-w-1", "busy", "3", "e-2")
+            ),
+            group("three", "", "{cpu: 3}", "1"),
+            vec![refused("three", QUOTA)],
         ),
     ];
     for (name, state, given, want) in rows {

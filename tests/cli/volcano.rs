@@ -1,5 +1,6 @@
 //! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF311): the
-//! job is never created, so none of its pods is placed, and the plan quotes the denial.
+//! job is never created, so none of its pods is placed, and the plan quotes the denial; and of
+//! PodGroups the enqueue action leaves Pending.
 
 use crate::support::cli::run_with_stdin;
 
@@ -62,6 +63,35 @@ fn a_job_the_webhook_denies_places_no_pod() {
             (out.code, out.stdout.trim_end(), out.stderr.as_str()),
             (code, want.as_str(), ""),
             "{edit}"
+        );
+    }
+}
+
+/// A Queue given with `-f` gates the PodGroups that name it: `lab` caps its jobs at 3 CPU, so a
+/// group of minResources 4 CPU stays Pending (4 > 3), though the two 4-CPU nodes could hold
+/// it; without the Queue (none in the state either) the group is let in and its pod placed.
+#[test]
+fn a_queue_given_as_input_gates_its_pod_groups() {
+    let queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: lab}\nspec: {weight: 1, capability: {cpu: \"3\"}}\n---\n";
+    let group = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: sweep, namespace: default}\nspec: {minMember: 1, queue: lab, minResources: {cpu: \"4\"}}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: sweep-0\n  namespace: default\n  annotations: {scheduling.k8s.io/group-name: sweep}\nspec: {schedulerName: volcano, containers: [{name: c, image: c, resources: {requests: {cpu: \"1\"}}}]}\n";
+    let rows = [
+        (
+            format!("{queue}{group}"),
+            1,
+            "PodGroup default/sweep (volcano, minMember 1): 0/1 pods placed: not enqueued: queue resource quota insufficient: insufficient cpu (Volcano's enqueue action leaves the PodGroup Pending)",
+        ),
+        (
+            group.to_string(),
+            0,
+            "PodGroup default/sweep (volcano, minMember 1): 1/1 pods placed in kubernetes.io/hostname=small-1",
+        ),
+    ];
+    for (manifests, code, want) in rows {
+        let out = run_with_stdin(&["plan", "-f", "-", "--state", TWO_NODES], Some(&manifests));
+        assert_eq!(
+            (out.code, out.stdout.trim_end(), out.stderr.as_str()),
+            (code, want, ""),
+            "{manifests}"
         );
     }
 }

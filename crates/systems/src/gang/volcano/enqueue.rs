@@ -182,8 +182,8 @@ impl Session {
         }
     }
 
-    /// Volcano Jobs of the state with bound pods: `Running` once `minAvailable` of them are,
-    /// else `Inqueue`, counted as their PodGroups would be.
+    /// Volcano Jobs of the state with bound pods and no PodGroup in the state: `Running` once
+    /// `minAvailable` of them are, else `Inqueue`, counted as their PodGroups would be.
     fn count_state_jobs(&mut self, state: &ClusterState) {
         for job in &state.volcano_jobs {
             let bound: Vec<&Pod> = state
@@ -197,7 +197,20 @@ impl Session {
                             .is_some_and(|name| *name == job.metadata.name)
                 })
                 .collect();
-            if bound.is_empty() {
+            // A live cluster also holds the Job's PodGroup, which its pods join by annotation:
+            // counted with the PodGroups already.
+            let has_group = bound.iter().any(|p| {
+                p.metadata
+                    .annotations
+                    .get(GROUP_NAME_ANNOTATION)
+                    .is_some_and(|group| {
+                        state.volcano_pod_groups.iter().any(|g| {
+                            g.metadata.namespace == job.metadata.namespace
+                                && g.metadata.name == **group
+                        })
+                    })
+            });
+            if bound.is_empty() || has_group {
                 continue;
             }
             let mut allocated = Resources::default();
@@ -222,7 +235,8 @@ impl Session {
     }
 
     /// Let `gang` in, counting its minResources for the groups after it, or say why Volcano
-    /// leaves it Pending. Only a Volcano PodGroup not yet enqueued in the state is gated.
+    /// leaves it Pending. Only Volcano PodGroups and Jobs not yet enqueued in the state are
+    /// gated; one without minResources (a Job whose pods request nothing) is let in.
     pub fn enqueue(&mut self, gang: &Gang, state: &ClusterState) -> Result<(), String> {
         let Some(tiers) = &self.tiers else {
             return Ok(());

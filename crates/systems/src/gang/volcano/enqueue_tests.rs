@@ -299,6 +299,26 @@ fn a_pod_group_is_enqueued_only_when_overcommit_and_proportion_permit() {
             group("three", "", "{cpu: 3}", "1"),
             vec![refused("three", QUOTA)],
         ),
+        // A live cluster's running Job with its PodGroup `busy-pg`, which its pods join:
+        // counted once, 2 + 6 <= 8 (counted twice it would be 2 + 12).
+        (
+            "job with its pod group",
+            format!(
+                "{}{}{}{}",
+                job("busy", 2, &[("w", 2, "3", "")]),
+                enqueued("busy-pg", "Running", 2, "{cpu: 6}"),
+                job_pod("busy-w-0", "busy", "3", "e-1").replace(
+                    "labels:",
+                    "annotations: {scheduling.k8s.io/group-name: busy-pg}\n  labels:"
+                ),
+                job_pod("busy-w-1", "busy", "3", "e-2").replace(
+                    "labels:",
+                    "annotations: {scheduling.k8s.io/group-name: busy-pg}\n  labels:"
+                )
+            ),
+            group("two", "", "{cpu: 2}", "1"),
+            vec![ok("two")],
+        ),
     ];
     for (name, state, given, want) in rows {
         assert_eq!(outcome(&state, &given), want, "{name}");

@@ -325,6 +325,21 @@ const FAILING: &[(&str, Expected)] = &[
         &[(17, 11, "DF306", "spec.tasks[1].name")],
     ),
     (
+        "df307-fail.yaml",
+        &[(12, 19, "DF307", "spec.tasks[0].minAvailable")],
+    ),
+    ("df308-fail.yaml", &[(8, 10, "DF308", "spec.tasks")]),
+    ("df309-fail.yaml", &[(19, 5, "DF309", "spec.policies[1]")]),
+    (
+        "df310-fail.yaml",
+        &[
+            (9, 5, "DF310", "spec.networkTopology"),
+            // No HyperNode is given, so tier 2 is unknown too.
+            (10, 25, "DF502", "spec.networkTopology.highestTierAllowed"),
+        ],
+    ),
+    ("df311-fail.yaml", &[(9, 11, "DF311", "spec.tasks[0].name")]),
+    (
         "df401-fail.yaml",
         &[
             (

@@ -8,6 +8,7 @@ pub mod support;
 
 mod apply;
 mod conventions;
+mod coscheduling;
 mod dist;
 mod docs;
 mod drift;
@@ -23,4 +24,5 @@ mod plan;
 mod quota;
 mod review;
 mod testdata;
+mod volcano;
 mod workload_topology;

@@ -151,6 +151,7 @@ note: thinruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in th
 note: vineyardruntimes.data.fluid.io (data.fluid.io/v1alpha1) is not installed in the cluster; skipping VineyardRuntime objects
 note: podgroups.scheduling.godel.kubewharf.io (scheduling.godel.kubewharf.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping PodGroup objects
+note: queues.scheduling.volcano.sh (scheduling.volcano.sh/v1beta1) is not installed in the cluster; skipping Queue objects
 note: podgroups.scheduling.incubator.k8s.io (scheduling.incubator.k8s.io/v1alpha1) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.sigs.dev (scheduling.sigs.dev/v1alpha2) is not installed in the cluster; skipping PodGroup objects
 note: podgroups.scheduling.k8s.io (scheduling.k8s.io/v1beta1, scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1alpha2) is not installed in the cluster; skipping PodGroup objects

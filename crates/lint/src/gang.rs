@@ -1,7 +1,6 @@
-//! Rules for every gang kind (DF208-DF214, DF306), read from the one gang model: pods joining a
+//! Rules for every gang kind (DF208-DF214), read from the one gang model: pods joining a
 //! group that exists nowhere or several groups, minimums below 1 or above the pods that can
-//! exist, negative minResources, a scheduler that ignores the gang, and what Volcano's job
-//! admission webhook rejects. Godel's own fields keep their DF20x rules.
+//! exist, negative minResources and a scheduler that ignores the gang. Godel's own fields keep their DF20x rules.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -428,19 +427,8 @@ fn check_member(ctx: &mut Context<'_>, index: &Index, m: &Manifest, at: &PodAt) 
     }
 }
 
-/// DF306: what Volcano's job admission webhook (admit_job.go) rejects in the tasks.
+/// DF209: a negative job minAvailable (the webhook's other denials are the DF3xx rules).
 fn check_job(ctx: &mut Context<'_>, m: &Manifest, job: &df_model::VolcanoJob) {
-    let mut seen = BTreeSet::new();
-    for (i, task) in job.spec.tasks.iter().enumerate() {
-        if !seen.insert(task.name.as_str()) {
-            let path = format!("spec.tasks[{i}].name");
-            let message = format!(
-                "duplicated task name {}: Volcano's admission webhook rejects the job",
-                task.name
-            );
-            ctx.emit(m, Finding::at(m, "DF306", &path, message));
-        }
-    }
     if job.spec.min_available < 0 {
         ctx.emit(
             m,

@@ -219,6 +219,22 @@ const VOLCANO_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
     ("subGroupPolicy", Shape::Any),
 ]));
 
+/// Volcano's Queue (`scheduling.volcano.sh/v1beta1`): the enqueue gate reads its capability,
+/// guarantee and state.
+const VOLCANO_QUEUE: Shape = custom_resource!(Shape::Map(&[
+    ("weight", Shape::Any),
+    ("capability", RESOURCE_LIST),
+    ("guarantee", Shape::Map(&[("resource", RESOURCE_LIST)])),
+    ("deserved", RESOURCE_LIST),
+    ("reclaimable", Shape::Any),
+    ("parent", Shape::Any),
+    ("priority", Shape::Any),
+    ("affinity", Shape::Any),
+    ("extendClusters", Shape::Any),
+    ("type", Shape::Any),
+    ("dequeueStrategy", Shape::Any),
+]));
+
 /// The PodGroup of scheduler-plugins' coscheduling (`scheduling.x-k8s.io/v1alpha1`) and of
 /// kube-batch (`scheduling.incubator.k8s.io/v1alpha1`, `scheduling.sigs.dev/v1alpha2`).
 const PLUGIN_POD_GROUP: Shape = custom_resource!(Shape::Map(&[
@@ -298,6 +314,7 @@ pub(crate) const CUSTOM_RESOURCES: &[(&str, &str, Shape)] = &[
         "PodGroup",
         VOLCANO_POD_GROUP,
     ),
+    ("scheduling.volcano.sh/v1beta1", "Queue", VOLCANO_QUEUE),
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup", PLUGIN_POD_GROUP),
     (
         "scheduling.sigs.k8s.io/v1alpha1",

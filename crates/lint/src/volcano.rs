@@ -1,4 +1,5 @@
-//! Volcano Job rules (DF3xx): the task-topology annotations and the gang size.
+//! Volcano Job rules (DF3xx): the task-topology annotations and what the job admission
+//! webhook denies.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -8,6 +9,7 @@ use df_model::gang::{
     VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
 use df_model::{Object, VolcanoJob};
+use df_systems::gang::volcano::admission::{self, Check};
 
 /// A task name in an annotation: the group it is in and its byte offset in the value.
 struct Name<'v> {
@@ -41,7 +43,7 @@ pub(crate) fn check(ctx: &mut Context<'_>, m: &Manifest) {
     let Object::VolcanoJob(job) = &m.object else {
         return;
     };
-    check_min_available(ctx, m, job);
+    check_admission(ctx, m, job);
     let tasks: HashSet<&str> = job.spec.tasks.iter().map(|t| t.name.as_str()).collect();
     let annotations = node_at(m, "metadata.annotations");
     let mut affinity = None;
@@ -158,18 +160,23 @@ fn check_conflicts(
     }
 }
 
-fn check_min_available(ctx: &mut Context<'_>, m: &Manifest, job: &VolcanoJob) {
-    let replicas: i64 = job
-        .spec
-        .tasks
-        .iter()
-        .map(|t| i64::from(t.replicas.max(0)))
-        .sum();
-    if i64::from(job.spec.min_available) > replicas {
+/// What Volcano's job admission webhook denies (DF305-DF311), each in its rule and with its
+/// words: the job is never created.
+fn check_admission(ctx: &mut Context<'_>, m: &Manifest, job: &VolcanoJob) {
+    for denial in admission::denials(job) {
+        let code = match denial.check {
+            Check::MinAvailable => "DF305",
+            Check::DuplicateTask => "DF306",
+            Check::TaskMinAvailable => "DF307",
+            Check::NoTasks => "DF308",
+            Check::Policies => "DF309",
+            Check::NetworkTopology => "DF310",
+            Check::Name => "DF311",
+        };
         let message = format!(
-            "minAvailable is {} but the tasks create only {replicas} pod(s): the job never starts",
-            job.spec.min_available
+            "rejected by Volcano's admission webhook: {}",
+            denial.message
         );
-        ctx.emit(m, Finding::at(m, "DF305", "spec.minAvailable", message));
+        ctx.emit(m, Finding::at(m, code, &denial.path, message));
     }
 }

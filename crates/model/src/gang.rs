@@ -93,6 +93,38 @@ pub struct VolcanoTask {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_available: Option<i32>,
     pub template: PodTemplateSpec,
+    /// Lifecycle policies of the task; read only to check them as Volcano's admission webhook
+    /// does.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub policies: Vec<LifecyclePolicy>,
+}
+
+/// A Volcano Job's (or task's) lifecycle policy: on `event` (or any of `events`), or on a
+/// container `exitCode`, take `action`. Planning ignores them; lint checks them as the
+/// admission webhook does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LifecyclePolicy {
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub event: String,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub events: Vec<String>,
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -114,6 +146,12 @@ pub struct VolcanoJobSpec {
     /// Network-topology-aware scheduling over HyperNodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network_topology: Option<NetworkTopologySpec>,
+    /// The job's lifecycle policies (see [`VolcanoTask::policies`]).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub policies: Vec<LifecyclePolicy>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -158,6 +196,80 @@ pub struct VolcanoPodGroupSpec {
 pub struct VolcanoPodGroup {
     pub metadata: ObjectMeta,
     pub spec: VolcanoPodGroupSpec,
+    #[serde(skip_serializing_if = "VolcanoPodGroupStatus::is_empty")]
+    pub status: VolcanoPodGroupStatus,
+}
+
+/// A Volcano PodGroup's status: its `phase` says whether the `enqueue` action has let it in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoPodGroupStatus {
+    /// `Pending` (or empty: not yet enqueued), `Inqueue`, `Running`, `Unknown`, `Completed`.
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub phase: String,
+}
+
+impl VolcanoPodGroupStatus {
+    pub fn is_empty(&self) -> bool {
+        self.phase.is_empty()
+    }
+}
+
+/// Volcano's `Queue` (`scheduling.volcano.sh/v1beta1`, cluster-scoped): what the `enqueue`
+/// action's proportion plugin lets the queue's PodGroups reserve.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueue {
+    pub metadata: ObjectMeta,
+    pub spec: VolcanoQueueSpec,
+    #[serde(skip_serializing_if = "VolcanoQueueStatus::is_empty")]
+    pub status: VolcanoQueueStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueueSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<i32>,
+    /// The most the queue's jobs may hold; unset dimensions are unlimited.
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub capability: ResourceList,
+    /// Resources kept for the queue alone: other queues can never reach them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<QueueGuarantee>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct QueueGuarantee {
+    #[serde(
+        skip_serializing_if = "ResourceList::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub resource: ResourceList,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VolcanoQueueStatus {
+    /// `Open`, `Closed`, `Closing`, `Unknown`; empty counts as `Open` (a new queue).
+    #[serde(
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub state: String,
+}
+
+impl VolcanoQueueStatus {
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
 }
 
 /// A Volcano Job's or PodGroup's `spec.networkTopology`: keep the gang inside one HyperNode

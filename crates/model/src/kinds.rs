@@ -318,6 +318,7 @@ macro_rules! object_kinds {
             GodelPodGroup($crate::GodelPodGroup) in godel_pod_groups;
             VolcanoJob($crate::VolcanoJob) in volcano_jobs;
             VolcanoPodGroup($crate::VolcanoPodGroup) in volcano_pod_groups;
+            VolcanoQueue($crate::VolcanoQueue) in volcano_queues;
             PodGroup($crate::PodGroup) in pod_groups;
             SchedulingWorkload($crate::SchedulingWorkload) in scheduling_workloads;
             PriorityClass($crate::PriorityClass) in priority_classes;

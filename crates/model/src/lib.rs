@@ -27,7 +27,9 @@ pub mod workload;
 pub use self::core::*;
 pub use dra::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 pub use fluid::{FluidOp, OpKind};
-pub use gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
+pub use gang::{
+    GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup, VolcanoQueue,
+};
 
 pub use hypernode::{ConfigMap, HyperNode};
 pub use kinds::{DecodeError, Kind, KindObject, TypeMeta};

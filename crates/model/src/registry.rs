@@ -7,7 +7,9 @@ use serde::{Deserialize, Deserializer};
 use crate::core::{Namespace, Node, ObjectMeta, Pod};
 use crate::dra::DraObjects;
 use crate::fluid::{FluidOp, FluidRuntime};
-use crate::gang::{GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup};
+use crate::gang::{
+    GodelPodGroup, PodGroup, SchedulingWorkload, VolcanoJob, VolcanoPodGroup, VolcanoQueue,
+};
 use crate::hypernode::{ConfigMap, HyperNode};
 use crate::kinds::{DecodeError, TypeMeta};
 use crate::kinds::{Kind, KindObject, Reader};
@@ -111,6 +113,7 @@ pub struct ObjectLists {
     pub godel_pod_groups: Vec<GodelPodGroup>,
     pub volcano_jobs: Vec<VolcanoJob>,
     pub volcano_pod_groups: Vec<VolcanoPodGroup>,
+    pub volcano_queues: Vec<VolcanoQueue>,
     /// kube-batch, coscheduling and Kubernetes runtime PodGroups.
     pub pod_groups: Vec<PodGroup>,
     pub scheduling_workloads: Vec<SchedulingWorkload>,
@@ -297,6 +300,16 @@ crate::kind_object!(
     )
     .short(&["pg", "podgroup-v1beta1"])
     .addressable()
+);
+crate::kind_object!(
+    VolcanoQueue,
+    Kind::new(
+        "Queue",
+        &["scheduling.volcano.sh/v1beta1"],
+        "queues",
+        "Volcano's enqueue gate"
+    )
+    .cluster_scoped()
 );
 crate::versioned_kind_object!(
     PodGroup,

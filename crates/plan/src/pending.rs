@@ -6,7 +6,8 @@
 //! timestamp. A dump records no queue timestamp; `metadata.creationTimestamp` stands in (it is
 //! what the timestamp starts as), and pods without one come last. Ties go by namespace and
 //! name, so the order is deterministic. A gang is popped as one unit, keyed by its highest
-//! member priority and its group's creation time (coscheduling's QueueSort).
+//! member priority (the first member upstream, which sorts pods one by one, would pop) and its
+//! group's creation time (coscheduling's QueueSort).
 //!
 //! Pending pods hold no node: the state indexes only bound pods, so a Pending pod never counts
 //! against itself or the others until the plan places it. A pod nominated by an earlier
@@ -157,6 +158,7 @@ pub(crate) fn plan_queue(
     compare: bool,
 ) -> Result<QueuePlan, GangError> {
     let mut plan = QueuePlan::default();
+    let mut enqueue = gang::volcano::enqueue::Session::new(scheduler);
     let mut run: Vec<Member> = Vec::new();
     let flush = |scheduler: &mut Scheduler, run: &mut Vec<Member>, plan: &mut QueuePlan| {
         if run.is_empty() {
@@ -178,8 +180,13 @@ pub(crate) fn plan_queue(
             }),
             Unit::Gang(gang) => {
                 flush(scheduler, &mut run, &mut plan);
-                plan.groups
-                    .push(gang::plan_gang(scheduler, gang, routes, compare)?);
+                plan.groups.push(gang::plan_gang(
+                    scheduler,
+                    gang,
+                    routes,
+                    compare,
+                    &mut enqueue,
+                )?);
             }
         }
     }

@@ -34,7 +34,7 @@ use df_model::{
     LimitRange, Namespace, Node, NodeSelector, NodeSelectorTerm, ObjectLists, ObjectMeta, Pod,
     PodAffinity, PodDisruptionBudget, PodGroup, PodSpec, PriorityClass, ResourceClaim,
     ResourceClaimTemplate, ResourceQuota, ResourceSlice, SchedulingWorkload, Service, VolcanoJob,
-    VolcanoPodGroup, Workload,
+    VolcanoPodGroup, VolcanoQueue, Workload,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -812,6 +812,12 @@ impl Redact for VolcanoPodGroup {
     fn redact(&mut self, r: &Redaction) {
         r.meta(&mut self.metadata);
         self.spec.queue = r.value(&self.spec.queue);
+    }
+}
+
+impl Redact for VolcanoQueue {
+    fn redact(&mut self, r: &Redaction) {
+        r.meta(&mut self.metadata);
     }
 }
 

@@ -241,10 +241,11 @@ pub fn gangs(manifests: &ManifestSet, state: &ClusterState, opts: &GangOptions) 
         }
         let adapter = ADAPTERS[key.0];
         let name = &key.2;
-        let state_pods: Vec<&Pod> = state
+        let (state_pods, finished): (Vec<&Pod>, Vec<&Pod>) = state
             .pods_in_namespace(&key.1)
-            .filter(|p| !p.is_terminated() && adapter.joins(p).as_ref() == Some(name))
-            .collect();
+            .filter(|p| adapter.joins(p).as_ref() == Some(name))
+            .partition(|p| !p.is_terminated());
+        gang.finished = finished.len();
         gang.running = state_pods
             .iter()
             .filter(|p| !p.spec.node_name.is_empty())
@@ -294,8 +295,9 @@ pub fn plan_gang(
     gang: &Gang,
     routes: &SchedulerRoutes,
     compare: bool,
+    enqueue: &mut volcano::enqueue::Session,
 ) -> Result<GroupPlan, GangError> {
-    let mut plan = plan_admitted(scheduler, gang, routes, compare)?;
+    let mut plan = plan_admitted(scheduler, gang, routes, compare, enqueue)?;
     for rejected in &gang.rejected {
         plan.warnings
             .push(format!("rejected at admission: {}", rejected.reason));
@@ -311,6 +313,7 @@ fn plan_admitted(
     gang: &Gang,
     routes: &SchedulerRoutes,
     compare: bool,
+    enqueue: &mut volcano::enqueue::Session,
 ) -> Result<GroupPlan, GangError> {
     let state = scheduler.state();
     let scheduler_name = gang.scheduler_name().to_string();
@@ -320,7 +323,9 @@ fn plan_admitted(
         scheduler_name.as_str()
     };
     let system = routes.system(&scheduler_name);
-    let existing = gang.members.len() + gang.running.len();
+    let coscheduled = matches!(gang.rule, PlacementRule::Coscheduling);
+    let existing =
+        gang.members.len() + gang.running.len() + if coscheduled { gang.finished } else { 0 };
     let kind = gang.kind;
     let not_planned = |status: GangStatus, reason: String| {
         let mut plan = outcome::unplanned(gang, state, status, reason);
@@ -336,12 +341,24 @@ fn plan_admitted(
             ),
         ));
     }
+    if let PlacementRule::VolcanoJob(job) = &gang.rule
+        && let Some(denial) = volcano::admission::denied(job)
+    {
+        // The Job is never created, so none of its pods is.
+        return Ok(not_planned(GangStatus::Unschedulable, denial));
+    }
     let Some(system) = system else {
         return Ok(not_planned(
             GangStatus::NotModelled,
             format!("schedulerName {shown_name} maps to no modelled scheduler: not planned"),
         ));
     };
+    if system == kind.honoured_by
+        && let Err(reason) = enqueue.enqueue(gang, state)
+    {
+        // Volcano leaves the PodGroup Pending: allocate never tries its pods.
+        return Ok(not_planned(GangStatus::Unschedulable, reason));
+    }
     if existing < gang.minimum() {
         let mut reason = format!(
             "waiting for pods: {existing} of minMember {} exist",
@@ -359,7 +376,18 @@ fn plan_admitted(
                 }
             ));
         }
-        return Ok(not_planned(GangStatus::WaitingForPods, reason));
+        let mut plan = not_planned(GangStatus::WaitingForPods, reason);
+        if coscheduled {
+            // Each pod is turned away by coscheduling's PreFilter in its own name.
+            for row in plan.pods.iter_mut().filter(|row| !row.running) {
+                row.reason = Some(format!(
+                    "pre-filter pod {} cannot find enough sibling pods, current pods number: \
+                     {existing}, minMember of group: {}",
+                    row.pod, gang.min_member
+                ));
+            }
+        }
+        return Ok(plan);
     }
     let error = |message: String| GangError::of(gang, message);
     let honoured = system == kind.honoured_by;
@@ -439,9 +467,10 @@ pub fn plan_gangs(
     opts: &GangOptions,
 ) -> Result<Vec<GroupPlan>, GangError> {
     let gangs = kueue::admit_gangs(gangs, scheduler.state());
+    let mut enqueue = volcano::enqueue::Session::new(scheduler);
     gangs
         .iter()
-        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare))
+        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare, &mut enqueue))
         .collect()
 }
 

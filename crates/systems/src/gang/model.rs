@@ -260,6 +260,9 @@ pub struct Gang {
     pub members: Vec<Member>,
     /// Pods of the gang already bound; they count towards the minimum.
     pub running: Vec<Pod>,
+    /// Pods of the group in the state that have finished (Succeeded, Failed): coscheduling's
+    /// PreFilter counts every pod its lister holds, whatever its phase, as a sibling.
+    pub finished: usize,
     pub rule: PlacementRule,
     /// False when pods join a group that is in neither the inputs nor the state.
     pub defined: bool,
@@ -295,6 +298,7 @@ impl Gang {
             network_topology: None,
             members: Vec::new(),
             running: Vec::new(),
+            finished: 0,
             rule: PlacementRule::PodByPod,
             defined: true,
             rejected: Vec::new(),

@@ -271,6 +271,7 @@ fn job(tasks: &[(&str, i32, &str)], annotations: &[(&str, &str)]) -> VolcanoJob 
                         metadata: ObjectMeta::default(),
                         spec: pod("x", cpu, &[], "").spec,
                     },
+                    policies: Vec::new(),
                 })
                 .collect(),
             ..Default::default()

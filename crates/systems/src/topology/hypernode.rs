@@ -525,13 +525,16 @@ fn gather(
     subtree[i] = Some(nodes);
 }
 
-/// `state` with the HyperNodes and ConfigMaps given as inputs (`-f`) added, each replacing
-/// the state's object of the same name; the state itself when the inputs have none.
+/// `state` with the HyperNodes, ConfigMaps and Volcano Queues (the enqueue gate reads them)
+/// given as inputs (`-f`) added, each replacing the state's object of the same name; the state
+/// itself when the inputs have none.
 pub fn with_given<'s>(manifests: &ManifestSet, state: &'s ClusterState) -> Cow<'s, ClusterState> {
-    let given = manifests
-        .manifests
-        .iter()
-        .filter(|m| matches!(m.object, Object::HyperNode(_) | Object::ConfigMap(_)));
+    let given = manifests.manifests.iter().filter(|m| {
+        matches!(
+            m.object,
+            Object::HyperNode(_) | Object::ConfigMap(_) | Object::VolcanoQueue(_)
+        )
+    });
     let mut merged: Option<ClusterState> = None;
     for manifest in given {
         let state = merged.get_or_insert_with(|| state.clone());
@@ -548,6 +551,12 @@ pub fn with_given<'s>(manifests: &ManifestSet, state: &'s ClusterState) -> Cow<'
                         != (&c.metadata.namespace, &c.metadata.name)
                 });
                 state.config_maps.push(c.clone());
+            }
+            Object::VolcanoQueue(q) => {
+                state
+                    .volcano_queues
+                    .retain(|o| o.metadata.name != q.metadata.name);
+                state.volcano_queues.push(q.clone());
             }
             _ => {}
         }

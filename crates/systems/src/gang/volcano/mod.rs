@@ -2,7 +2,9 @@
 //! task-topology plugin's buckets, [`task_topology`]) and `scheduling.volcano.sh/v1beta1`
 //! PodGroups (pods that join by annotation), both placed as the `allocate` action places a job.
 
+pub mod admission;
 mod allocate;
+pub mod enqueue;
 mod task_topology;
 
 use std::collections::{BTreeMap, BTreeSet};

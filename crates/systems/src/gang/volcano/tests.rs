@@ -254,9 +254,10 @@ fn jobs_go_on_past_a_failed_task_with_the_webhook_minimums() {
             ]),
         },
         Case {
-            // min 4 = all 4 pods: tf-ps-0 fails and the workers are not tried.
+            // min 4 = all 4 pods: tf-ps-0 fails and the workers are not tried. (4 CPU, so that
+            // the job's 4-CPU minResources passes the enqueue gate.)
             name: "every pod needed: the first failure ends the job",
-            state: workers("2"),
+            state: workers("4"),
             group: job(4, &[("ps", 1, None), ("worker", 3, None)]),
             status: "Unschedulable",
             rows: strings(&[

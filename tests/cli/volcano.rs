@@ -1,0 +1,97 @@
+//! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF311): the
+//! job is never created, so none of its pods is placed, and the plan quotes the denial; and of
+//! PodGroups the enqueue action leaves Pending.
+
+use crate::support::cli::run_with_stdin;
+
+const TWO_NODES: &str = "testdata/clusters/two-nodes.yaml";
+
+/// A Job `render` with two one-CPU tasks `a` and `b` of two replicas each: four pods that fit
+/// the two 4-CPU nodes, unless `edit` makes the webhook deny it.
+fn job(edit: &str) -> String {
+    let task = |name: &str| {
+        format!(
+            "  - name: {name}\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n          image: c\n          resources: {{requests: {{cpu: \"1\"}}}}\n"
+        )
+    };
+    let yaml = format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: render, namespace: default}}\nspec:\n  schedulerName: volcano\n  minAvailable: 4\n  tasks:\n{}{}",
+        task("a"),
+        task("b")
+    );
+    match edit {
+        "minAvailable" => yaml.replace("minAvailable: 4", "minAvailable: 5"),
+        "task name" => yaml.replace("- name: b", "- name: a"),
+        "policies" => format!(
+            "{yaml}  policies:\n  - {{event: PodEvicted, action: RestartJob}}\n  - {{event: PodEvicted, action: AbortJob}}\n"
+        ),
+        _ => yaml,
+    }
+}
+
+/// Rows after upstream's `example/invalid_jobs/` (minAvailable above the replicas, a task
+/// name twice, one event in two policies), in our own job; the valid job places its four pods.
+#[test]
+fn a_job_the_webhook_denies_places_no_pod() {
+    let denied = "admission webhook \"validatejob.volcano.sh\" denied the request";
+    let rows = [
+        (
+            "",
+            0,
+            "Job default/render (volcano-job, minMember 4): 4/4 pods placed; nodes: small-1 x2, small-2 x2".to_string(),
+        ),
+        (
+            "minAvailable",
+            1,
+            format!("Job default/render (volcano-job, minMember 5): 0/4 pods placed: {denied}: job 'minAvailable' should not be greater than total replicas in tasks"),
+        ),
+        // The second task's pods take the first's names: two distinct pods.
+        (
+            "task name",
+            1,
+            format!("Job default/render (volcano-job, minMember 4): 0/2 pods placed: {denied}: duplicated task name a"),
+        ),
+        (
+            "policies",
+            1,
+            format!("Job default/render (volcano-job, minMember 4): 0/4 pods placed: {denied}: duplicate event PodEvicted  across different policy"),
+        ),
+    ];
+    for (edit, code, want) in rows {
+        let out = run_with_stdin(&["plan", "-f", "-", "--state", TWO_NODES], Some(&job(edit)));
+        assert_eq!(
+            (out.code, out.stdout.trim_end(), out.stderr.as_str()),
+            (code, want.as_str(), ""),
+            "{edit}"
+        );
+    }
+}
+
+/// A Queue given with `-f` gates the PodGroups that name it: `lab` caps its jobs at 3 CPU, so a
+/// group of minResources 4 CPU stays Pending (4 > 3), though the two 4-CPU nodes could hold
+/// it; without the Queue (none in the state either) the group is let in and its pod placed.
+#[test]
+fn a_queue_given_as_input_gates_its_pod_groups() {
+    let queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: lab}\nspec: {weight: 1, capability: {cpu: \"3\"}}\n---\n";
+    let group = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: sweep, namespace: default}\nspec: {minMember: 1, queue: lab, minResources: {cpu: \"4\"}}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: sweep-0\n  namespace: default\n  annotations: {scheduling.k8s.io/group-name: sweep}\nspec: {schedulerName: volcano, containers: [{name: c, image: c, resources: {requests: {cpu: \"1\"}}}]}\n";
+    let rows = [
+        (
+            format!("{queue}{group}"),
+            1,
+            "PodGroup default/sweep (volcano, minMember 1): 0/1 pods placed: not enqueued: queue resource quota insufficient: insufficient cpu (Volcano's enqueue action leaves the PodGroup Pending)",
+        ),
+        (
+            group.to_string(),
+            0,
+            "PodGroup default/sweep (volcano, minMember 1): 1/1 pods placed in kubernetes.io/hostname=small-1",
+        ),
+    ];
+    for (manifests, code, want) in rows {
+        let out = run_with_stdin(&["plan", "-f", "-", "--state", TWO_NODES], Some(&manifests));
+        assert_eq!(
+            (out.code, out.stdout.trim_end(), out.stderr.as_str()),
+            (code, want, ""),
+            "{manifests}"
+        );
+    }
+}

@@ -7,9 +7,9 @@
 //! Go's map order made the visit random, so where several solutions exist 1.34 and 1.35 may
 //! pick another one.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::sync::{Mutex, PoisonError};
 
 use cel::Context;
 
@@ -73,9 +73,8 @@ pub(crate) struct Allocator<'a> {
     /// Every slice, for the completeness of a pool (1.35+ counts all its slices).
     pub all_slices: &'a [ResourceSlice],
     pub cel: &'a Context<'static, 'static>,
-    /// Compiled selectors by expression, shared by every node of a cycle (nodes are filtered
-    /// on every core: one at a time takes it).
-    pub selectors: &'a Mutex<Selectors>,
+    /// Compiled selectors by expression, shared by every node of a cycle.
+    pub selectors: &'a RefCell<Selectors>,
 }
 
 /// Selectors by expression, compiled once per cycle, with what each decided so far.
@@ -516,11 +515,7 @@ impl<'x, 's> Search<'x, 's> {
     /// once per cycle and kind of device ([`CompiledSelector`]).
     fn evaluate(&mut self, expression: &str, c: Candidate<'s>) -> Result<bool, (bool, String)> {
         let version = self.version();
-        let mut selectors = self
-            .allocator
-            .selectors
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut selectors = self.allocator.selectors.borrow_mut();
         if !selectors.contains_key(expression) {
             let program = device_cel::compile(expression, version).map_err(|e| e.message);
             let verdicts = hashbrown::HashMap::new();

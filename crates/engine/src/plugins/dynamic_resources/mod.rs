@@ -344,7 +344,7 @@ pub(crate) type Reserved = (Vec<PodClaim>, Vec<AllocationResult>);
 pub(crate) struct PreFilterState {
     claims: Vec<PodClaim>,
     cel: ::cel::Context<'static, 'static>,
-    selectors: std::sync::Mutex<allocator::Selectors>,
+    selectors: std::cell::RefCell<allocator::Selectors>,
 }
 
 impl PreFilterState {

@@ -11,3 +11,4 @@ pub mod gang;
 pub mod kueue;
 pub mod operators;
 pub mod topology;
+pub mod volcano_conf;

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use crate::volcano_conf::Argument;
 
 use super::{Capacity, Domain};
 use crate::gang::Gang;
@@ -39,18 +39,9 @@ impl Default for Weights {
     }
 }
 
-/// One plugin argument as Volcano's `yaml.v2` decodes it: only a YAML integer is an int
-/// (`GetInt` ignores a quoted number, with a warning in its log).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Argument {
-    Int(i64),
-    Text(String),
-    Other(serde::de::IgnoredAny),
-}
-
 impl Weights {
-    /// The weights `arguments` set, as `getPriorityWeight` reads them.
+    /// The weights `arguments` set, as `getPriorityWeight` reads them: only a YAML integer is
+    /// an int (`GetInt` ignores a quoted number, with a warning in its log).
     pub fn from_arguments(arguments: &BTreeMap<String, Argument>) -> Weights {
         let int = |key: &str| match arguments.get(key) {
             Some(Argument::Int(v)) if *v >= 0 => *v,

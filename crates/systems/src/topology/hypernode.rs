@@ -29,11 +29,11 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use regex::Regex;
-use serde::Deserialize;
 
-use super::binpack::{Argument, Weights};
+use super::binpack::Weights;
 use super::{Constraint, Domain, Mode, Order, Pin, Request, Round, TopologySystem, pending_pods};
 use crate::gang::Gang;
+use crate::volcano_conf::SchedulerConf;
 use df_engine::selector::label_selector_matches;
 use df_manifest::ManifestSet;
 use df_model::gang::NetworkTopologySpec;
@@ -157,25 +157,6 @@ enum Plugin {
     Unreadable(String),
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct SchedulerConf {
-    tiers: Vec<ConfTier>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ConfTier {
-    plugins: Vec<ConfPlugin>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ConfPlugin {
-    name: String,
-    arguments: BTreeMap<String, Argument>,
-}
-
 /// Whether the state's volcano-scheduler configuration leaves the plugin out, so that
 /// Volcano ignores every `networkTopology` (a missing or unreadable configuration counts as on).
 pub fn plugin_off(state: &ClusterState) -> bool {
@@ -183,26 +164,13 @@ pub fn plugin_off(state: &ClusterState) -> bool {
 }
 
 fn plugin_enabled(state: &ClusterState) -> Plugin {
-    let config = state
-        .config_maps
-        .iter()
-        .find(|c| c.metadata.namespace == CONFIG_NAMESPACE && c.metadata.name == CONFIG_NAME);
-    let Some(text) = config.and_then(|c| c.data.get(CONFIG_KEY)) else {
-        return Plugin::Assumed;
-    };
-    match serde_saphyr::from_str::<SchedulerConf>(text) {
-        Ok(conf) => {
-            let plugin = conf
-                .tiers
-                .iter()
-                .flat_map(|t| &t.plugins)
-                .find(|p| p.name == PLUGIN);
-            match plugin {
-                Some(p) => Plugin::On(Weights::from_arguments(&p.arguments)),
-                None => Plugin::Off,
-            }
-        }
-        Err(e) => Plugin::Unreadable(e.to_string().lines().next().unwrap_or("").to_string()),
+    match SchedulerConf::of(state) {
+        None => Plugin::Assumed,
+        Some(Err(e)) => Plugin::Unreadable(e),
+        Some(Ok(conf)) => match conf.plugin(PLUGIN) {
+            Some(p) => Plugin::On(Weights::from_arguments(&p.arguments)),
+            None => Plugin::Off,
+        },
     }
 }
 

@@ -18,14 +18,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-
 use super::super::model::{Gang, PlacementRule};
 use super::JOB_NAME_LABEL;
+use crate::volcano_conf::{Argument, SchedulerConf};
 use df_engine::{Resources, Scheduler, pod_requests};
 use df_model::gang::GROUP_NAME_ANNOTATION;
 use df_model::gang::VolcanoTask;
-use df_model::hypernode::{CONFIG_KEY, CONFIG_NAME, CONFIG_NAMESPACE};
 use df_model::resources::node_allocatable;
 use df_model::{Pod, ResourceList, VolcanoJob, VolcanoQueue};
 use df_state::ClusterState;
@@ -69,35 +67,6 @@ struct QueueTotals {
     allocated: Resources,
     inqueue: Resources,
     elastic: Resources,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Conf {
-    actions: String,
-    tiers: Vec<ConfTier>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ConfTier {
-    plugins: Vec<ConfPlugin>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct ConfPlugin {
-    name: String,
-    enabled_job_enqueued: Option<bool>,
-    arguments: BTreeMap<String, Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Value {
-    Number(f64),
-    Text(String),
-    Other(serde::de::IgnoredAny),
 }
 
 impl Session {
@@ -508,12 +477,7 @@ fn scale(r: &Resources, factor: f64) -> Resources {
 /// The voters of each tier and overcommit's factor, from the state's volcano-scheduler
 /// configuration; `None` tiers when its actions leave `enqueue` out.
 fn read_conf(state: &ClusterState) -> (Option<Vec<Vec<Voter>>>, f64) {
-    let text = state
-        .config_maps
-        .iter()
-        .find(|c| c.metadata.namespace == CONFIG_NAMESPACE && c.metadata.name == CONFIG_NAME)
-        .and_then(|c| c.data.get(CONFIG_KEY));
-    let conf = text.and_then(|t| serde_saphyr::from_str::<Conf>(t).ok());
+    let conf = SchedulerConf::of(state).and_then(Result::ok);
     let Some(conf) = conf else {
         // Volcano's default configuration: tier 2 holds overcommit, then proportion.
         return (
@@ -521,7 +485,7 @@ fn read_conf(state: &ClusterState) -> (Option<Vec<Vec<Voter>>>, f64) {
             DEFAULT_FACTOR,
         );
     };
-    if !conf.actions.split(',').any(|a| a.trim() == "enqueue") {
+    if !conf.runs("enqueue") {
         return (None, DEFAULT_FACTOR);
     }
     let mut factor = DEFAULT_FACTOR;
@@ -535,9 +499,10 @@ fn read_conf(state: &ClusterState) -> (Option<Vec<Vec<Voter>>>, f64) {
                 .filter_map(|p| match p.name.as_str() {
                     "overcommit" => {
                         let set = match p.arguments.get("overcommit-factor") {
-                            Some(Value::Number(v)) => Some(*v),
-                            Some(Value::Text(t)) => t.parse().ok(),
-                            Some(Value::Other(_)) | None => None,
+                            Some(Argument::Int(v)) => Some(*v as f64),
+                            Some(Argument::Float(v)) => Some(*v),
+                            Some(Argument::Text(t)) => t.parse().ok(),
+                            Some(Argument::Other(_)) | None => None,
                         };
                         factor = set.filter(|f| *f >= 1.0).unwrap_or(DEFAULT_FACTOR);
                         Some(Voter::Overcommit)

@@ -117,21 +117,12 @@ impl Session {
     /// them, and their elastic part.
     fn count_state_groups(&mut self, state: &ClusterState) {
         for group in &state.volcano_pod_groups {
-            let bound: Vec<&Pod> = state
-                .pods_in_namespace(&group.metadata.namespace)
-                .filter(|p| {
-                    !p.spec.node_name.is_empty()
-                        && !p.is_terminated()
-                        && p.metadata
-                            .annotations
-                            .get(GROUP_NAME_ANNOTATION)
-                            .is_some_and(|name| *name == group.metadata.name)
-                })
-                .collect();
-            let mut allocated = Resources::default();
-            for pod in &bound {
-                allocated.add(&pod_requests(&pod.spec, false));
-            }
+            let (bound, allocated) = bound_pods(state, &group.metadata.namespace, |p| {
+                p.metadata
+                    .annotations
+                    .get(GROUP_NAME_ANNOTATION)
+                    .is_some_and(|name| *name == group.metadata.name)
+            });
             let min = Resources::from_list(&group.spec.min_resources);
             let has_min = !group.spec.min_resources.is_empty();
             let phase = group.status.phase.as_str();
@@ -155,17 +146,12 @@ impl Session {
     /// `minAvailable` of them are, else `Inqueue`, counted as their PodGroups would be.
     fn count_state_jobs(&mut self, state: &ClusterState) {
         for job in &state.volcano_jobs {
-            let bound: Vec<&Pod> = state
-                .pods_in_namespace(&job.metadata.namespace)
-                .filter(|p| {
-                    !p.spec.node_name.is_empty()
-                        && !p.is_terminated()
-                        && p.metadata
-                            .labels
-                            .get(JOB_NAME_LABEL)
-                            .is_some_and(|name| *name == job.metadata.name)
-                })
-                .collect();
+            let (bound, allocated) = bound_pods(state, &job.metadata.namespace, |p| {
+                p.metadata
+                    .labels
+                    .get(JOB_NAME_LABEL)
+                    .is_some_and(|name| *name == job.metadata.name)
+            });
             // A live cluster also holds the Job's PodGroup, which its pods join by annotation:
             // counted with the PodGroups already.
             let has_group = bound.iter().any(|p| {
@@ -181,10 +167,6 @@ impl Session {
             });
             if bound.is_empty() || has_group {
                 continue;
-            }
-            let mut allocated = Resources::default();
-            for pod in &bound {
-                allocated.add(&pod_requests(&pod.spec, false));
             }
             let min = job_min_resources(job, state);
             let reserved = exceeding(&min, &allocated);
@@ -334,6 +316,24 @@ impl Session {
 }
 
 /// Whether a pod of `job` is bound in the state (the job is past the enqueue gate).
+/// The bound, not terminated pods of `namespace` that `member` picks, and their requests
+/// summed (what Volcano's session counts as a job's allocated resources).
+fn bound_pods<'s>(
+    state: &'s ClusterState,
+    namespace: &str,
+    member: impl Fn(&Pod) -> bool,
+) -> (Vec<&'s Pod>, Resources) {
+    let bound: Vec<&Pod> = state
+        .pods_in_namespace(namespace)
+        .filter(|p| !p.spec.node_name.is_empty() && !p.is_terminated() && member(p))
+        .collect();
+    let mut allocated = Resources::default();
+    for pod in &bound {
+        allocated.add(&pod_requests(&pod.spec, false));
+    }
+    (bound, allocated)
+}
+
 fn job_runs(job: &VolcanoJob, state: &ClusterState) -> bool {
     state.pods_in_namespace(&job.metadata.namespace).any(|p| {
         !p.spec.node_name.is_empty()

@@ -17,6 +17,7 @@ mod explain_agrees;
 mod invariants;
 mod json_contract;
 mod kueue;
+mod kueue_tables;
 mod lint;
 mod operators;
 mod pending;

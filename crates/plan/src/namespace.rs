@@ -13,12 +13,14 @@ use df_state::ClusterState;
 
 impl Plan {
     /// Why there is nothing to plan, when there is nothing (exit 1, as kubectl's "No resources
-    /// found" is a finding for scripts that expected some).
+    /// found" is a finding for scripts that expected some). A plan of notes alone (a suspended
+    /// job, the Workloads Kueue keeps suspended) has something to say.
     pub fn empty_reason(&self, opts: &PlanOptions) -> Option<String> {
         let empty = self.operations.is_empty()
             && self.groups.is_empty()
             && self.batch.as_ref().is_none_or(|b| b.pods.is_empty())
-            && self.drift.is_none();
+            && self.drift.is_none()
+            && self.notes.is_empty();
         let selected = if opts.selector.is_everything() {
             ""
         } else {

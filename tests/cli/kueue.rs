@@ -307,6 +307,13 @@ fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
             "master x1 on on-demand (cpu, memory); worker x2 on on-demand (cpu, memory)",
         ),
         (
+            // Kueue lists the launcher first (orderedReplicaTypes); mpi-operator creates the
+            // workers first.
+            "sample-mpijob",
+            "MPIJob default/pi",
+            "launcher x1 on on-demand (cpu, memory); worker x2 on on-demand (cpu, memory)",
+        ),
+        (
             "ray-cluster-sample",
             "RayCluster default/raycluster-complete",
             "head x1 on on-demand (cpu, memory); small-group x1 on on-demand (cpu, memory)",

@@ -50,8 +50,10 @@ fn operator_examples_plan_every_pod_their_controllers_create() {
     // training-operator v1 examples the same way, master types first, then by type name:
     // tf dist-mnist Chief 1, PS 1, Worker 2; xgboost Master 1, Worker 2; paddle simple-cpu and
     // jax cpu-demo Worker 2 (in namespace kubeflow). None requests anything, so each pod takes
-    // the next node in the order the first ones took.
-    let cases: [Example; 7] = [
+    // the next node in the order the first ones took. mpi-operator's v2beta1 pi: Worker 2
+    // (`<job>-worker-<i>`), then the launcher Job `<job>-launcher`'s pod; 1 CPU each (limits
+    // as requests) of 8 leaves the next node the least allocated again.
+    let cases: [Example; 8] = [
         (
             "testdata/operators/jobset-paralleljobs.yaml",
             "JobSet/paralleljobs",
@@ -112,6 +114,15 @@ fn operator_examples_plan_every_pod_their_controllers_create() {
             &[
                 ("jaxjob-simple-worker-0", "np-a-1"),
                 ("jaxjob-simple-worker-1", "np-a-2"),
+            ],
+        ),
+        (
+            "testdata/operators/mpijob-pi.yaml",
+            "MPIJob/pi",
+            &[
+                ("pi-worker-0", "np-a-1"),
+                ("pi-worker-1", "np-a-2"),
+                ("pi-launcher-0", "np-b-1"),
             ],
         ),
     ];

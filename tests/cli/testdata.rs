@@ -56,6 +56,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("operators/pytorchjob-simple.yaml", &[("PyTorchJob", 1)]),
     ("operators/tfjob-dist-mnist.yaml", &[("TFJob", 1)]),
+    ("operators/mpijob-pi.yaml", &[("MPIJob", 1)]),
     ("operators/xgboostjob-iris.yaml", &[("XGBoostJob", 1)]),
     ("operators/paddlejob-simple-cpu.yaml", &[("PaddleJob", 1)]),
     ("operators/jaxjob-cpu-demo.yaml", &[("JAXJob", 1)]),
@@ -131,6 +132,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
         &[("PyTorchJob", 1)],
     ),
     ("kueue/examples/sample-tfjob.yaml", &[("TFJob", 1)]),
+    ("kueue/examples/sample-mpijob.yaml", &[("MPIJob", 1)]),
     ("kueue/examples/sample-jaxjob.yaml", &[("JAXJob", 1)]),
     ("kueue/examples/sample-paddlejob.yaml", &[("PaddleJob", 1)]),
     (

@@ -1,6 +1,7 @@
 //! The workload kinds AI teams run through operators: JobSet, LeaderWorkerSet, Kubeflow
 //! Trainer's TrainJob and its (Cluster)TrainingRuntimes, training-operator v1's PyTorchJob,
-//! MPIJob, TFJob, XGBoostJob, PaddleJob and JAXJob, KubeRay's RayCluster, RayJob and RayService. Only the fields their controllers read to create
+//! MPIJob, TFJob, XGBoostJob, PaddleJob and JAXJob, mpi-operator's `v2beta1` MPIJob, KubeRay's
+//! RayCluster, RayJob and RayService. Only the fields their controllers read to create
 //! pods are decoded (unknown fields are skipped, as the API server prunes them), with the
 //! CRDs' defaults left as `None` for the expansion (`systems::operators`) to apply, so a
 //! snapshot writes back what the user wrote.
@@ -30,6 +31,9 @@ pub enum OperatorSpec {
     ClusterTrainingRuntime(TrainingRuntimeSpec),
     PyTorchJob(KubeflowJobSpec),
     MpiJob(KubeflowJobSpec),
+    /// mpi-operator's `kubeflow.org/v2beta1` MPIJob: the same kind and group as
+    /// training-operator's, another controller (a launcher Job, workers by job role).
+    MpiJobV2beta1(KubeflowJobSpec),
     RayCluster(RayClusterSpec),
     RayJob(RayJobSpec),
     TfJob(KubeflowJobSpec),
@@ -263,6 +267,13 @@ pub struct KubeflowJobSpec {
     pub jax_replica_specs: BTreeMap<String, ReplicaSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_policy: Option<RunPolicy>,
+    /// `v2beta1` MPIJob: the launcher is also a worker (the workers' replica indexes start
+    /// at 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_launcher_as_worker: Option<bool>,
+    /// `v2beta1` MPIJob: `AtStartup` (default) or `WaitForWorkersReady`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launcher_creation_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -368,6 +379,9 @@ pub struct RayJobSpec {
 /// recorded states; a live read lists only the training runtimes (a TrainJob is planned
 /// through the runtime it names, which may be in the cluster alone; the other kinds' pods
 /// are listed themselves).
+/// mpi-operator's MPIJob version (training-operator's is `kubeflow.org/v1`).
+pub const MPI_OPERATOR_VERSION: &str = "kubeflow.org/v2beta1";
+
 const OPERATOR_KINDS: &[Kind] = &[
     Kind::new(
         "JobSet",
@@ -419,7 +433,7 @@ const OPERATOR_KINDS: &[Kind] = &[
     .live(&[]),
     Kind::new(
         "MPIJob",
-        &["kubeflow.org/v1"],
+        &["kubeflow.org/v1", MPI_OPERATOR_VERSION],
         "mpijobs",
         "the planner (its pods)",
     )
@@ -514,6 +528,9 @@ impl KindObject for OperatorObject {
             "TrainingRuntime" => body(read, OperatorSpec::TrainingRuntime),
             "ClusterTrainingRuntime" => body(read, OperatorSpec::ClusterTrainingRuntime),
             "PyTorchJob" => body(read, OperatorSpec::PyTorchJob),
+            "MPIJob" if type_meta.api_version == MPI_OPERATOR_VERSION => {
+                body(read, OperatorSpec::MpiJobV2beta1)
+            }
             "MPIJob" => body(read, OperatorSpec::MpiJob),
             "RayCluster" => body(read, OperatorSpec::RayCluster),
             "RayService" => body(read, OperatorSpec::RayService),
@@ -533,6 +550,15 @@ impl KindObject for OperatorObject {
         &mut self.metadata
     }
 
+    /// The MPIJob's own: its two versions are two controllers' objects.
+    fn api_version(&self) -> &str {
+        match self.spec {
+            OperatorSpec::MpiJob(_) => "kubeflow.org/v1",
+            OperatorSpec::MpiJobV2beta1(_) => MPI_OPERATOR_VERSION,
+            _ => self.kind_info().api_version(),
+        }
+    }
+
     fn kind_info(&self) -> &'static Kind {
         let index = match self.spec {
             OperatorSpec::JobSet(_) => 0,
@@ -541,7 +567,7 @@ impl KindObject for OperatorObject {
             OperatorSpec::TrainingRuntime(_) => 3,
             OperatorSpec::ClusterTrainingRuntime(_) => 4,
             OperatorSpec::PyTorchJob(_) => 5,
-            OperatorSpec::MpiJob(_) => 6,
+            OperatorSpec::MpiJob(_) | OperatorSpec::MpiJobV2beta1(_) => 6,
             OperatorSpec::RayCluster(_) => 7,
             OperatorSpec::RayJob(_) => 8,
             OperatorSpec::RayService(_) => 9,
@@ -642,6 +668,7 @@ impl OperatorObject {
             OperatorSpec::TrainJob(_) => Vec::new(),
             OperatorSpec::PyTorchJob(spec)
             | OperatorSpec::MpiJob(spec)
+            | OperatorSpec::MpiJobV2beta1(spec)
             | OperatorSpec::TfJob(spec)
             | OperatorSpec::XgBoostJob(spec)
             | OperatorSpec::PaddleJob(spec)

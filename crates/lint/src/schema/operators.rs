@@ -97,6 +97,17 @@ const KUBEFLOW_JOB_SPEC: Shape = Shape::Map(&[
     ("cleanPodPolicy", Shape::Any),
 ]);
 
+/// mpi-operator's `v2beta1` MPIJob: replica specs keyed `Launcher` and `Worker`.
+const MPI_JOB_SPEC: Shape = Shape::Map(&[
+    ("mpiReplicaSpecs", Shape::Any),
+    ("slotsPerWorker", Shape::Any),
+    ("runLauncherAsWorker", Shape::Any),
+    ("runPolicy", Shape::Any),
+    ("sshAuthMountPath", Shape::Any),
+    ("launcherCreationPolicy", Shape::Any),
+    ("mpiImplementation", Shape::Any),
+]);
+
 const RAY_GROUP_FIELDS: &[(&str, Shape)] = &[
     ("template", POD_TEMPLATE),
     ("rayStartParams", Shape::Any),
@@ -174,6 +185,7 @@ const RAY_SERVICE_SPEC: Shape = Shape::Map(&[
 ]);
 
 const KUBEFLOW_JOB: Shape = custom_resource!(KUBEFLOW_JOB_SPEC);
+const MPI_JOB: Shape = custom_resource!(MPI_JOB_SPEC);
 const RAY_SERVICE: Shape = custom_resource!(RAY_SERVICE_SPEC);
 const RAY_CLUSTER: Shape = custom_resource!(RAY_CLUSTER_SPEC);
 const RAY_JOB: Shape = custom_resource!(RAY_JOB_SPEC);
@@ -195,6 +207,7 @@ pub(super) const OPERATORS: &[(&str, &str, Shape)] = &[
     ),
     ("kubeflow.org/v1", "PyTorchJob", KUBEFLOW_JOB),
     ("kubeflow.org/v1", "MPIJob", KUBEFLOW_JOB),
+    ("kubeflow.org/v2beta1", "MPIJob", MPI_JOB),
     ("kubeflow.org/v1", "TFJob", KUBEFLOW_JOB),
     ("kubeflow.org/v1", "XGBoostJob", KUBEFLOW_JOB),
     ("kubeflow.org/v1", "PaddleJob", KUBEFLOW_JOB),

@@ -145,7 +145,7 @@ const fn workload_kind(kind: &'static str, api_versions: &'static [&'static str]
 }
 
 /// StatefulSet, then the operator kinds Kueue integrates, in the order of `crate::operators`.
-static WORKLOAD_KINDS: [GangKind; 12] = [
+static WORKLOAD_KINDS: [GangKind; 13] = [
     workload_kind("StatefulSet", &["apps/v1"]),
     workload_kind("LeaderWorkerSet", &["leaderworkerset.x-k8s.io/v1"]),
     workload_kind("JobSet", &["jobset.x-k8s.io/v1alpha2"]),
@@ -155,13 +155,14 @@ static WORKLOAD_KINDS: [GangKind; 12] = [
     workload_kind("XGBoostJob", &["kubeflow.org/v1"]),
     workload_kind("PaddleJob", &["kubeflow.org/v1"]),
     workload_kind("JAXJob", &["kubeflow.org/v1"]),
+    workload_kind("MPIJob", &[df_model::operators::MPI_OPERATOR_VERSION]),
     workload_kind("RayCluster", &["ray.io/v1"]),
     workload_kind("RayJob", &["ray.io/v1"]),
     workload_kind("RayService", &["ray.io/v1"]),
 ];
 
 /// One adapter per kind of [`WORKLOAD_KINDS`], for the registry.
-pub static KUEUE_WORKLOADS: [KueueWorkloads; 12] = [
+pub static KUEUE_WORKLOADS: [KueueWorkloads; 13] = [
     KueueWorkloads(&WORKLOAD_KINDS[0]),
     KueueWorkloads(&WORKLOAD_KINDS[1]),
     KueueWorkloads(&WORKLOAD_KINDS[2]),
@@ -174,6 +175,7 @@ pub static KUEUE_WORKLOADS: [KueueWorkloads; 12] = [
     KueueWorkloads(&WORKLOAD_KINDS[9]),
     KueueWorkloads(&WORKLOAD_KINDS[10]),
     KueueWorkloads(&WORKLOAD_KINDS[11]),
+    KueueWorkloads(&WORKLOAD_KINDS[12]),
 ];
 
 impl Adapter for KueueWorkloads {
@@ -428,6 +430,9 @@ fn job_of(gang: &Gang, objects: &KueueObjects, state: &ClusterState) -> Job {
             None => pod_sets.push(pod_set_shape(name, &member.pod)),
         }
     }
+    // Kueue lists an MPIJob's launcher before its workers (`orderedReplicaTypes`), though
+    // mpi-operator creates the workers first.
+    pod_sets.sort_by_key(|set| !crate::operators::kueue_pod_set_first(gang.kind.kind, &set.name));
     if let [main] = pod_sets.as_mut_slice() {
         main.min_count = gang
             .meta

@@ -53,6 +53,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &kueue::KUEUE_WORKLOADS[9],
     &kueue::KUEUE_WORKLOADS[10],
     &kueue::KUEUE_WORKLOADS[11],
+    &kueue::KUEUE_WORKLOADS[12],
     &kueue::KueuePods,
 ];
 

@@ -131,7 +131,8 @@ pub fn expand_mpi(meta: &ObjectMeta, spec: &KubeflowJobSpec) -> Expansion {
     out
 }
 
-fn suspended(meta: &ObjectMeta, spec: &KubeflowJobSpec, out: &mut Expansion) -> bool {
+/// Whether the job is suspended (`runPolicy.suspend`), noted when it is: it has no pods.
+pub(super) fn suspended(meta: &ObjectMeta, spec: &KubeflowJobSpec, out: &mut Expansion) -> bool {
     let suspended = spec.run_policy.as_ref().and_then(|p| p.suspend) == Some(true);
     if suspended {
         out.note(format!("{} suspended: 0 pods", meta.name));

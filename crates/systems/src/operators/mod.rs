@@ -1,7 +1,8 @@
 //! The workload operators AI teams run, as the pods their controllers create and what their
 //! pod webhooks inject: JobSet ([`jobset`]), LeaderWorkerSet ([`lws`]), Kubeflow Trainer's
 //! TrainJob through its runtime's JobSet ([`trainer`]), training-operator v1's PyTorchJob,
-//! TFJob, XGBoostJob, PaddleJob, JAXJob and MPIJob ([`kubeflow`]) and KubeRay's RayCluster, RayJob and RayService ([`kuberay`]).
+//! TFJob, XGBoostJob, PaddleJob, JAXJob and MPIJob ([`kubeflow`]), mpi-operator's `v2beta1`
+//! MPIJob ([`mpi`]) and KubeRay's RayCluster, RayJob and RayService ([`kuberay`]).
 //!
 //! [`expand`] is the controllers: it turns one object into ordinary objects (pods, and the
 //! PodGroups a controller creates for a gang), so every planner reads them as it reads any
@@ -14,6 +15,7 @@ pub mod jobset;
 pub mod kubeflow;
 pub mod kuberay;
 pub mod lws;
+pub mod mpi;
 pub(crate) mod sha1;
 pub mod trainer;
 
@@ -69,6 +71,7 @@ pub fn expand(object: &OperatorObject, runtimes: &[&OperatorObject]) -> Expansio
             kubeflow::expand(meta, spec, &spec.jax_replica_specs, &kubeflow::JAX)
         }
         OperatorSpec::MpiJob(spec) => kubeflow::expand_mpi(meta, spec),
+        OperatorSpec::MpiJobV2beta1(spec) => mpi::expand(meta, spec),
         OperatorSpec::RayCluster(spec) => kuberay::expand_cluster(meta, spec),
         OperatorSpec::RayJob(spec) => kuberay::expand_job(meta, spec),
         OperatorSpec::RayService(spec) => kuberay::expand_service(meta, spec),
@@ -88,7 +91,7 @@ pub fn admit(pod: &mut Pod, priority: i32) -> Vec<String> {
 /// The Kueue pod set `pod` (one of the pods `spec`'s controllers create) is counted in, as
 /// Kueue's integration of the kind names its pod sets (`pkg/controller/jobs/<kind>`, `PodSets`,
 /// lower-cased by `NewPodSetReference`): a JobSet's or TrainJob's replicated Job, a Kubeflow
-/// job's replica type, a Ray cluster's `head` and worker groups, a RayJob's `submitter`. `None`
+/// job's replica type, an MPIJob's job role, a Ray cluster's `head` and worker groups, a RayJob's `submitter`. `None`
 /// for the kinds Kueue does not admit as one workload: see [`kueue_integrated`].
 pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
     if !kueue_integrated(spec) {
@@ -120,8 +123,15 @@ pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
                 None => Some("submitter".to_string()),
             }
         }
+        OperatorSpec::MpiJobV2beta1(_) => label(kubeflow::JOB_ROLE),
         _ => label(kubeflow::REPLICA_TYPE),
     }
+}
+
+/// Whether Kueue lists the pod set `pod_set` of a `kind` workload before the others, where
+/// the pods come in another order: an MPIJob's `launcher` (Kueue's `orderedReplicaTypes`).
+pub fn kueue_pod_set_first(kind: &str, pod_set: &str) -> bool {
+    kind == "MPIJob" && pod_set == "launcher"
 }
 
 /// Whether Kueue manages `object` as one workload: a kind Kueue integrates, with the queue

@@ -549,3 +549,50 @@ fn racks_with_equal_room_are_a_tie_break_not_a_topology_choice() {
          then by name)"
     );
 }
+
+/// A ClusterQueue with AdmissionChecks (Kueue's provisioning example, `onFlavors` naming the
+/// flavor, and a v1beta1 list): Kueue reserves the quota and admits the Job only once the
+/// checks are Ready, which the plan cannot know and says.
+#[test]
+fn admission_checks_are_named_as_not_modelled() {
+    let state = r#"apiVersion: v1
+kind: List
+items:
+  - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}}
+  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: default-flavor}}
+  - apiVersion: kueue.x-k8s.io/v1beta2
+    kind: ClusterQueue
+    metadata: {name: cluster-queue}
+    spec:
+      namespaceSelector: {}
+      resourceGroups:
+        - coveredResources: [cpu, memory]
+          flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 9}, {name: memory, nominalQuota: 36Gi}]}]
+      admissionChecksStrategy:
+        admissionChecks:
+          - {name: sample-prov, onFlavors: [default-flavor]}
+          - {name: other-flavor-check, onFlavors: [spot]}
+  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: user-queue, namespace: default}, spec: {clusterQueue: cluster-queue}}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.yaml");
+    std::fs::write(&path, state).unwrap();
+    let run = bin([
+        "plan",
+        "-f",
+        "testdata/kueue/small-job.yaml",
+        "-o",
+        "json",
+        "--state",
+    ])
+    .arg(&path)
+    .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+    // `other-flavor-check` is for spot only, which the Job is not admitted on.
+    assert_eq!(
+        plan["groups"][0]["warnings"][0],
+        "Kueue reserves the quota, then admits the Job only once its AdmissionChecks \
+         (sample-prov) are Ready: they are not modelled, and its pods are placed as if they were"
+    );
+}

@@ -225,12 +225,7 @@ fn admissions(kueue: Vec<Value>, jobs: &[Job]) -> Vec<Value> {
 type PodSet<'a> = (&'a str, i32, &'a [(&'a str, &'a str)]);
 
 /// The admission of a job Kueue admits, with its victims as `(name, reason)`.
-fn admitted_as(
-    cq: &str,
-    pod_sets: &[PodSet],
-    borrowing: bool,
-    victims: &[(&str, &str)],
-) -> Value {
+fn admitted_as(cq: &str, pod_sets: &[PodSet], borrowing: bool, victims: &[(&str, &str)]) -> Value {
     json!({
         "admitted": true, "localQueue": cq, "clusterQueue": cq,
         "podSets": pod_sets.iter().map(|(name, count, flavors)| json!({

@@ -198,6 +198,34 @@ pub struct ClusterQueueSpec {
     /// `None` (the default), `Hold` or `HoldAndDrain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_policy: Option<String>,
+    /// The AdmissionChecks every Workload must pass after its quota is reserved (v1beta1).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub admission_checks: Vec<String>,
+    /// The AdmissionChecks, each for some flavors only or for all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admission_checks_strategy: Option<AdmissionChecksStrategy>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AdmissionChecksStrategy {
+    #[serde(deserialize_with = "null_as_default")]
+    pub admission_checks: Vec<AdmissionCheckStrategyRule>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AdmissionCheckStrategyRule {
+    pub name: String,
+    /// Empty: every flavor.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub on_flavors: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -210,6 +238,33 @@ pub struct ClusterQueue {
 }
 
 impl ClusterQueue {
+    /// The AdmissionChecks a Workload admitted on `flavors` waits for once its quota is
+    /// reserved: the listed ones, and those of the strategy for all flavors or one of these.
+    pub fn admission_checks_for<'a>(&'a self, flavors: &[&str]) -> Vec<&'a str> {
+        let mut checks: Vec<&str> = self
+            .spec
+            .admission_checks
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let rules = self
+            .spec
+            .admission_checks_strategy
+            .iter()
+            .flat_map(|s| &s.admission_checks);
+        for rule in rules {
+            let applies = rule.on_flavors.is_empty()
+                || rule
+                    .on_flavors
+                    .iter()
+                    .any(|f| flavors.contains(&f.as_str()));
+            if applies && !checks.contains(&rule.name.as_str()) {
+                checks.push(&rule.name);
+            }
+        }
+        checks
+    }
+
     /// Its flavors in the order Kueue tries them (resource groups, then flavors, in order).
     pub fn flavor_names(&self) -> impl Iterator<Item = &str> {
         self.spec

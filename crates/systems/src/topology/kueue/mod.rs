@@ -440,6 +440,21 @@ pub fn plan(
     // Kueue's topology assignment is all or nothing over the admitted pods.
     gang.min_member = i64::try_from(gang.members.len()).unwrap_or(i64::MAX);
     let mut notes = Vec::new();
+    let flavor_names: Vec<&str> = assigned.iter().copied().collect();
+    let checks = decision
+        .cluster_queue
+        .as_deref()
+        .and_then(|cq| queues.cluster_queue(cq))
+        .map(|cq| cq.admission_checks_for(&flavor_names))
+        .unwrap_or_default();
+    if !checks.is_empty() {
+        notes.push(format!(
+            "Kueue reserves the quota, then admits the {} only once its AdmissionChecks ({}) \
+             are Ready: they are not modelled, and its pods are placed as if they were",
+            gang.kind.kind,
+            checks.join(", ")
+        ));
+    }
     // Partial admission: only a Job's one pod set has a minimum count below its count.
     if let [main] = decision.pod_sets.as_slice()
         && let count = main.count
@@ -476,7 +491,7 @@ pub fn plan(
         notes.push(format!(
             "Kueue admits it on quota alone (ResourceFlavor {}, no topologyName): the \
              scheduler places its pods one by one, not as a gang",
-            assigned.iter().copied().collect::<Vec<_>>().join(", ")
+            flavor_names.join(", ")
         ));
         plan.warnings.extend(notes);
         return plan;

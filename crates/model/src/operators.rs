@@ -498,9 +498,11 @@ const OPERATOR_KINDS: &[Kind] = &[
 ];
 
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "S: Deserialize<'de> + Default"))]
 struct Body<S> {
     metadata: ObjectMeta,
+    /// `spec: null` is no spec: the API server prunes a null it is not told to keep.
+    #[serde(deserialize_with = "crate::core::null_as_default")]
     spec: S,
 }
 

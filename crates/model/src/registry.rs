@@ -590,6 +590,43 @@ mod tests {
         }
     }
 
+    /// An MPIJob's version says whose it is (training-operator's v1, mpi-operator's v2beta1),
+    /// and a snapshot writes it back; an operator object's `spec: null` (a kubebuilder
+    /// scaffold's sample) is no spec, as the API server prunes the null.
+    #[test]
+    fn operator_objects_keep_their_version_and_read_a_null_spec_as_none() {
+        use crate::operators::OperatorSpec;
+        let cases = [
+            (
+                r#"{"apiVersion":"kubeflow.org/v1","kind":"MPIJob"}"#,
+                "kubeflow.org/v1",
+                false,
+            ),
+            (
+                r#"{"apiVersion":"kubeflow.org/v2beta1","kind":"MPIJob","spec":null}"#,
+                "kubeflow.org/v2beta1",
+                true,
+            ),
+        ];
+        for (text, version, mpi_operator) in cases {
+            let Ok(Object::Operator(object)) = decode_json(text) else {
+                panic!("{text}");
+            };
+            assert_eq!(object.api_version(), version);
+            assert_eq!(
+                matches!(object.spec, OperatorSpec::MpiJobV2beta1(_)),
+                mpi_operator
+            );
+        }
+        let js = r#"{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","spec":null}"#;
+        match decode_json(js) {
+            Ok(Object::Operator(o)) => assert!(
+                matches!(o.spec, OperatorSpec::JobSet(ref s) if s.replicated_jobs.is_empty())
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn wrong_api_version_is_an_error_on_api_version() {
         let err =

@@ -114,6 +114,7 @@ const RAY_GROUP_FIELDS: &[(&str, Shape)] = &[
     ("serviceType", Shape::Any),
     ("headService", Shape::Any),
     ("enableIngress", Shape::Any),
+    ("ingressOptions", Shape::Any),
     ("resources", Shape::Any),
     ("labels", Shape::Any),
 ];
@@ -133,6 +134,7 @@ const RAY_CLUSTER_SPEC: Shape = Shape::Map(&[
             ("suspend", Shape::Any),
             ("scaleStrategy", Shape::Any),
             ("idleTimeoutSeconds", Shape::Any),
+            ("priority", Shape::Any),
             ("resources", Shape::Any),
             ("labels", Shape::Any),
         ])),
@@ -146,6 +148,9 @@ const RAY_CLUSTER_SPEC: Shape = Shape::Map(&[
     ("gcsFaultToleranceOptions", Shape::Any),
     ("upgradeStrategy", Shape::Any),
     ("authOptions", Shape::Any),
+    ("historyServerOptions", Shape::Any),
+    ("networkPolicy", Shape::Any),
+    ("tlsOptions", Shape::Any),
 ]);
 
 const RAY_JOB_SPEC: Shape = Shape::Map(&[

@@ -596,3 +596,66 @@ items:
          (sample-prov) are Ready: they are not modelled, and its pods are placed as if they were"
     );
 }
+
+/// JobSet's exclusive placement under Kueue: Kueue admits the JobSet, the scheduler takes its
+/// pods one by one as they are created, and each follower is created once its Job's leader is
+/// bound, with the leader's node pool as its nodeSelector. One Job of 3 pods of 5 CPU on the
+/// 8-CPU nodes: the leader takes np-a-1 (all empty, first by name), the first follower
+/// np-a-2; the second fits in no node of pool np-a (8 - 5 < 5) and may not leave it, where
+/// without the nodeSelector it would take an empty node of another pool.
+#[test]
+fn exclusive_placement_followers_under_kueue_keep_to_their_leaders_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobset = std::fs::read_to_string(format!(
+        "{}/testdata/operators/jobset-exclusive-placement.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace(
+        "  name: exclusive-placement\n",
+        "  name: exclusive-placement\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n",
+    )
+    .replace("replicas: 3", "replicas: 1")
+    .replace(
+        "            - name: sleep\n",
+        "            - name: sleep\n              resources: {requests: {cpu: \"5\"}}\n",
+    );
+    let queues = r#"apiVersion: v1
+kind: List
+items:
+  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: default-flavor}}
+  - apiVersion: kueue.x-k8s.io/v1beta2
+    kind: ClusterQueue
+    metadata: {name: cluster-queue}
+    spec:
+      namespaceSelector: {}
+      resourceGroups:
+        - coveredResources: [cpu]
+          flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 15}]}]
+  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: user-queue, namespace: default}, spec: {clusterQueue: cluster-queue}}
+"#;
+    let (job_file, queue_file) = (dir.path().join("js.yaml"), dir.path().join("kq.yaml"));
+    std::fs::write(&job_file, jobset).unwrap();
+    std::fs::write(&queue_file, queues).unwrap();
+    let run = bin([
+        "plan",
+        "-o",
+        "json",
+        "--state",
+        "testdata/clusters/nodepools.yaml",
+    ])
+    .arg("--state")
+    .arg(&queue_file)
+    .arg("-f")
+    .arg(&job_file)
+    .run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+    let group = &plan["groups"][0];
+    // 3 pods of 5 CPU = 15, the ClusterQueue's nominal quota.
+    assert_eq!(group["admission"]["admitted"], true);
+    let placed: Vec<Option<&str>> = (0..3)
+        .map(|i| group["placements"][format!("exclusive-placement-workers-0-{i}")].as_str())
+        .collect();
+    assert_eq!(placed, [Some("np-a-1"), Some("np-a-2"), None]);
+}

@@ -1249,7 +1249,8 @@ fn coscheduling_prefilter_turns_away_a_group_whose_min_resources_exceed_the_clus
 
 /// Volcano's PodGroup CRD allows `minMember: 0`: the group is ready from the start and Volcano
 /// commits each pod as it is allocated, so the pods that fit are placed and the rest wait.
-/// Three 3-CPU pods on two 4-CPU nodes: one per node, the third pending.
+/// Three 3-CPU pods on two 4-CPU nodes: one per node, the third pending, which is a finding
+/// (exit 1) as any pod left pending is.
 #[test]
 fn a_volcano_group_of_zero_is_no_gang() {
     let group = "\
@@ -1265,7 +1266,7 @@ spec: {minMember: 0}
     };
     let manifests = format!("{group}{}{}{}", pod(0), pod(1), pod(2));
     let (code, plan) = plan_stdin_json(&manifests, &["--state", TWO_NODES]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
     let g = &plan["groups"][0];
     assert_eq!(
         (

@@ -62,14 +62,12 @@ pub fn expand(manifests: &ManifestSet, state: &ClusterState) -> (ManifestSet, Ve
 
 /// Make the pods of `object`, which Kueue manages, the members of its workload: marked as
 /// Kueue's pods are, each as the operators' pod webhooks admit it (a gang's members are not
-/// the batch's, which runs them otherwise). Exclusive placement's followers wait for their
-/// leader's node, which a workload planned as one gang does not stage: said in a note.
+/// the batch's, which runs them otherwise).
 fn kueue_members(
     object: &OperatorObject,
     expansion: &mut operators::Expansion,
     state: &ClusterState,
 ) {
-    let mut followers = 0;
     for pod in expansion.objects.iter_mut().filter_map(|o| match o {
         Object::Pod(pod) => Some(pod),
         _ => None,
@@ -77,15 +75,6 @@ fn kueue_members(
         kueue::mark_operator_pod(object, pod);
         let priority = state.pod_priority(pod).value;
         operators::admit(pod, priority);
-        followers += usize::from(operators::leader_of(pod).is_some());
-    }
-    if followers > 0 {
-        expansion.notes.push(format!(
-            "{}: {followers} pods follow their leader's topology domain (exclusive placement), \
-             which a Kueue workload's plan does not stage: not modelled, they are placed \
-             without it",
-            object.metadata.name
-        ));
     }
 }
 

@@ -384,10 +384,15 @@ pub fn unplanned(
 }
 
 impl GroupPlan {
-    /// Some pod of the gang exists and stays pending: the plan's exit 1.
+    /// Some pod of the gang exists and stays pending: the plan's exit 1. A group without a
+    /// minimum (a Kueue workload the scheduler takes pod by pod) is scheduled whatever fits,
+    /// and each pod that does not stays pending.
     pub fn leaves_pods_pending(&self) -> bool {
         match self.status {
-            GangStatus::Scheduled | GangStatus::NotModelled => false,
+            GangStatus::Scheduled => {
+                self.min_member == 0 && self.placements.values().any(Option::is_none)
+            }
+            GangStatus::NotModelled => false,
             GangStatus::Unschedulable | GangStatus::GroupNotFound => true,
             GangStatus::WaitingForPods => self.placements.values().any(Option::is_none),
         }

@@ -47,6 +47,44 @@ impl Chooser for AnyNode<'_> {
     }
 }
 
+/// Pod-by-pod placement that stages exclusive placement's followers (JobSet,
+/// LeaderWorkerSet): their operator creates them only once their leader is bound, and the
+/// pod webhook then gives each its leader's topology domain as a nodeSelector; a follower
+/// whose leader found no node is not created (upstream's reason). For pods the scheduler
+/// takes one by one (a Kueue workload), not for a gang, which binds no leader before the
+/// followers exist.
+pub(crate) struct StagingFollowers<'p> {
+    pub pods: &'p [&'p Pod],
+    pub within: Option<&'p [usize]>,
+    /// The node each placed pod (by index) took.
+    pub placed: BTreeMap<usize, String>,
+}
+
+impl Chooser for StagingFollowers<'_> {
+    fn choose(&mut self, scheduler: &Scheduler, index: usize, pod: &Pod) -> Result<String, String> {
+        let mut any = AnyNode {
+            within: self.within,
+        };
+        let Some(follower) = crate::operators::leader_of(pod) else {
+            return any.choose(scheduler, index, pod);
+        };
+        let namespace = &pod.metadata.namespace;
+        let leader_node = self
+            .pods
+            .iter()
+            .position(|p| p.metadata.name == follower.leader && &p.metadata.namespace == namespace)
+            .and_then(|leader| self.placed.get(&leader))
+            .and_then(|node| scheduler.state().node(node));
+        let mut pod = pod.clone();
+        crate::operators::follow(&mut pod, &follower, leader_node)?;
+        any.choose(scheduler, index, &pod)
+    }
+
+    fn placed(&mut self, index: usize, node: &str) {
+        self.placed.insert(index, node.to_string());
+    }
+}
+
 /// How many of the pending pods must fit: in total, and per task for the kinds that count
 /// tasks (Volcano `minTaskMember`, a Job task's `minAvailable`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -234,17 +272,44 @@ pub(crate) fn plan_pod_by_pod(
 ) -> GroupPlan {
     let total = Quorum::of(gang).total;
     let mut persist = WhileReachable { total };
-    plan_members(scheduler, gang, compare, refused, within, &mut persist)
+    let mut chooser = AnyNode { within };
+    plan_members(
+        scheduler,
+        gang,
+        compare,
+        refused,
+        &mut chooser,
+        &mut persist,
+    )
+}
+
+/// [`plan_pod_by_pod`] with exclusive placement's followers staged ([`StagingFollowers`]):
+/// pods the scheduler takes one by one, as they are created.
+pub(crate) fn plan_staging_followers(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    compare: bool,
+    within: Option<&[usize]>,
+) -> GroupPlan {
+    let total = Quorum::of(gang).total;
+    let mut persist = WhileReachable { total };
+    let pods: Vec<&Pod> = gang.members.iter().map(|m| &m.pod).collect();
+    let mut chooser = StagingFollowers {
+        pods: &pods,
+        within,
+        placed: BTreeMap::new(),
+    };
+    plan_members(scheduler, gang, compare, None, &mut chooser, &mut persist)
 }
 
 /// [`plan_pod_by_pod`] with the kind's own rule for going on past a pod that fits nowhere
-/// (`persist`, over the gang's members in order).
+/// (`persist`, over the gang's members in order) and its way of choosing each pod's node.
 pub(crate) fn plan_members(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     refused: Option<String>,
-    within: Option<&[usize]>,
+    chooser: &mut dyn Chooser,
     persist: &mut dyn Persist,
 ) -> GroupPlan {
     let state = scheduler.state();
@@ -259,14 +324,7 @@ pub(crate) fn plan_members(
             fit: 0,
             ready: false,
         },
-        None => all_or_nothing(
-            scheduler,
-            &pods,
-            &tasks,
-            &quorum,
-            persist,
-            &mut AnyNode { within },
-        ),
+        None => all_or_nothing(scheduler, &pods, &tasks, &quorum, persist, chooser),
     };
     let running = gang.running.len();
     let not_tried = format!("not tried: the gang can no longer reach minMember {min}");

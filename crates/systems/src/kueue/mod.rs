@@ -126,6 +126,10 @@ impl Decision {
                     .iter()
                     .map(|(f, rs)| format!("{f} ({})", rs.join(", ")))
                     .collect();
+                if flavors.is_empty() {
+                    // Nothing requested that a resource group covers: no flavor to assign.
+                    return format!("{} x{} (no flavor: nothing requested)", ps.name, ps.count);
+                }
                 format!("{} x{} on {}", ps.name, ps.count, flavors.join(", "))
             })
             .collect();

@@ -14,7 +14,7 @@ use super::model::{
     task_of,
 };
 use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
-use super::place::{Quorum, all_or_nothing, plan_members};
+use super::place::{AnyNode, Quorum, all_or_nothing, plan_members};
 use allocate::Allocate;
 use df_engine::{Scheduler, pod_requests};
 use df_model::gang::{
@@ -176,7 +176,8 @@ pub(crate) fn plan_pod_group(
         &gang.min_task_member,
         running_of,
     );
-    plan_members(scheduler, gang, compare, None, within, &mut persist)
+    let mut chooser = AnyNode { within };
+    plan_members(scheduler, gang, compare, None, &mut chooser, &mut persist)
 }
 
 /// `<job>-<task>-<index>`, the pod name the Volcano job controller gives.

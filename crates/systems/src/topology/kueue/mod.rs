@@ -406,7 +406,7 @@ pub fn plan(
         return place::plan_pod_by_pod(scheduler, gang, compare, None, within);
     };
     let Some(decision) = gang.admission.as_deref() else {
-        let mut plan = place::plan_pod_by_pod(scheduler, gang, compare, None, within);
+        let mut plan = place::plan_staging_followers(scheduler, gang, compare, within);
         plan.warnings.push(
             "no Kueue LocalQueue, ClusterQueue, ResourceFlavor or Topology in the inputs or the \
              state: planned as if Kueue admits the Job on a flavor without topology"
@@ -486,16 +486,31 @@ pub fn plan(
     let Some((tas_flavor, topology)) = topology else {
         let mut admitted = admitted(&gang, &pod_set_flavors, None);
         admitted.min_member = 0;
-        let mut plan = place::plan_pod_by_pod(scheduler, &admitted, compare, None, within);
+        let mut plan = place::plan_staging_followers(scheduler, &admitted, compare, within);
         plan.min_member = 0;
+        let flavors = match flavor_names.as_slice() {
+            [] => "no ResourceFlavor".to_string(),
+            names => format!("ResourceFlavor {}, no topologyName", names.join(", ")),
+        };
         notes.push(format!(
-            "Kueue admits it on quota alone (ResourceFlavor {}, no topologyName): the \
-             scheduler places its pods one by one, not as a gang",
-            flavor_names.join(", ")
+            "Kueue admits it on quota alone ({flavors}): the scheduler places its pods one by \
+             one, not as a gang"
         ));
         plan.warnings.extend(notes);
         return plan;
     };
+    let followers = gang
+        .members
+        .iter()
+        .filter(|m| crate::operators::leader_of(&m.pod).is_some())
+        .count();
+    if followers > 0 {
+        notes.push(format!(
+            "{followers} pods follow their leader's topology domain (exclusive placement): \
+             Topology Aware Scheduling assigns them with the leader, before they exist; the \
+             operator's staging is not modelled with a topology"
+        ));
+    }
     let candidate = Candidate {
         flavor: tas_flavor,
         topology: Some(topology),

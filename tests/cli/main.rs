@@ -13,7 +13,6 @@ mod dist;
 mod docs;
 mod drift;
 mod explain;
-mod explain_agrees;
 mod invariants;
 mod json_contract;
 mod kueue;

@@ -1,7 +1,8 @@
 //! `explain-placement`: the decision the plan made for one pod, read from the one
 //! orchestration ([`super::orchestrate::trace`]), with everything the explanation needs. A pod
 //! is never decided a second time beside the plan: the explanation and `plan` agree by
-//! construction (see tests/explain_agrees.rs).
+//! construction. What the placements themselves must satisfy is checked by property tests
+//! (`tests/cli/invariants.rs`, the engine's `fidelity` module, the topology `prune_tests`).
 
 mod context;
 

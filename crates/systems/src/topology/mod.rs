@@ -608,4 +608,6 @@ pub mod fixtures;
 #[cfg(test)]
 mod pinned_tests;
 #[cfg(test)]
+mod prune_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,208 @@
+//! The pruned domain choice equals trying every domain (issue 31 item 18). [`plan_in_domains`]
+//! turns a domain down on capacity without placing its pods, and in a scored round leaves
+//! untried the domains whose ceiling cannot beat a domain already placed. Here, on generated
+//! racks and spines, gangs and modes, an oracle places the gang in every domain of every
+//! round on its own copy of the scheduler, keeps the first that takes it (or, in a scored
+//! round, the best scored of all that take it), and the plan must keep the same domain with
+//! the same placements.
+
+use proptest::prelude::*;
+
+use super::scored::ScoredRound;
+use super::*;
+use crate::gang::{Gang, Member, PodSource, kube_batch, place};
+use df_engine::{Profile, Scheduler};
+use df_model::ObjectMeta;
+
+/// A generated cluster: per node its CPU, its pods' CPU already bound, whether it carries a
+/// taint the gang does not tolerate, and its rack; per rack its spine.
+#[derive(Debug, Clone)]
+struct Cluster {
+    nodes: Vec<(u32, u32, bool, usize)>,
+    spines: Vec<usize>,
+}
+
+fn cluster() -> impl Strategy<Value = Cluster> {
+    (2usize..=4).prop_flat_map(|racks| {
+        let node = (
+            prop_oneof![Just(2u32), Just(4), Just(8)],
+            0u32..=3,
+            prop::bool::weighted(0.15),
+            0..racks,
+        );
+        (
+            prop::collection::vec(node, 2..=7),
+            prop::collection::vec(0usize..2, racks),
+        )
+            .prop_map(|(nodes, spines)| Cluster { nodes, spines })
+    })
+}
+
+fn state(cluster: &Cluster) -> ClusterState {
+    let mut yaml = String::new();
+    for (i, (cpu, used, tainted, _)) in cluster.nodes.iter().enumerate() {
+        let taint = if *tainted {
+            "{key: gpu, effect: NoSchedule}"
+        } else {
+            ""
+        };
+        yaml.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i}\n  labels: {{kubernetes.io/hostname: n{i}}}\nspec:\n  taints: [{taint}]\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"110\"}}\n---\n"
+        ));
+        let used = *used.min(cpu);
+        if used > 0 {
+            yaml.push_str(&format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: busy-{i}\n  namespace: default\nspec:\n  nodeName: n{i}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{used}\"}}}}}}]\nstatus:\n  phase: Running\n---\n"
+            ));
+        }
+    }
+    let (manifests, problems) = df_manifest::parse_text(&std::sync::Arc::from("c.yaml"), &yaml);
+    assert!(problems.is_empty(), "{problems:?}");
+    ClusterState::from_objects(manifests.into_iter().map(|m| m.object))
+}
+
+/// A kube-batch gang of `pods` pods of `cpu` CPU, `min` of which must fit.
+fn gang(pods: usize, cpu: u32, min: i64) -> Gang {
+    let meta = ObjectMeta {
+        name: "g".into(),
+        namespace: "default".into(),
+        ..ObjectMeta::default()
+    };
+    let mut gang = Gang::new(&kube_batch::KIND, "", &meta, min);
+    gang.members = (0..pods)
+        .map(|i| {
+            let yaml = format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: g-{i}\n  namespace: default\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
+            );
+            let (mut parsed, _) =
+                df_manifest::parse_text(&std::sync::Arc::from("pod.yaml"), &yaml);
+            let Some(df_model::Object::Pod(pod)) = parsed.pop().map(|m| m.object) else {
+                panic!("pod")
+            };
+            Member {
+                pod,
+                task: None,
+                source: PodSource::Manifest,
+            }
+        })
+        .collect();
+    gang
+}
+
+/// Racks, then spines, each round in `order`.
+fn request(cluster: &Cluster, mode: Mode, order: &Order, rounds: usize) -> Request {
+    let racks = cluster.spines.len();
+    let rack_nodes = |rack: usize| -> Vec<usize> {
+        (0..cluster.nodes.len())
+            .filter(|&n| cluster.nodes[n].3 == rack)
+            .collect()
+    };
+    let rack_round = Round {
+        level: "rack".into(),
+        domains: (0..racks)
+            .map(|r| Domain {
+                name: format!("r{r}"),
+                nodes: rack_nodes(r),
+            })
+            .collect(),
+        order: order.clone(),
+    };
+    let spine_round = Round {
+        level: "spine".into(),
+        domains: (0..2)
+            .map(|s| Domain {
+                name: format!("s{s}"),
+                nodes: (0..racks)
+                    .filter(|&r| cluster.spines[r] == s)
+                    .flat_map(rack_nodes)
+                    .collect(),
+            })
+            .collect(),
+        order: order.clone(),
+    };
+    let node_domains = cluster
+        .nodes
+        .iter()
+        .map(|(_, _, _, rack)| {
+            vec![
+                Some(format!("s{}", cluster.spines[*rack])),
+                Some(format!("r{rack}")),
+            ]
+        })
+        .collect();
+    Request {
+        system: "test-topology",
+        mode,
+        constraint: format!("highest {rounds}"),
+        levels: vec!["spine".into(), "rack".into()],
+        node_domains,
+        rounds: [rack_round, spine_round].into_iter().take(rounds).collect(),
+        warnings: Vec::new(),
+        pinned: None,
+    }
+}
+
+/// The domain every round's every domain tried would keep, and the gang's placements there:
+/// `None` when no domain takes it.
+fn oracle(
+    scheduler: &Scheduler,
+    gang: &Gang,
+    request: &Request,
+) -> Option<(String, BTreeMap<String, Option<String>>)> {
+    let (pending, bound) = pending_pods(gang, scheduler.state());
+    for round in &request.rounds {
+        let mut scored = ScoredRound::new(scheduler, &pending, bound.len(), &round.domains);
+        for domain in &round.domains {
+            let mut trial = scheduler.branch();
+            let plan = place::plan_pod_by_pod(&mut trial, gang, false, None, Some(&domain.nodes));
+            if plan.status != GangStatus::Scheduled {
+                continue;
+            }
+            if round.order == Order::Given {
+                return Some((domain.name.clone(), plan.placements));
+            }
+            scored.took(domain, plan, trial);
+        }
+        if let Some(best) = scored.best(gang.minimum(), &round.level, &mut Vec::new()) {
+            return Some((best.domain.name.clone(), best.plan.placements));
+        }
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_pruned_choice_equals_trying_every_domain(
+        cluster in cluster(),
+        pods in 1usize..=6,
+        cpu in 1u32..=3,
+        spare in 0usize..=2,
+        hard in any::<bool>(),
+        scored in any::<bool>(),
+        rounds in 1usize..=2,
+    ) {
+        let state = state(&cluster);
+        let min = i64::try_from(pods.saturating_sub(spare).max(1)).unwrap();
+        let gang = gang(pods, cpu, min);
+        let order = if scored { Order::BestScore } else { Order::Given };
+        let mode = if hard { Mode::Hard } else { Mode::Soft };
+        let request = request(&cluster, mode, &order, rounds);
+        let scheduler = Scheduler::new(&state, Profile::default());
+        let expected = oracle(&scheduler, &gang, &request);
+        let mut planned = scheduler.branch();
+        let plan = plan_in_domains(&mut planned, &gang, &request, false, &mut |s, within| {
+            Ok(place::plan_pod_by_pod(s, &gang, false, None, within))
+        })
+        .unwrap();
+        let chosen = plan.topology.as_ref().and_then(|t| t.chosen.last()).map(|d| d.domain.clone());
+        match expected {
+            Some((domain, placements)) => {
+                prop_assert_eq!(chosen, Some(domain));
+                prop_assert_eq!(plan.placements, placements);
+            }
+            None => prop_assert_eq!(chosen, None),
+        }
+    }
+}

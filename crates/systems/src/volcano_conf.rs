@@ -29,6 +29,8 @@ pub struct ConfTier {
 #[serde(default, rename_all = "camelCase")]
 pub struct ConfPlugin {
     pub name: String,
+    /// `enableJobEnqueued` (Volcano's spelling, unlike `enabledOverused`).
+    #[serde(rename = "enableJobEnqueued")]
     pub enabled_job_enqueued: Option<bool>,
     pub arguments: BTreeMap<String, Argument>,
 }

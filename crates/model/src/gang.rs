@@ -232,8 +232,12 @@ pub struct VolcanoQueue {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoQueueSpec {
+    /// Its share of the cluster against other queues (proportion); unset counts as 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<i32>,
+    /// Queues of a higher priority are allocated first (proportion's queue order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// The most the queue's jobs may hold; unset dimensions are unlimited.
     #[serde(
         skip_serializing_if = "ResourceList::is_empty",

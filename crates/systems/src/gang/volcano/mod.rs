@@ -5,6 +5,8 @@
 pub mod admission;
 mod allocate;
 pub mod enqueue;
+mod proportion;
+pub(crate) mod queues;
 mod task_topology;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +23,7 @@ use df_model::gang::{
     GROUP_NAME_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
 };
 use df_model::{Pod, VolcanoJob};
+use proportion::{Amount, QueueAttr};
 use task_topology::{Buckets, JobManager, TaskPod, TaskTopology, VResource, read_topology};
 
 pub static JOB_KIND: GangKind = GangKind {
@@ -148,12 +151,14 @@ impl Adapter for VolcanoPodGroups {
 
 /// Plan a Volcano PodGroup as the `allocate` action does: its pods in order over every node
 /// (or only `within` a HyperNode's nodes), each placed pod counted for the next, going on past
-/// a pod that fits nowhere as [`Allocate`] says.
+/// a pod that fits nowhere as [`Allocate`] says, and passing over a pod its `queue` cannot
+/// take.
 pub(crate) fn plan_pod_group(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     within: Option<&[usize]>,
+    queue: Option<&QueueAttr>,
 ) -> GroupPlan {
     let tasks: Vec<Option<&str>> = gang.members.iter().map(|m| m.task.as_deref()).collect();
     let quorum = Quorum::of(gang);
@@ -175,8 +180,15 @@ pub(crate) fn plan_pod_group(
         gang.running.len(),
         &gang.min_task_member,
         running_of,
-    );
+    )
+    .in_queue(queue, requests(gang.members.iter().map(|m| &m.pod)));
     plan_members(scheduler, gang, compare, None, within, &mut persist)
+}
+
+/// What each of `pods` requests, as proportion counts it.
+fn requests<'p>(pods: impl Iterator<Item = &'p Pod>) -> Vec<Amount> {
+    pods.map(|p| Amount::of(&pod_requests(&p.spec, false)))
+        .collect()
 }
 
 /// `<job>-<task>-<index>`, the pod name the Volcano job controller gives.
@@ -229,13 +241,14 @@ pub use super::model::TASK_SPEC_KEY;
 /// [`Allocate`] says; keep the placements only when `minAvailable` pods (running ones
 /// counted), and each task's minimum when `minAvailable` is at least their sum, fit. Task-topology annotations Volcano cannot read are skipped with a
 /// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
-/// nodes.
+/// nodes; a pod its `queue` cannot take is passed over.
 pub(crate) fn plan_job(
     scheduler: &mut Scheduler,
     gang: &Gang,
     job: &VolcanoJob,
     compare: bool,
     within: Option<&[usize]>,
+    queue: Option<&QueueAttr>,
 ) -> GroupPlan {
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
@@ -327,7 +340,8 @@ pub(crate) fn plan_job(
         running,
         &gang.min_task_member,
         running_of,
-    );
+    )
+    .in_queue(queue, requests(pods.iter().copied()));
     let attempt = all_or_nothing(
         scheduler,
         &pods,

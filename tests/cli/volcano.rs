@@ -1,4 +1,4 @@
-//! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF311): the
+//! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF315): the
 //! job is never created, so none of its pods is placed, and the plan quotes the denial; of
 //! PodGroups the enqueue action leaves Pending; and of queues sharing the nodes.
 

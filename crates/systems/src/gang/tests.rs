@@ -272,6 +272,7 @@ fn job(tasks: &[(&str, i32, &str)], annotations: &[(&str, &str)]) -> VolcanoJob 
                         spec: pod("x", cpu, &[], "").spec,
                     },
                     policies: Vec::new(),
+                    partition_policy: None,
                 })
                 .collect(),
             ..Default::default()

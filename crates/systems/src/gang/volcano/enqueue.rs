@@ -397,7 +397,7 @@ pub fn job_min_resources(job: &VolcanoJob, state: &ClusterState) -> Resources {
             total.add(&one);
         }
     };
-    let task_min = |t: &VolcanoTask| t.min_available.unwrap_or(t.replicas);
+    let task_min = |t: &VolcanoTask| t.min_available_or_default();
     let wanted = if job.spec.min_available > 0 {
         job.spec.min_available
     } else {

@@ -20,7 +20,8 @@ use super::place::{Quorum, all_or_nothing, plan_members};
 use allocate::Allocate;
 use df_engine::{Scheduler, pod_requests};
 use df_model::gang::{
-    GROUP_NAME_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+    GROUP_NAME_ANNOTATION, PARTITION_ID_LABEL, VOLCANO_JOB_API_VERSION,
+    VOLCANO_POD_GROUP_API_VERSION,
 };
 use df_model::{Pod, VolcanoJob};
 use proportion::{Amount, QueueAttr};
@@ -83,12 +84,7 @@ pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
         .spec
         .tasks
         .iter()
-        .map(|t| {
-            (
-                t.name.clone(),
-                i64::from(t.min_available.unwrap_or(t.replicas)),
-            )
-        })
+        .map(|t| (t.name.clone(), i64::from(t.min_available_or_default())))
         .collect();
     let min = if job.spec.min_available > 0 {
         i64::from(job.spec.min_available)
@@ -197,7 +193,8 @@ pub fn pod_name(job: &str, task: &str, index: usize) -> String {
 }
 
 /// The pods a Volcano job creates: `<job>-<task>-<index>` from each task's template, labelled
-/// and annotated as the job controller does, in task order.
+/// and annotated as the job controller does (a partitioned task's pods also with their
+/// `volcano.sh/partition-id`), in task order.
 pub(crate) fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
     let mut pods = Vec::new();
     for task in &job.spec.tasks {
@@ -214,6 +211,11 @@ pub(crate) fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
             metadata
                 .annotations
                 .insert(TASK_SPEC_KEY.into(), task.name.as_str().into());
+            if let Some(partition) = task.partition_of(index) {
+                metadata
+                    .labels
+                    .insert(PARTITION_ID_LABEL.into(), partition.to_string().into());
+            }
             let mut spec = task.template.spec.clone();
             if spec.scheduler_name.is_empty() {
                 spec.scheduler_name = job.spec.scheduler_name.clone();

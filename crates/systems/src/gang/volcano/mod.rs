@@ -5,6 +5,7 @@
 pub mod admission;
 mod allocate;
 pub mod enqueue;
+mod partitions;
 mod proportion;
 pub(crate) mod queues;
 mod task_topology;
@@ -243,7 +244,8 @@ pub use super::model::TASK_SPEC_KEY;
 /// [`Allocate`] says; keep the placements only when `minAvailable` pods (running ones
 /// counted), and each task's minimum when `minAvailable` is at least their sum, fit. Task-topology annotations Volcano cannot read are skipped with a
 /// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
-/// nodes; a pod its `queue` cannot take is passed over.
+/// nodes; a pod its `queue` cannot take is passed over. A task's `partitionPolicy` makes
+/// each of its partitions a sub-gang placed all or nothing ([`partitions`]).
 pub(crate) fn plan_job(
     scheduler: &mut Scheduler,
     gang: &Gang,
@@ -289,6 +291,15 @@ pub(crate) fn plan_job(
             TaskTopology::default()
         }
     };
+    let job_tasks: Vec<&str> = expanded.iter().map(|(task, _)| task.as_str()).collect();
+    let partitions = partitions::Partitions::of(job, &job_tasks);
+    if partitions.as_ref().is_some_and(|p| p.topology) {
+        warnings.push(
+            "a partition's own networkTopology is not modelled: each partition is placed all \
+             or nothing anywhere within the job's nodes"
+                .to_string(),
+        );
+    }
     let manager = JobManager::new(&topology, &task_pods);
     let idle: Vec<VResource> = (0..state.nodes.len())
         .map(|i| {
@@ -301,7 +312,10 @@ pub(crate) fn plan_job(
     let pending: Vec<usize> = (0..task_pods.len())
         .filter(|&i| task_pods[i].node.is_none())
         .collect();
-    let order = manager.task_order(&pending, &task_pods);
+    let order = match &partitions {
+        Some(p) => p.order(&pending),
+        None => manager.task_order(&pending, &task_pods),
+    };
     let total = task_pods.len();
     let min_available = gang.minimum();
     let running = total - pending.len();
@@ -344,14 +358,34 @@ pub(crate) fn plan_job(
         running_of,
     )
     .in_queue(queue, requests(pods.iter().copied()));
-    let attempt = all_or_nothing(
-        scheduler,
-        &pods,
-        &tasks,
-        &quorum,
-        &mut persist,
-        &mut chooser,
-    );
+    let (attempt, short_partitions) = match &partitions {
+        Some(p) => {
+            let running: Vec<bool> = task_pods.iter().map(|t| t.node.is_some()).collect();
+            partitions::place(
+                scheduler,
+                &pods,
+                &tasks,
+                &order,
+                p,
+                &running,
+                &quorum,
+                &mut persist,
+                &mut chooser,
+                min_available >= total,
+            )
+        }
+        None => (
+            all_or_nothing(
+                scheduler,
+                &pods,
+                &tasks,
+                &quorum,
+                &mut persist,
+                &mut chooser,
+            ),
+            Vec::new(),
+        ),
+    };
     let blocker = pods
         .iter()
         .zip(&attempt.outcomes)
@@ -384,6 +418,7 @@ pub(crate) fn plan_job(
                 fit < **need
             })
             .map(|(task, need)| format!("task {task} needs {need} more"))
+            .chain(short_partitions)
             .collect();
         let mut reason = format!(
             "only {} of minAvailable {min_available} pods fit ({running} running)",

@@ -476,6 +476,7 @@ impl JobManager {
 
 /// The task-topology node choice: the feasible node with the best sum of the engine's
 /// weighted score and the bucket score, ties to the smallest name.
+#[derive(Clone)]
 pub(super) struct Buckets<'p> {
     pub manager: JobManager,
     pub idle: Vec<VResource>,

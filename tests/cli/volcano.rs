@@ -138,3 +138,37 @@ fn queues_share_the_nodes_by_weight() {
         (0, want.as_str(), ""),
     );
 }
+
+/// A Job whose task keeps each partition in one HyperNode (issue 31 item 4): HyperNodes `h0`
+/// (small-1) and `h1` (small-2) given with `-f`, 4 CPUs each; two partitions of two 2-CPU
+/// pods. The job's 8 CPUs fit neither HyperNode, so it takes the virtual top; partition 0
+/// goes to h0 (a tie with h1, by name), which it fills, and partition 1 to h1.
+#[test]
+fn partitions_are_listed_with_their_hyper_nodes() {
+    let hyper_node = |name: &str, node: &str| {
+        format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: 1\n  members:\n  - {{type: Node, selector: {{exactMatch: {{name: {node}}}}}}}\n---\n"
+        )
+    };
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: ring, namespace: default}\nspec:\n  schedulerName: volcano\n  networkTopology: {mode: hard, highestTierAllowed: 2}\n  tasks:\n  - name: t0\n    replicas: 4\n    partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {mode: hard, highestTierAllowed: 1}}\n    template:\n      spec:\n        containers:\n        - {name: c, image: c, resources: {requests: {cpu: \"2\"}}}\n";
+    let manifests = format!(
+        "{}{}{job}",
+        hyper_node("h0", "small-1"),
+        hyper_node("h1", "small-2")
+    );
+    let out = run_with_stdin(
+        &["plan", "-f", "-", "--state", TWO_NODES, "--show-all"],
+        Some(&manifests),
+    );
+    let partitions = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("Partitions:"))
+        .unwrap_or_default();
+    assert_eq!(
+        (out.code, partitions, out.stderr.as_str()),
+        (0, "Partitions: t0 0 in h0, t0 1 in h1", ""),
+        "{}",
+        out.stdout
+    );
+}

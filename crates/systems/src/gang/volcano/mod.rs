@@ -16,7 +16,7 @@ use super::model::{
     Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
     task_of,
 };
-use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
+use super::outcome::{GroupPlan, PartitionHome, PodOutcome, Rejection, compare_with_default};
 use super::place::{Quorum, all_or_nothing, plan_members};
 use allocate::Allocate;
 use df_engine::{Scheduler, pod_requests};
@@ -293,12 +293,14 @@ pub(crate) fn plan_job(
     };
     let job_tasks: Vec<&str> = expanded.iter().map(|(task, _)| task.as_str()).collect();
     let partitions = partitions::Partitions::of(job, &job_tasks);
-    if partitions.as_ref().is_some_and(|p| p.topology) {
-        warnings.push(
-            "a partition's own networkTopology is not modelled: each partition is placed all \
-             or nothing anywhere within the job's nodes"
-                .to_string(),
-        );
+    let mut nesting = BTreeMap::new();
+    for (task, topology) in partitions.iter().flat_map(|p| &p.topology) {
+        match partitions::Nesting::of(gang, topology, state, within) {
+            Ok(nest) => {
+                nesting.insert(task.clone(), nest);
+            }
+            Err(warning) => warnings.push(format!("task {task}'s partitions: {warning}")),
+        }
     }
     let manager = JobManager::new(&topology, &task_pods);
     let idle: Vec<VResource> = (0..state.nodes.len())
@@ -358,21 +360,20 @@ pub(crate) fn plan_job(
         running_of,
     )
     .in_queue(queue, requests(pods.iter().copied()));
-    let (attempt, short_partitions) = match &partitions {
+    let (attempt, short_partitions, homes) = match &partitions {
         Some(p) => {
             let running: Vec<bool> = task_pods.iter().map(|t| t.node.is_some()).collect();
-            partitions::place(
-                scheduler,
-                &pods,
-                &tasks,
-                &order,
-                p,
-                &running,
-                &quorum,
-                &mut persist,
-                &mut chooser,
-                min_available >= total,
-            )
+            let pending = partitions::Pending {
+                pods: &pods,
+                tasks: &tasks,
+                order: &order,
+                partitions: p,
+                nesting: &nesting,
+                running: &running,
+                quorum: &quorum,
+                every_pod_needed: min_available >= total,
+            };
+            partitions::place(scheduler, &pending, &mut persist, &mut chooser)
         }
         None => (
             all_or_nothing(
@@ -384,6 +385,7 @@ pub(crate) fn plan_job(
                 &mut chooser,
             ),
             Vec::new(),
+            BTreeMap::new(),
         ),
     };
     let blocker = pods
@@ -463,6 +465,16 @@ pub(crate) fn plan_job(
     let mut plan = attempt.group_plan(gang, state, &outcomes, min_available, running, &not_tried);
     plan.rejections = rejections;
     plan.warnings = warnings;
+    if attempt.ready {
+        plan.partitions = homes
+            .into_iter()
+            .map(|((task, partition), hyper_node)| PartitionHome {
+                task,
+                partition,
+                hyper_node,
+            })
+            .collect();
+    }
     if let Some(before) = before {
         let running_pods: Vec<&Pod> = outcomes
             .iter()

@@ -243,3 +243,196 @@ fn each_partition_binds_all_its_pods_or_none() {
         assert_eq!(plan(&state, &yaml), (status.to_string(), rows), "{name}");
     }
 }
+
+/// Topology T3 of issue 31: tier-1 HyperNodes `h0` (n0-n3) and `h1` (n4-n7) under tier-2 `h2`;
+/// nodes of `cpu` CPUs; `bound` CPUs taken on n0 by a running plain pod.
+fn t3(cpu: &str, bound: &str) -> ClusterState {
+    let mut yaml = String::new();
+    for i in 0..8 {
+        yaml.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{allocatable: {{cpu: \"{cpu}\", memory: 64Gi, pods: \"110\"}}}}\n---\n"
+        ));
+    }
+    let hyper_node = |name: &str, tier: i32, kind: &str, members: &[String]| {
+        let members: String = members
+            .iter()
+            .map(|m| format!("  - {{type: {kind}, selector: {{exactMatch: {{name: {m}}}}}}}\n"))
+            .collect();
+        format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: {tier}\n  members:\n{members}---\n"
+        )
+    };
+    let nodes = |range: std::ops::Range<usize>| range.map(|i| format!("n{i}")).collect::<Vec<_>>();
+    yaml.push_str(&hyper_node("h0", 1, "Node", &nodes(0..4)));
+    yaml.push_str(&hyper_node("h1", 1, "Node", &nodes(4..8)));
+    yaml.push_str(&hyper_node(
+        "h2",
+        2,
+        "HyperNode",
+        &["h0".into(), "h1".into()],
+    ));
+    if !bound.is_empty() {
+        yaml.push_str(&format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: other, namespace: default}}\nspec: {{nodeName: n0, containers: [{{name: c, resources: {{requests: {{cpu: \"{bound}\"}}}}}}]}}\nstatus: {{phase: Running}}\n---\n"
+        ));
+    }
+    ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object))
+}
+
+/// Job `j` (hard, up to tier `job_tier`) with task t0 of `partitions` partitions of 4 pods of
+/// `cpu` CPUs, each partition hard up to tier 1 when `nested`.
+fn topology_job(job_tier: i32, partitions: i32, cpu: &str, nested: bool) -> String {
+    let topology = if nested {
+        ", networkTopology: {mode: hard, highestTierAllowed: 1}"
+    } else {
+        ""
+    };
+    job(&[(
+        "t0",
+        partitions * 4,
+        cpu,
+        &format!(", partitionPolicy: {{totalPartitions: {partitions}, partitionSize: 4{topology}}}"),
+    )])
+    .replace(
+        "  schedulerName: volcano\n",
+        &format!("  schedulerName: volcano\n  networkTopology: {{mode: hard, highestTierAllowed: {job_tier}}}\n"),
+    )
+}
+
+/// The job's status, its HyperNode, each partition's, and the HyperNode of each pod's node.
+fn homes(state: &ClusterState, yaml: &str) -> (String, Option<String>, Vec<String>, Vec<String>) {
+    let manifests = ManifestSet {
+        manifests: parse(yaml),
+        ..ManifestSet::default()
+    };
+    let opts = GangOptions::default();
+    let mut scheduler = Scheduler::new(state, Profile::default());
+    let plan = plan_gangs(&gangs(&manifests, state, &opts), &mut scheduler, &opts)
+        .unwrap()
+        .remove(0);
+    let partitions = plan
+        .partitions
+        .iter()
+        .map(|p| format!("{} {} in {}", p.task, p.partition, p.hyper_node))
+        .collect();
+    let tier1 = |node: &str| {
+        let i: usize = node[1..].parse().unwrap();
+        if i < 4 { "h0" } else { "h1" }
+    };
+    let pods = plan
+        .pods
+        .iter()
+        .map(|r| match &r.node {
+            Some(node) => format!("{}@{}", r.pod, tier1(node)),
+            None => format!("{}: pending", r.pod),
+        })
+        .collect();
+    let chosen = crate::topology::chosen_domain(&plan);
+    (plan.status.as_str().to_string(), chosen, partitions, pods)
+}
+
+/// Rows 4.1, 4.2 and 4.5, and rows of our own where binpack packs partitions the default
+/// scores alone would spread.
+#[test]
+fn partitions_go_to_their_own_hyper_nodes() {
+    let at = |pods: &[(std::ops::Range<usize>, &str)]| -> Vec<String> {
+        pods.iter()
+            .flat_map(|(range, home)| range.clone().map(move |i| format!("j-t0-{i}@{home}")))
+            .collect()
+    };
+    struct Row {
+        name: &'static str,
+        state: ClusterState,
+        job: String,
+        want: (
+            &'static str,
+            Option<&'static str>,
+            Vec<&'static str>,
+            Vec<String>,
+        ),
+    }
+    let rows = [
+        Row {
+            // 4.1: the job asks 8 x 4 = 32 CPUs, above h0's and h1's 16: only h2 takes it.
+            // Partition 0: h0 and h1 both take it at the same score, (0 + 16) / 16: the first
+            // by name. Partition 1: h0 is full, h1 takes it.
+            name: "4.1 one partition per tier-1 HyperNode",
+            state: t3("4", ""),
+            job: topology_job(2, 2, "4", true),
+            want: (
+                "Scheduled",
+                Some("domain h2 (tier2)"),
+                vec!["t0 0 in h0", "t0 1 in h1"],
+                at(&[(0..4, "h0"), (4..8, "h1")]),
+            ),
+        },
+        Row {
+            // Ours: 3 partitions of 4 x 2 CPUs, 24 CPUs: h2 again. Partition 0: h0 by name at
+            // (0 + 8) / 16 each; partition 1: h0 (8 + 8) / 16 = 1 beats h1 (0 + 8) / 16 = 0.5;
+            // partition 2: only h1 has room.
+            name: "partitions are packed into the fullest HyperNode",
+            state: t3("4", ""),
+            job: topology_job(2, 3, "2", true),
+            want: (
+                "Scheduled",
+                Some("domain h2 (tier2)"),
+                vec!["t0 0 in h0", "t0 1 in h0", "t0 2 in h1"],
+                at(&[(0..8, "h0"), (8..12, "h1")]),
+            ),
+        },
+        Row {
+            // The same job without a partition topology: each pod goes to the least
+            // allocated node (ties by name), so partition 0 takes n0-n3, partition 1 n4-n7
+            // (h1, where binpack packed it into h0) and partition 2 n0-n3 again.
+            name: "without a partition topology, the default scores spread the partitions",
+            state: t3("4", ""),
+            job: topology_job(2, 3, "2", false),
+            want: (
+                "Scheduled",
+                Some("domain h2 (tier2)"),
+                vec![],
+                at(&[(0..4, "h0"), (4..8, "h1"), (8..12, "h0")]),
+            ),
+        },
+        Row {
+            // 4.2: nodes of 8 CPUs, 2 taken on n0; 8 pods of 2 CPUs (16) fit h0 (30 idle) or
+            // h1 (32): the job's binpack, (2 + 16) / 32 = 0.5625 against 16 / 32 = 0.5, keeps
+            // h0, and both partitions nest in it (h0 is the only tier-1 HyperNode inside).
+            name: "4.2 both partitions in the fuller HyperNode",
+            state: t3("8", "2"),
+            job: topology_job(2, 2, "2", true),
+            want: (
+                "Scheduled",
+                Some("domain h0 (tier1)"),
+                vec!["t0 0 in h0", "t0 1 in h0"],
+                at(&[(0..8, "h0")]),
+            ),
+        },
+        Row {
+            // 4.5: no partition topology, the job hard up to tier 1: 32 CPUs fit neither
+            // 16-CPU HyperNode.
+            name: "4.5 partitions without topology inside a job held to tier 1",
+            state: t3("4", ""),
+            job: topology_job(1, 2, "4", false),
+            want: (
+                "Unschedulable",
+                None,
+                vec![],
+                (0..8).map(|i| format!("j-t0-{i}: pending")).collect(),
+            ),
+        },
+    ];
+    for row in rows {
+        let (status, chosen, partitions, pods) = row.want;
+        let want = (
+            status.to_string(),
+            chosen.map(str::to_string),
+            partitions
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+            pods,
+        );
+        assert_eq!(homes(&row.state, &row.job), want, "{}", row.name);
+    }
+}

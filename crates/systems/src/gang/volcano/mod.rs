@@ -296,9 +296,10 @@ pub(crate) fn plan_job(
     let mut nesting = BTreeMap::new();
     for (task, topology) in partitions.iter().flat_map(|p| &p.topology) {
         match partitions::Nesting::of(gang, topology, state, within) {
-            Ok(nest) => {
+            Ok(Some(nest)) => {
                 nesting.insert(task.clone(), nest);
             }
+            Ok(None) => {}
             Err(warning) => warnings.push(format!("task {task}'s partitions: {warning}")),
         }
     }

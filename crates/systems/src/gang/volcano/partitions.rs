@@ -13,9 +13,11 @@
 //! then the other partitions; partitions by number, then task name. Every sub-job is tried in
 //! one turn (Volcano stops once the job is ready and comes back for the rest later).
 //!
-//! A task's own `networkTopology` keeps each of its partitions in one HyperNode inside the
-//! job's nodes ([`Nesting`]): per tier from the lowest, the HyperNodes that take the
-//! partition, the one binpack scores highest (earlier partitions counted) keeping it.
+//! A task's own hard `networkTopology` keeps each of its partitions in one HyperNode inside
+//! the job's nodes ([`Nesting`]): per tier from the lowest, the HyperNodes that take the
+//! partition, the one binpack scores highest (earlier partitions counted) keeping it. A soft
+//! one places the partition anywhere in the job's nodes, as the plugin's sub-job gradient is
+//! then the job's HyperNode alone.
 
 use std::collections::BTreeMap;
 
@@ -145,25 +147,25 @@ pub(crate) struct Nesting {
     pub weights: Weights,
     /// `highestTierAllowed 1 (hard)`, for the reason a partition no HyperNode takes.
     pub constraint: String,
-    /// Hard: a partition no HyperNode takes is not placed; soft: it goes anywhere in the job.
-    pub strict: bool,
 }
 
 impl Nesting {
     /// The nesting of `task`'s partitions (its `networkTopology`) within `within` (the job's
-    /// nodes, `None`: all), as the HyperNode system reads a job's; `Err` is why it is not
-    /// modelled (a warning).
+    /// nodes, `None`: all), as the HyperNode system reads a job's; `None` in soft mode (the
+    /// plugin's sub-job gradient is then the job's HyperNode alone); `Err` is why Volcano
+    /// ignores it (a warning).
     pub(crate) fn of(
         gang: &Gang,
         topology: &NetworkTopologySpec,
         state: &ClusterState,
         within: Option<&[usize]>,
-    ) -> Result<Nesting, String> {
+    ) -> Result<Option<Nesting>, String> {
         let mut sub = gang.clone();
         sub.network_topology = Some(topology.clone());
         sub.members.clear();
         sub.running.clear();
         let request = match HyperNodes.constraint(&sub, state)? {
+            Some(Constraint::Planned(request)) if !request.mode.is_strict() => return Ok(None),
             Some(Constraint::Planned(request)) => request,
             Some(Constraint::Ignored(warning)) => return Err(warning),
             None => return Err("a partition's networkTopology is not read".into()),
@@ -187,12 +189,11 @@ impl Nesting {
                     .collect()
             })
             .collect();
-        Ok(Nesting {
+        Ok(Some(Nesting {
             rounds,
             weights,
             constraint: format!("{} ({})", request.constraint, request.mode.as_str()),
-            strict: request.mode.is_strict(),
-        })
+        }))
     }
 }
 
@@ -388,9 +389,8 @@ impl Unit<'_, '_> {
 
     /// Place the partition in one HyperNode of `nest` (`allocateForSubJob`): tier by tier,
     /// the partition is tried in each HyperNode on a copy; of those that take it, the one
-    /// with the best binpack score (the fullest once it is in; ties by name) keeps it. A hard
-    /// constraint no HyperNode meets leaves the partition out; a soft one places it anywhere
-    /// in the job's nodes.
+    /// with the best binpack score (the fullest once it is in; ties by name) keeps it. A
+    /// partition no HyperNode takes is left out.
     fn place_nested<C: Among>(
         &self,
         scheduler: &mut Scheduler,
@@ -423,14 +423,10 @@ impl Unit<'_, '_> {
                 return Ok((nodes, Some(domain.name.clone())));
             }
         }
-        if nest.strict {
-            return Err(Failed {
-                at: None,
-                reason: format!("{}: no HyperNode in the job's takes it", nest.constraint),
-            });
-        }
-        self.place(scheduler, chooser, placed, None)
-            .map(|nodes| (nodes, None))
+        Err(Failed {
+            at: None,
+            reason: format!("{}: no HyperNode in the job's takes it", nest.constraint),
+        })
     }
 }
 

@@ -409,6 +409,40 @@ fn partitions_go_to_their_own_hyper_nodes() {
             ),
         },
         Row {
+            // Soft partition topology: the plugin's sub-job gradient is the job's HyperNode
+            // alone, so the partitions go as without one.
+            name: "a soft partition topology nests nothing",
+            state: t3("4", ""),
+            job: topology_job(2, 3, "2", true).replace(
+                "{mode: hard, highestTierAllowed: 1}",
+                "{mode: soft, highestTierAllowed: 1}",
+            ),
+            want: (
+                "Scheduled",
+                Some("domain h2 (tier2)"),
+                vec![],
+                at(&[(0..4, "h0"), (4..8, "h1"), (8..12, "h0")]),
+            ),
+        },
+        Row {
+            // 2 CPUs taken on n0: h0 holds 3 pods of 4 CPUs, h1 4. With minPartitions 1 the job
+            // asks 4 x 4 = 16 CPUs: h0 (14 idle) is not eligible, h1 takes it. Partition 0
+            // fills h1; partition 1 finds no tier-1 HyperNode inside h1 with room.
+            name: "a partition no HyperNode in the job's takes is left out",
+            state: t3("4", "2"),
+            job: topology_job(2, 2, "4", true)
+                .replace("partitionSize: 4", "partitionSize: 4, minPartitions: 1"),
+            want: (
+                "Scheduled",
+                Some("domain h1 (tier1)"),
+                vec!["t0 0 in h1"],
+                at(&[(0..4, "h1")])
+                    .into_iter()
+                    .chain((4..8).map(|i| format!("j-t0-{i}: pending")))
+                    .collect(),
+            ),
+        },
+        Row {
             // 4.5: no partition topology, the job hard up to tier 1: 32 CPUs fit neither
             // 16-CPU HyperNode.
             name: "4.5 partitions without topology inside a job held to tier 1",

@@ -104,9 +104,9 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
         } else {
             task.name.clone()
         };
-        if let Some(min) = task.min_available
-            && min > task.replicas
-        {
+        // The mutating webhook's minimum: only a partition's (minPartitions x partitionSize)
+        // can exceed the replicas unless one was given.
+        if task.min_available_or_default() > task.replicas {
             out.push(deny(
                 Check::TaskMinAvailable,
                 format!("spec.tasks[{i}].minAvailable"),
@@ -675,6 +675,25 @@ mod tests {
                     "spec.tasks[0].minAvailable",
                     of("'MinAvailable' is not equal to MinPartitions*PartitionSize"),
                 )],
+            ),
+            // minPartitions 3 x 4 = 12 > 8 replicas: the mutating webhook's minAvailable is
+            // above the replicas, and so is the job's (their sum, 12); the partition counts
+            // agree.
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 2, partitionSize: 4, minPartitions: 3}",
+                vec![
+                    (
+                        Check::TaskMinAvailable,
+                        "spec.tasks[0].minAvailable",
+                        of("'minAvailable' is greater than 'replicas'"),
+                    ),
+                    (
+                        Check::MinAvailable,
+                        "spec.minAvailable",
+                        "job 'minAvailable' should not be greater than total replicas in tasks"
+                            .into(),
+                    ),
+                ],
             ),
             // Without minPartitions, any minAvailable up to the replicas passes.
             (

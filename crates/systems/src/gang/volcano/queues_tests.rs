@@ -324,6 +324,77 @@ fn queues_take_turns_within_their_deserved_share() {
     ]);
 }
 
+#[test]
+fn an_overused_queue_is_skipped_with_its_jobs() {
+    // 4 CPUs; qa already runs 2 pods of 1 CPU (group ra) and asks 1 more, qb asks 2: the
+    // first round gives each 2, which meets qb's request; nothing remains. qa holds its
+    // deserved 2 already: overused. qb (share 0 < qa's 2 / 2) goes first and binds both pods;
+    // then qa is dropped with ga.
+    let state = format!(
+        "{}{}{}{}",
+        node("n", "4", "8Gi"),
+        queue("qa", "{}"),
+        queue("qb", "{}"),
+        group(
+            "ra",
+            "qa",
+            1,
+            "",
+            "Running",
+            &[("ra-1", "1", "0", "n"), ("ra-2", "1", "0", "n")]
+        ),
+    );
+    check(vec![Case {
+        name: "overused",
+        state,
+        given: format!(
+            "{}{}",
+            simple("ga", "qa", 1, &pending("a", 1, "1")),
+            simple("gb", "qb", 1, &pending("b", 2, "1"))
+        ),
+        want: vec![
+            (
+                "ga Unschedulable",
+                vec!["a-1: not tried: queue qa is overused (its deserved cpu 2 is allocated), so Volcano's allocate action skips its jobs".into()],
+            ),
+            ("gb Scheduled", strings(&["b-1@n", "b-2@n"])),
+        ],
+    }]);
+}
+
+#[test]
+fn without_proportion_queues_only_take_turns() {
+    // Row 8.1's groups with a configuration whose tiers leave proportion out: no share is
+    // enforced; the queues take turns by name (no creation times), and qa's group, first,
+    // takes the node's 2 CPUs.
+    let state = format!(
+        "{}{}{}{}",
+        node("n", "2", "4Gi"),
+        queue("qa", "{weight: 1}"),
+        queue("qb", "{weight: 1}"),
+        config("enqueue, allocate", "[{name: gang}, {name: predicates}]"),
+    );
+    check(vec![Case {
+        name: "no proportion",
+        state,
+        given: format!(
+            "{}{}",
+            simple("ga", "qa", 0, &pending("ga", 2, "1")),
+            simple("gb", "qb", 0, &pending("gb", 2, "1"))
+        ),
+        want: vec![
+            ("ga Scheduled", strings(&["ga-1@n", "ga-2@n"])),
+            (
+                "gb Scheduled",
+                strings(&[
+                    "gb-1: 0/1 nodes are available: 1 Insufficient cpu.",
+                    "gb-2: 0/1 nodes are available: 1 Insufficient cpu.",
+                ]),
+            ),
+        ],
+    }]);
+}
+
 /// Nodes n1 and n2 of 2 CPUs and 2G each, and two running groups: pg1 in q1 (1 CPU, 2G on n1)
 /// and pg2 in q2 (2 CPUs, 1G on n2), with `queues` and `conf` (TestEnqueueAndAllocable).
 fn running_groups(queues: &str, conf: &str) -> String {

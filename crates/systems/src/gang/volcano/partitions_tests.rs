@@ -239,7 +239,35 @@ fn each_partition_binds_all_its_pods_or_none() {
             ),
         ),
     ];
-    for (name, state, yaml, (status, rows)) in cases {
+    for (name, state, yaml, (status, rows)) in cases.into_iter().chain([(
+        // A task without a policy beside a partitioned one: t0's required partition 0 first
+        // (4 of n0's 8 CPUs), then ps (2 more), then partition 1: its first pod takes n0's
+        // last 2 CPUs, its second fits nowhere, so both are taken back. The job's minimum is
+        // ps 1 + t0 1 x 2 = 3: ready with partition 0 and ps.
+        "a task without a policy goes between the required partitions and the others",
+        cluster("8"),
+        job(&[
+            (
+                "t0",
+                4,
+                "2",
+                ", partitionPolicy: {totalPartitions: 2, partitionSize: 2, minPartitions: 1}",
+            ),
+            ("ps", 1, "2", ""),
+        ]),
+        (
+            "Scheduled min 3",
+            vec![
+                "j-t0-0@n0".to_string(),
+                "j-t0-1@n0".into(),
+                "j-ps-0@n0".into(),
+                "j-t0-2: partition 1 of task t0 not placed: j-t0-3 was not, and a partition \
+                 binds all its 2 pods or none"
+                    .into(),
+                format!("j-t0-3: {FULL}"),
+            ],
+        ),
+    )]) {
         assert_eq!(plan(&state, &yaml), (status.to_string(), rows), "{name}");
     }
 }

@@ -340,6 +340,32 @@ const FAILING: &[(&str, Expected)] = &[
     ),
     ("df311-fail.yaml", &[(9, 11, "DF311", "spec.tasks[0].name")]),
     (
+        "df312-fail.yaml",
+        &[(
+            12,
+            24,
+            "DF312",
+            "spec.tasks[0].partitionPolicy.totalPartitions",
+        )],
+    ),
+    (
+        "df313-fail.yaml",
+        &[(
+            13,
+            22,
+            "DF313",
+            "spec.tasks[0].partitionPolicy.partitionSize",
+        )],
+    ),
+    (
+        "df314-fail.yaml",
+        &[(10, 15, "DF314", "spec.tasks[0].replicas")],
+    ),
+    (
+        "df315-fail.yaml",
+        &[(11, 19, "DF315", "spec.tasks[0].minAvailable")],
+    ),
+    (
         "df401-fail.yaml",
         &[
             (

@@ -64,6 +64,7 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ("gangs/dra-gang.yaml", &[("Pod", 3), ("PodGroup", 1)]),
     ("topology/volcano/job.yaml", &[("Job", 1)]),
     ("topology/volcano/job-one-rack.yaml", &[("Job", 1)]),
+    ("topology/volcano/job-partitions.yaml", &[("Job", 1)]),
     (
         "topology/volcano/state.yaml",
         &[("ConfigMap", 1), ("HyperNode", 6), ("Node", 8), ("Pod", 3)],

@@ -1,6 +1,6 @@
-//! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF311): the
-//! job is never created, so none of its pods is placed, and the plan quotes the denial; and of
-//! PodGroups the enqueue action leaves Pending.
+//! `plan` of Volcano Jobs that Volcano's admission webhook denies (lint's DF305-DF315): the
+//! job is never created, so none of its pods is placed, and the plan quotes the denial; of
+//! PodGroups the enqueue action leaves Pending; and of queues sharing the nodes.
 
 use crate::support::cli::run_with_stdin;
 
@@ -94,4 +94,81 @@ fn a_queue_given_as_input_gates_its_pod_groups() {
             "{manifests}"
         );
     }
+}
+
+/// Two queues given with `-f` share the two 4-CPU nodes by weight (issue 31, row 8.2 on 8
+/// CPUs): `qa` (weight 1) deserves 8 x 1/4 = 2 CPUs and `qb` (weight 3) 8 x 3/4 = 6, both
+/// asking 8; each group's other pods are passed over by proportion.
+#[test]
+fn queues_share_the_nodes_by_weight() {
+    let queue = |name: &str, weight: u32| {
+        format!(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {name}}}\nspec: {{weight: {weight}}}\n---\n"
+        )
+    };
+    let group = |name: &str, queue: &str| {
+        let mut yaml = format!(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: {name}, namespace: default}}\nspec: {{minMember: 1, queue: {queue}}}\n---\n"
+        );
+        for i in 0..8 {
+            yaml.push_str(&format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}-{i}\n  namespace: default\n  annotations: {{scheduling.k8s.io/group-name: {name}}}\nspec: {{schedulerName: volcano, containers: [{{name: c, image: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n---\n"));
+        }
+        yaml
+    };
+    let manifests = format!(
+        "{}{}{}{}",
+        queue("qa", 1),
+        queue("qb", 3),
+        group("ga", "qa"),
+        group("gb", "qb")
+    );
+    // ga's third pod would take qa to 2 + 1 = 3 CPUs, gb's seventh qb to 6 + 1 = 7; the
+    // default scores spread each group over both nodes.
+    let over = |queue: &str, over: &str| {
+        format!("not allocated: queue {queue} is over its deserved share with this pod: {over}")
+    };
+    let want = format!(
+        "PodGroup default/ga (volcano, minMember 1): 2/8 pods placed; nodes: small-1 x1, small-2 x1; pending: {} (6 pods)\n\nPodGroup default/gb (volcano, minMember 1): 6/8 pods placed; nodes: small-1 x3, small-2 x3; pending: {} (2 pods)",
+        over("qa", "cpu 3 > 2 deserved"),
+        over("qb", "cpu 7 > 6 deserved")
+    );
+    let out = run_with_stdin(&["plan", "-f", "-", "--state", TWO_NODES], Some(&manifests));
+    assert_eq!(
+        (out.code, out.stdout.trim_end(), out.stderr.as_str()),
+        (0, want.as_str(), ""),
+    );
+}
+
+/// A Job whose task keeps each partition in one HyperNode (issue 31 item 4): HyperNodes `h0`
+/// (small-1) and `h1` (small-2) given with `-f`, 4 CPUs each; two partitions of two 2-CPU
+/// pods. The job's 8 CPUs fit neither HyperNode, so it takes the virtual top; partition 0
+/// goes to h0 (a tie with h1, by name), which it fills, and partition 1 to h1.
+#[test]
+fn partitions_are_listed_with_their_hyper_nodes() {
+    let hyper_node = |name: &str, node: &str| {
+        format!(
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {{name: {name}}}\nspec:\n  tier: 1\n  members:\n  - {{type: Node, selector: {{exactMatch: {{name: {node}}}}}}}\n---\n"
+        )
+    };
+    let job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: ring, namespace: default}\nspec:\n  schedulerName: volcano\n  networkTopology: {mode: hard, highestTierAllowed: 2}\n  tasks:\n  - name: t0\n    replicas: 4\n    partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {mode: hard, highestTierAllowed: 1}}\n    template:\n      spec:\n        containers:\n        - {name: c, image: c, resources: {requests: {cpu: \"2\"}}}\n";
+    let manifests = format!(
+        "{}{}{job}",
+        hyper_node("h0", "small-1"),
+        hyper_node("h1", "small-2")
+    );
+    let out = run_with_stdin(
+        &["plan", "-f", "-", "--state", TWO_NODES, "--show-all"],
+        Some(&manifests),
+    );
+    let partitions = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("Partitions:"))
+        .unwrap_or_default();
+    assert_eq!(
+        (out.code, partitions, out.stderr.as_str()),
+        (0, "Partitions: t0 0 in h0, t0 1 in h1", ""),
+        "{}",
+        out.stdout
+    );
 }

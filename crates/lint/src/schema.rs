@@ -194,7 +194,15 @@ const VOLCANO_JOB: Shape = custom_resource!(Shape::Map(&[
             ("topologyPolicy", Shape::Any),
             ("maxRetry", Shape::Any),
             ("dependsOn", Shape::Any),
-            ("partitionPolicy", Shape::Any),
+            (
+                "partitionPolicy",
+                Shape::Map(&[
+                    ("totalPartitions", Shape::Any),
+                    ("partitionSize", Shape::Any),
+                    ("networkTopology", NETWORK_TOPOLOGY),
+                    ("minPartitions", Shape::Any),
+                ]),
+            ),
         ])),
     ),
     ("policies", Shape::Any),

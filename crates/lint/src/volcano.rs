@@ -160,7 +160,7 @@ fn check_conflicts(
     }
 }
 
-/// What Volcano's job admission webhook denies (DF305-DF311), each in its rule and with its
+/// What Volcano's job admission webhook denies (DF305-DF315), each in its rule and with its
 /// words: the job is never created.
 fn check_admission(ctx: &mut Context<'_>, m: &Manifest, job: &VolcanoJob) {
     for denial in admission::denials(job) {
@@ -172,6 +172,10 @@ fn check_admission(ctx: &mut Context<'_>, m: &Manifest, job: &VolcanoJob) {
             Check::Policies => "DF309",
             Check::NetworkTopology => "DF310",
             Check::Name => "DF311",
+            Check::TotalPartitions => "DF312",
+            Check::PartitionSize => "DF313",
+            Check::PartitionReplicas => "DF314",
+            Check::PartitionMinAvailable => "DF315",
         };
         let message = format!(
             "rejected by Volcano's admission webhook: {}",

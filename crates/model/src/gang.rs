@@ -100,7 +100,53 @@ pub struct VolcanoTask {
         deserialize_with = "null_as_default"
     )]
     pub policies: Vec<LifecyclePolicy>,
+    /// The task's pods in partitions of `partitionSize`, each scheduled all or nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_policy: Option<PartitionPolicy>,
 }
+
+impl VolcanoTask {
+    /// `minAvailable` as Volcano's mutating webhook defaults it: `minPartitions x
+    /// partitionSize` with a partition policy whose `minPartitions` is set, else `replicas`.
+    pub fn min_available_or_default(&self) -> i32 {
+        self.min_available
+            .unwrap_or_else(|| match &self.partition_policy {
+                Some(p) if p.min_partitions > 0 => {
+                    p.min_partitions.saturating_mul(p.partition_size)
+                }
+                _ => self.replicas,
+            })
+    }
+
+    /// The partition a pod of ordinal `index` in the task is in (the job controller's
+    /// `volcano.sh/partition-id`: `index / partitionSize`, 0 for a size below 1), when the task
+    /// has a partition policy.
+    pub fn partition_of(&self, index: usize) -> Option<usize> {
+        let policy = self.partition_policy.as_ref()?;
+        Some(
+            usize::try_from(policy.partition_size)
+                .ok()
+                .filter(|size| *size > 0)
+                .map_or(0, |size| index / size),
+        )
+    }
+}
+
+/// A Volcano Job task's `partitionPolicy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PartitionPolicy {
+    pub total_partitions: i32,
+    pub partition_size: i32,
+    /// Keeps each partition inside one HyperNode, as the job's own `networkTopology` does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_topology: Option<NetworkTopologySpec>,
+    /// Partitions that must be placed for the job to run (0: the task's `minAvailable` rules).
+    pub min_partitions: i32,
+}
+
+/// The job controller's label of a partitioned task's pods: its partition's number.
+pub const PARTITION_ID_LABEL: &str = "volcano.sh/partition-id";
 
 /// A Volcano Job's (or task's) lifecycle policy: on `event` (or any of `events`), or on a
 /// container `exitCode`, take `action`. Planning ignores them; lint checks them as the
@@ -232,8 +278,12 @@ pub struct VolcanoQueue {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VolcanoQueueSpec {
+    /// Its share of the cluster against other queues (proportion); unset counts as 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<i32>,
+    /// Queues of a higher priority are allocated first (proportion's queue order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// The most the queue's jobs may hold; unset dimensions are unlimited.
     #[serde(
         skip_serializing_if = "ResourceList::is_empty",

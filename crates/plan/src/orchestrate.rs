@@ -156,8 +156,21 @@ impl<'a> Inputs<'a> {
         gang_opts: &GangOptions,
         until: Option<Stage>,
     ) -> Result<Plan, PlanError> {
+        // Volcano plans its gangs in one session, queue by queue: a Volcano gang is planned
+        // once every Volcano gang is.
+        let routes = &gang_opts.routes;
+        let last_volcano = |volcano: &dyn Fn(usize) -> bool, i: usize, len: usize| {
+            if volcano(i) {
+                (i..len).rev().find(|&j| volcano(j)).unwrap_or(i)
+            } else {
+                i
+            }
+        };
         let queue = match until {
-            Some(Stage::Queue(i)) => &self.queue[..=i],
+            Some(Stage::Queue(i)) => {
+                let volcano = |j: usize| self.queue[j].volcano(routes);
+                &self.queue[..=last_volcano(&volcano, i, self.queue.len())]
+            }
             _ => &self.queue[..],
         };
         let queued = pending::plan_queue(scheduler, queue, &gang_opts.routes, opts.compare)?;
@@ -177,7 +190,10 @@ impl<'a> Inputs<'a> {
         plan.operations = flow::plan_operations(&self.graph, scheduler);
         let gangs = match until {
             Some(Stage::Operation(_)) => return Ok(plan),
-            Some(Stage::Gang(i)) => &self.gangs[..=i],
+            Some(Stage::Gang(i)) => {
+                let volcano = |j: usize| gang::allocated_by_volcano(&self.gangs[j], routes);
+                &self.gangs[..=last_volcano(&volcano, i, self.gangs.len())]
+            }
             _ => &self.gangs[..],
         };
         plan.groups

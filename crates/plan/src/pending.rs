@@ -16,6 +16,7 @@
 //! priority is not modelled beyond queue order (higher priorities are placed first anyway).
 
 use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use super::batch::{self, BatchPlan, Member, Solver};
 use df_engine::Scheduler;
@@ -57,6 +58,11 @@ impl QueueKey {
 }
 
 impl Unit {
+    /// Whether Volcano's `allocate` action takes this unit with its other gangs.
+    pub(crate) fn volcano(&self, routes: &SchedulerRoutes) -> bool {
+        matches!(self, Unit::Gang(g) if gang::allocated_by_volcano(g, routes))
+    }
+
     fn key(&self, state: &ClusterState) -> QueueKey {
         match self {
             Unit::Pod(pod) => QueueKey::new(
@@ -150,7 +156,8 @@ pub(crate) struct QueuePlan {
 
 /// Place `units` in order, each seeing every placement before it (kube-scheduler pops one pod
 /// or gang at a time): runs of plain pods go through the batch's greedy path, gangs through
-/// their gang scheduler.
+/// their gang scheduler, Volcano's gangs all together when the first of them comes (its
+/// `allocate` action takes them queue by queue: [`gang::plan_volcano`]).
 pub(crate) fn plan_queue(
     scheduler: &mut Scheduler,
     units: &[Unit],
@@ -168,7 +175,11 @@ pub(crate) fn plan_queue(
         run.clear();
         plan.batch = BatchPlan::concat(plan.batch.take(), Some(placed));
     };
-    for unit in units {
+    let volcano: Vec<usize> = (0..units.len())
+        .filter(|&i| units[i].volcano(routes))
+        .collect();
+    let mut allocated: BTreeMap<usize, GroupPlan> = BTreeMap::new();
+    for (i, unit) in units.iter().enumerate() {
         match unit {
             // A Pending pod of the state was admitted when it was created: Fluid's webhook
             // has nothing left to add, and its quota already counts it.
@@ -180,6 +191,22 @@ pub(crate) fn plan_queue(
             }),
             Unit::Gang(gang) => {
                 flush(scheduler, &mut run, &mut plan);
+                if volcano.first() == Some(&i) {
+                    let gangs: Vec<&Gang> = volcano
+                        .iter()
+                        .filter_map(|&j| match &units[j] {
+                            Unit::Gang(g) => Some(g.as_ref()),
+                            Unit::Pod(_) => None,
+                        })
+                        .collect();
+                    let plans =
+                        gang::plan_volcano(scheduler, &gangs, routes, compare, &mut enqueue)?;
+                    allocated = volcano.iter().copied().zip(plans).collect();
+                }
+                if let Some(planned) = allocated.remove(&i) {
+                    plan.groups.push(planned);
+                    continue;
+                }
                 plan.groups.push(gang::plan_gang(
                     scheduler,
                     gang,
@@ -238,6 +265,41 @@ mod tests {
             })
             .collect();
         assert_eq!(order, ["high", "b-same", "early", "late", "no-time", "low"]);
+    }
+
+    /// Volcano's gangs of the state are allocated in one session, queue by queue: on one
+    /// 2-CPU node, queues `qa` and `qb` (weight 1 each, both asking 2 CPUs) deserve 1 CPU
+    /// each, so each group binds one of its two pods (issue 31, row 8.1), where planning the
+    /// groups one after the other would give `ga` both.
+    #[test]
+    fn volcano_gangs_of_the_queue_share_by_queue() {
+        let mut yaml = String::from(
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n---\n",
+        );
+        for (group, queue) in [("ga", "qa"), ("gb", "qb")] {
+            yaml.push_str(&format!(
+                "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {queue}}}\nspec: {{weight: 1}}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: {group}, namespace: ns}}\nspec: {{minMember: 1, queue: {queue}}}\n---\n"
+            ));
+            for i in 0..2 {
+                yaml.push_str(&format!(
+                    "apiVersion: v1\nkind: Pod\nmetadata: {{name: {group}-{i}, namespace: ns, annotations: {{scheduling.k8s.io/group-name: {group}}}}}\nspec: {{schedulerName: volcano, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n---\n"
+                ));
+            }
+        }
+        let (manifests, problems) =
+            df_manifest::parse_text(&std::sync::Arc::from("state.yaml"), &yaml);
+        assert!(problems.is_empty(), "{problems:?}");
+        let state = ClusterState::from_objects(manifests.into_iter().map(|m| m.object));
+        let routes = SchedulerRoutes::default();
+        let units = queue(&state, &routes, |_| false);
+        let mut scheduler = Scheduler::new(&state, df_engine::Profile::default());
+        let plan = plan_queue(&mut scheduler, &units, &routes, false).unwrap();
+        let placed: Vec<(String, usize)> = plan
+            .groups
+            .iter()
+            .map(|g| (g.name.clone(), g.scheduled))
+            .collect();
+        assert_eq!(placed, [("ga".to_string(), 1), ("gb".to_string(), 1)]);
     }
 
     #[test]

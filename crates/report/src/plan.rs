@@ -229,6 +229,14 @@ fn group_details(group: &GroupPlan, headers: bool) -> String {
     if let Some(node_group) = &group.node_group {
         out.push_str(&format!("Node group: {node_group}\n"));
     }
+    if !group.partitions.is_empty() {
+        let homes: Vec<String> = group
+            .partitions
+            .iter()
+            .map(|p| format!("{} {} in {}", p.task, p.partition, p.hyper_node))
+            .collect();
+        out.push_str(&format!("Partitions: {}\n", homes.join(", ")));
+    }
     // Pods of a unit often stay pending for one shared reason: one line per reason.
     let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
     for pod in &group.pods {

@@ -29,7 +29,14 @@ pub struct ConfTier {
 #[serde(default, rename_all = "camelCase")]
 pub struct ConfPlugin {
     pub name: String,
+    /// `enableJobEnqueued` (Volcano's spelling, unlike `enabledOverused`).
+    #[serde(rename = "enableJobEnqueued")]
     pub enabled_job_enqueued: Option<bool>,
+    /// `enableQueueOrder`, `enabledOverused`, `enabledAllocatable`: whether the plugin's queue
+    /// order, overused and allocatable functions count (unset: they do).
+    pub enable_queue_order: Option<bool>,
+    pub enabled_overused: Option<bool>,
+    pub enabled_allocatable: Option<bool>,
     pub arguments: BTreeMap<String, Argument>,
 }
 

@@ -22,7 +22,7 @@ mod tests;
 use std::collections::BTreeMap;
 
 use crate::topology::{self, Constraint};
-use df_engine::Scheduler;
+use df_engine::{Resources, Scheduler, pod_requests};
 use df_manifest::ManifestSet;
 use df_model::{Object, ObjectMeta, Pod};
 use df_state::ClusterState;
@@ -298,31 +298,42 @@ pub fn plan_gang(
     compare: bool,
     enqueue: &mut volcano::enqueue::Session,
 ) -> Result<GroupPlan, GangError> {
-    let mut plan = plan_admitted(scheduler, gang, routes, compare, enqueue)?;
+    let plan = match gate(scheduler, gang, routes, enqueue) {
+        Gate::Done(plan) => *plan,
+        Gate::Place(system) => place_gang(scheduler, gang, system, compare, None)?,
+    };
+    Ok(with_rejected(gang, plan))
+}
+
+/// `plan` with the warnings about the gang's pods the API server rejected.
+fn with_rejected(gang: &Gang, mut plan: GroupPlan) -> GroupPlan {
     for rejected in &gang.rejected {
         plan.warnings
             .push(format!("rejected at admission: {}", rejected.reason));
         plan.rejected_at_admission
             .insert(rejected.pod.metadata.name.clone(), rejected.reason.clone());
     }
-    Ok(plan)
+    plan
 }
 
-/// [`plan_gang`] for the gang's pods that exist.
-fn plan_admitted(
-    scheduler: &mut Scheduler,
+/// What becomes of a gang before any of its pods is tried.
+enum Gate {
+    /// It is not planned: its plan says why.
+    Done(Box<GroupPlan>),
+    /// Its pods go to this system.
+    Place(System),
+}
+
+/// Whether `gang` can be tried at all: its group exists, its Volcano Job is admitted, its
+/// scheduler is modelled, Volcano's enqueue action lets it in, and enough of its pods exist.
+fn gate(
+    scheduler: &Scheduler,
     gang: &Gang,
     routes: &SchedulerRoutes,
-    compare: bool,
     enqueue: &mut volcano::enqueue::Session,
-) -> Result<GroupPlan, GangError> {
+) -> Gate {
     let state = scheduler.state();
     let scheduler_name = gang.scheduler_name().to_string();
-    let shown_name = if scheduler_name.is_empty() {
-        model::DEFAULT_SCHEDULER_NAME
-    } else {
-        scheduler_name.as_str()
-    };
     let system = routes.system(&scheduler_name);
     let coscheduled = matches!(gang.rule, PlacementRule::Coscheduling);
     let existing =
@@ -331,34 +342,37 @@ fn plan_admitted(
     let not_planned = |status: GangStatus, reason: String| {
         let mut plan = outcome::unplanned(gang, state, status, reason);
         plan.system = system;
-        plan
+        Gate::Done(Box::new(plan))
     };
     if !gang.defined {
-        return Ok(not_planned(
+        return not_planned(
             GangStatus::GroupNotFound,
             format!(
                 "joins {} {} {}/{}, which is in neither the inputs nor the state",
                 kind.id, kind.kind, gang.meta.namespace, gang.meta.name
             ),
-        ));
+        );
     }
     if let PlacementRule::VolcanoJob(job) = &gang.rule
         && let Some(denial) = volcano::admission::denied(job)
     {
         // The Job is never created, so none of its pods is.
-        return Ok(not_planned(GangStatus::Unschedulable, denial));
+        return not_planned(GangStatus::Unschedulable, denial);
     }
     let Some(system) = system else {
-        return Ok(not_planned(
+        return not_planned(
             GangStatus::NotModelled,
-            format!("schedulerName {shown_name} maps to no modelled scheduler: not planned"),
-        ));
+            format!(
+                "schedulerName {} maps to no modelled scheduler: not planned",
+                shown_name(gang)
+            ),
+        );
     };
     if system == kind.honoured_by
         && let Err(reason) = enqueue.enqueue(gang, state)
     {
         // Volcano leaves the PodGroup Pending: allocate never tries its pods.
-        return Ok(not_planned(GangStatus::Unschedulable, reason));
+        return not_planned(GangStatus::Unschedulable, reason);
     }
     if existing < gang.minimum() {
         let mut reason = format!(
@@ -377,7 +391,9 @@ fn plan_admitted(
                 }
             ));
         }
-        let mut plan = not_planned(GangStatus::WaitingForPods, reason);
+        let Gate::Done(mut plan) = not_planned(GangStatus::WaitingForPods, reason) else {
+            unreachable!("not_planned is Done")
+        };
         if coscheduled {
             // Each pod is turned away by coscheduling's PreFilter in its own name.
             for row in plan.pods.iter_mut().filter(|row| !row.running) {
@@ -388,8 +404,32 @@ fn plan_admitted(
                 ));
             }
         }
-        return Ok(plan);
+        return Gate::Done(plan);
     }
+    Gate::Place(system)
+}
+
+/// The `schedulerName` a gang's pods ask for, the default scheduler's when empty.
+fn shown_name(gang: &Gang) -> &str {
+    match gang.scheduler_name() {
+        "" => model::DEFAULT_SCHEDULER_NAME,
+        name => name,
+    }
+}
+
+/// Place a gang [`gate`] let through to `system`: by its kind's rule when the system honours
+/// its kind (within its topology constraint, and checking each pod against its Volcano
+/// `queue` when given), else pod by pod.
+fn place_gang(
+    scheduler: &mut Scheduler,
+    gang: &Gang,
+    system: System,
+    compare: bool,
+    queue: Option<&volcano::queues::QueueRoom>,
+) -> Result<GroupPlan, GangError> {
+    let state = scheduler.state();
+    let shown_name = shown_name(gang);
+    let kind = gang.kind;
     let error = |message: String| GangError::of(gang, message);
     let honoured = system == kind.honoured_by;
     let mut plan = if !honoured {
@@ -417,14 +457,14 @@ fn plan_admitted(
                 gang,
                 &request,
                 compare,
-                &mut |scheduler, within| place_by_rule(scheduler, gang, false, within),
+                &mut |scheduler, within| place_by_rule(scheduler, gang, false, within, queue),
             )?,
             Some(Constraint::Ignored(warning)) => {
-                let mut plan = place_by_rule(scheduler, gang, compare, None)?;
+                let mut plan = place_by_rule(scheduler, gang, compare, None, queue)?;
                 plan.warnings.push(warning);
                 plan
             }
-            None => place_by_rule(scheduler, gang, compare, None)?,
+            None => place_by_rule(scheduler, gang, compare, None, queue)?,
         }
     };
     plan.scheduler_name = shown_name.to_string();
@@ -433,16 +473,20 @@ fn plan_admitted(
 }
 
 /// Place `gang` by its kind's rule, over every node or only `within` a topology domain's
-/// nodes (Godel node groups are their own topology and ignore it).
+/// nodes (Godel node groups are their own topology and ignore it); a Volcano gang's pods are
+/// checked against its `queue` when given.
 fn place_by_rule(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     within: Option<&[usize]>,
+    queue: Option<&volcano::queues::QueueRoom>,
 ) -> Result<GroupPlan, GangError> {
     Ok(match &gang.rule {
         PlacementRule::PodByPod => place::plan_pod_by_pod(scheduler, gang, compare, None, within),
-        PlacementRule::VolcanoPodGroup => volcano::plan_pod_group(scheduler, gang, compare, within),
+        PlacementRule::VolcanoPodGroup => {
+            volcano::plan_pod_group(scheduler, gang, compare, within, queue)
+        }
         PlacementRule::Coscheduling => {
             let gap = coscheduling::resource_gap(scheduler, gang);
             place::plan_pod_by_pod(scheduler, gang, compare, gap, within)
@@ -454,14 +498,88 @@ fn place_by_rule(
                 name: gang.meta.name.clone(),
                 message: e.to_string(),
             })?,
-        PlacementRule::VolcanoJob(job) => volcano::plan_job(scheduler, gang, job, compare, within),
+        PlacementRule::VolcanoJob(job) => {
+            volcano::plan_job(scheduler, gang, job, compare, within, queue)
+        }
         PlacementRule::Kueue(given) => {
             topology::kueue::plan(scheduler, gang, given, compare, within)
         }
     })
 }
 
-/// Plan `gangs` (from [`gangs`]), in order, each seeing the placements of the ones before it.
+/// Whether Volcano's `allocate` action takes `gang` along with its other jobs: a Volcano Job or
+/// PodGroup that exists and whose pods go to Volcano.
+pub fn allocated_by_volcano(gang: &Gang, routes: &SchedulerRoutes) -> bool {
+    gang.defined
+        && gang.kind.honoured_by == System::Volcano
+        && routes.system(gang.scheduler_name()) == Some(System::Volcano)
+}
+
+/// Plan Volcano's gangs (each [`allocated_by_volcano`]) as one `allocate` session: every one
+/// through the gate first, then the ones let through queue by queue, each queue taking turns
+/// by its share and each pod checked against its queue's deserved share
+/// ([`volcano::queues`]). The plans come back in the order of `gangs`.
+pub fn plan_volcano(
+    scheduler: &mut Scheduler,
+    gangs: &[&Gang],
+    routes: &SchedulerRoutes,
+    compare: bool,
+    enqueue: &mut volcano::enqueue::Session,
+) -> Result<Vec<GroupPlan>, GangError> {
+    let state = scheduler.state();
+    let mut plans: Vec<Option<GroupPlan>> = vec![None; gangs.len()];
+    let mut jobs = Vec::new();
+    let mut pending = Vec::new();
+    for (i, gang) in gangs.iter().enumerate() {
+        let denied = matches!(&gang.rule, PlacementRule::VolcanoJob(job)
+            if volcano::admission::denied(job).is_some());
+        if !denied {
+            // Every created job's pending pods count for its queue's request.
+            for member in &gang.members {
+                let bound = state
+                    .pod(&gang.meta.namespace, &member.pod.metadata.name)
+                    .is_some_and(|p| !p.spec.node_name.is_empty() && !p.is_terminated());
+                if !bound {
+                    pending.push((gang.queue.clone(), pod_requests(&member.pod.spec, false)));
+                }
+            }
+        }
+        match gate(scheduler, gang, routes, enqueue) {
+            Gate::Done(plan) => plans[i] = Some(with_rejected(gang, *plan)),
+            Gate::Place(_) => jobs.push((i, gang.queue.clone())),
+        }
+    }
+    let mut queues = volcano::queues::Queues::new(enqueue, state, &pending);
+    queues.allocate(&jobs, |i, turn| {
+        let gang = gangs[i];
+        let plan = match turn {
+            volcano::queues::Turn::Place(queue) => {
+                place_gang(scheduler, gang, System::Volcano, compare, queue)?
+            }
+            volcano::queues::Turn::Skip(reason) => {
+                let mut plan = outcome::unplanned(gang, state, GangStatus::Unschedulable, reason);
+                plan.scheduler_name = shown_name(gang).to_string();
+                plan.system = Some(System::Volcano);
+                plan
+            }
+        };
+        let mut placed = Resources::default();
+        for row in plan.pods.iter().filter(|r| r.node.is_some() && !r.running) {
+            if let Some(m) = gang.members.iter().find(|m| m.pod.metadata.name == row.pod) {
+                placed.add(&pod_requests(&m.pod.spec, false));
+            }
+        }
+        plans[i] = Some(with_rejected(gang, plan));
+        Ok(placed)
+    })?;
+    Ok(plans
+        .into_iter()
+        .map(|p| p.expect("every gang planned"))
+        .collect())
+}
+
+/// Plan `gangs` (from [`gangs`]), in order, each seeing the placements of the ones before it;
+/// Volcano's gangs together when the first of them comes ([`plan_volcano`]).
 pub fn plan_gangs(
     gangs: &[Gang],
     scheduler: &mut Scheduler,
@@ -469,10 +587,40 @@ pub fn plan_gangs(
 ) -> Result<Vec<GroupPlan>, GangError> {
     let gangs = kueue::admit_gangs(gangs, scheduler.state());
     let mut enqueue = volcano::enqueue::Session::new(scheduler);
-    gangs
-        .iter()
-        .map(|gang| plan_gang(scheduler, gang, &opts.routes, opts.compare, &mut enqueue))
-        .collect()
+    let volcano: Vec<usize> = (0..gangs.len())
+        .filter(|&i| allocated_by_volcano(&gangs[i], &opts.routes))
+        .collect();
+    let mut plans: Vec<Option<GroupPlan>> = vec![None; gangs.len()];
+    for (i, gang) in gangs.iter().enumerate() {
+        if plans[i].is_some() {
+            continue;
+        }
+        if volcano.first() == Some(&i) {
+            let session: Vec<&Gang> = volcano.iter().map(|&j| &gangs[j]).collect();
+            let planned = plan_volcano(
+                scheduler,
+                &session,
+                &opts.routes,
+                opts.compare,
+                &mut enqueue,
+            )?;
+            for (&j, plan) in volcano.iter().zip(planned) {
+                plans[j] = Some(plan);
+            }
+            continue;
+        }
+        plans[i] = Some(plan_gang(
+            scheduler,
+            gang,
+            &opts.routes,
+            opts.compare,
+            &mut enqueue,
+        )?);
+    }
+    Ok(plans
+        .into_iter()
+        .map(|p| p.expect("every gang planned"))
+        .collect())
 }
 
 /// `n` copies of a pod template named `<name>-0` .. `<name>-(n-1)`.

@@ -55,6 +55,8 @@ pub struct GroupPlan {
     /// inside its group's plan.
     #[serde(skip)]
     pub group_nodes: Vec<usize>,
+    /// Volcano: the HyperNode each partition of a task with its own network topology went to.
+    pub partitions: Vec<PartitionHome>,
     /// Pods per domain at each level of `levels`.
     pub domains: Vec<LevelCount>,
     /// Why candidate groups (or the gang as a whole) were turned down.
@@ -71,6 +73,15 @@ pub struct GroupPlan {
     pub comparison: Option<Comparison>,
     /// Kueue's admission of the job (`null` when no Kueue queue manages it).
     pub admission: Option<crate::kueue::Decision>,
+}
+
+/// One partition of a Volcano Job task and the HyperNode that took it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartitionHome {
+    pub task: String,
+    pub partition: usize,
+    pub hyper_node: String,
 }
 
 /// What becomes of the gang as a whole.
@@ -331,6 +342,7 @@ impl GroupPlan {
             levels,
             pods,
             node_group: None,
+            partitions: Vec::new(),
             group_nodes: Vec::new(),
             domains,
             rejections: Vec::new(),

@@ -111,8 +111,9 @@ impl Quorum {
 /// Whether an attempt goes on past a pod that fits nowhere, and which pods it no longer tries:
 /// the one place the gang kinds differ in how far an attempt goes.
 pub(crate) trait Persist {
-    /// Why pod `index` is not tried at all, when the attempt passes it over.
-    fn skip(&self, _index: usize) -> Option<String> {
+    /// Why pod `index` is not tried at all, when the attempt passes it over; `placed` says
+    /// which pods of the attempt fit so far.
+    fn skip(&self, _index: usize, _placed: &[bool]) -> Option<String> {
         None
     }
     /// Pod `index` fit nowhere; `placed` says which pods of the attempt fit so far. Whether
@@ -192,7 +193,7 @@ pub(crate) fn all_or_nothing(
     let mut outcomes: Vec<Option<Result<String, String>>> = vec![None; pods.len()];
     let mut placed = vec![false; pods.len()];
     for (i, pod) in pods.iter().enumerate() {
-        if let Some(reason) = persist.skip(i) {
+        if let Some(reason) = persist.skip(i, &placed) {
             outcomes[i] = Some(Err(reason));
             continue;
         }

@@ -45,7 +45,7 @@ fn plan_pod_group(
 fn plan_job(state: &ClusterState, job: &VolcanoJob) -> GroupPlan {
     let gang = volcano::job_gang(job);
     let mut scheduler = Scheduler::new(state, Profile::default());
-    volcano::plan_job(&mut scheduler, &gang, job, false, None)
+    volcano::plan_job(&mut scheduler, &gang, job, false, None, None)
 }
 
 fn resources(cpu: &str, memory: &str) -> ResourceList {
@@ -272,6 +272,7 @@ fn job(tasks: &[(&str, i32, &str)], annotations: &[(&str, &str)]) -> VolcanoJob 
                         spec: pod("x", cpu, &[], "").spec,
                     },
                     policies: Vec::new(),
+                    partition_policy: None,
                 })
                 .collect(),
             ..Default::default()

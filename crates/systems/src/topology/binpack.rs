@@ -18,6 +18,7 @@ use crate::volcano_conf::Argument;
 use super::{Capacity, Domain};
 use crate::gang::Gang;
 use df_engine::{Resources, Scheduler, pod_requests};
+use df_model::gang::PARTITION_ID_LABEL;
 use df_model::resources::format_bytes;
 
 /// The plugin's weights (`weight`, `hypernode.binpack.cpu`, `hypernode.binpack.memory`,
@@ -124,14 +125,23 @@ pub(super) fn rank<'d>(
     domains: &'d [Domain],
     pinned: bool,
 ) -> Vec<Ranked<'d>> {
-    let mut pending_asks = Resources::default();
+    // The pre-filter asks for the pending pods of the job's default sub-job: a Volcano Job's
+    // partitions are sub-jobs of their own, each filtered inside the HyperNode the job takes
+    // (`api/job_info.go` getOrCreateSubJob).
+    let (mut pending_asks, mut partitioned) = (Resources::default(), Resources::default());
     for pod in &capacity.pending {
-        pending_asks.add(&pod_requests(&pod.spec, false));
+        let asks = if pod.metadata.labels.contains_key(PARTITION_ID_LABEL) {
+            &mut partitioned
+        } else {
+            &mut pending_asks
+        };
+        asks.add(&pod_requests(&pod.spec, false));
     }
     // Every task of the job counts in the score, the bound ones too (their requests are in
     // the HyperNode's usage as well: upstream counts them twice).
     let state = scheduler.state();
     let mut all_tasks = pending_asks.clone();
+    all_tasks.add(&partitioned);
     let mut bound_nodes = Vec::new();
     for placed in &capacity.bound {
         all_tasks.add(&pod_requests(&placed.spec, false));

@@ -5,19 +5,20 @@
 //! none of its pods.
 //!
 //! Left out: the checks that need the cluster (the queue exists, is `Open` and a leaf), the
-//! job plugins, volumes, task dependencies, pod templates and partition policies. Each
+//! job plugins, volumes, task dependencies and pod templates. Each
 //! message is upstream's text without its framing (the leading space and trailing `;`, the
 //! multierror wrapper and the list of valid events and actions, printed in map order).
 
 use df_model::VolcanoJob;
-use df_model::gang::LifecyclePolicy;
+use df_model::gang::{LifecyclePolicy, NetworkTopologySpec, VolcanoTask};
 
 /// Which of the webhook's checks denies the job (lint gives each its own rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
     /// `spec.tasks` is empty; the webhook says only this.
     NoTasks,
-    /// `networkTopology` sets both `highestTierAllowed` and `highestTierName`.
+    /// The job's or a partition's `networkTopology` sets both `highestTierAllowed` and
+    /// `highestTierName`.
     NetworkTopology,
     /// A task's `minAvailable` above its `replicas`.
     TaskMinAvailable,
@@ -29,6 +30,14 @@ pub enum Check {
     Name,
     /// The job's `minAvailable` above its tasks' replicas.
     MinAvailable,
+    /// A task's `partitionPolicy.totalPartitions` below 1.
+    TotalPartitions,
+    /// A task's `partitionPolicy.partitionSize` below 1.
+    PartitionSize,
+    /// A partitioned task's `replicas` other than `totalPartitions x partitionSize`.
+    PartitionReplicas,
+    /// A partitioned task's `minAvailable` other than `minPartitions x partitionSize`.
+    PartitionMinAvailable,
 }
 
 /// One reason the webhook denies the job: the field it is about and upstream's words.
@@ -79,19 +88,12 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
             "No task specified in job spec".into(),
         )];
     }
-    let mut out = Vec::new();
-    if let Some(topology) = &job.spec.network_topology
-        && topology.highest_tier_allowed.is_some()
-        && !topology.highest_tier_name.is_empty()
-    {
-        out.push(deny(
-            Check::NetworkTopology,
-            "spec.networkTopology".into(),
-            "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology \
-             simultaneously"
-                .into(),
-        ));
-    }
+    let mut out: Vec<Denial> = network_topology(
+        job.spec.network_topology.as_ref(),
+        "spec.networkTopology".into(),
+    )
+    .into_iter()
+    .collect();
     let job_name = &job.metadata.name;
     let mut names = Vec::new();
     let mut total: i64 = 0;
@@ -102,9 +104,9 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
         } else {
             task.name.clone()
         };
-        if let Some(min) = task.min_available
-            && min > task.replicas
-        {
+        // The mutating webhook's minimum: only a partition's (minPartitions x partitionSize)
+        // can exceed the replicas unless one was given.
+        if task.min_available_or_default() > task.replicas {
             out.push(deny(
                 Check::TaskMinAvailable,
                 format!("spec.tasks[{i}].minAvailable"),
@@ -114,7 +116,7 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
             ));
         }
         total += i64::from(task.replicas);
-        task_minimums += i64::from(task.min_available.unwrap_or(task.replicas));
+        task_minimums += i64::from(task.min_available_or_default());
         if names.contains(&name) {
             out.push(deny(
                 Check::DuplicateTask,
@@ -133,6 +135,7 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
                 format!("create pod with name {pod} validate failed [{errors}]"),
             ));
         }
+        out.extend(partition_policy(task, &name, job_name, i));
     }
     if let Some(errors) = qualified_name_errors(job_name) {
         out.push(deny(
@@ -155,6 +158,76 @@ pub fn denials(job: &VolcanoJob) -> Vec<Denial> {
     }
     out.extend(policies(&job.spec.policies, "spec"));
     out
+}
+
+/// `validatePartitionPolicy`: the first failing of the partition counts, then the partition's
+/// network topology. The task's `minAvailable` is the mutating webhook's (set already when
+/// the validating webhook runs), so only a given one can differ.
+fn partition_policy(task: &VolcanoTask, name: &str, job_name: &str, i: usize) -> Vec<Denial> {
+    let Some(policy) = &task.partition_policy else {
+        return Vec::new();
+    };
+    let at = |field: &str| format!("spec.tasks[{i}].{field}");
+    let ours = format!("in task: {name}, job: {job_name}");
+    let counted = if policy.total_partitions <= 0 {
+        Some((
+            Check::TotalPartitions,
+            at("partitionPolicy.totalPartitions"),
+            format!("'TotalPartitions' must be greater than 0 {ours}"),
+        ))
+    } else if policy.partition_size <= 0 {
+        Some((
+            Check::PartitionSize,
+            at("partitionPolicy.partitionSize"),
+            format!("'PartitionSize' must be greater than 0 {ours}"),
+        ))
+    } else if i64::from(task.replicas)
+        != i64::from(policy.total_partitions) * i64::from(policy.partition_size)
+    {
+        Some((
+            Check::PartitionReplicas,
+            at("replicas"),
+            format!("'Replicas' are not equal to TotalPartitions*PartitionSize {ours}"),
+        ))
+    } else if policy.min_partitions > 0
+        && i64::from(policy.min_partitions) * i64::from(policy.partition_size)
+            != i64::from(task.min_available_or_default())
+    {
+        Some((
+            Check::PartitionMinAvailable,
+            at("minAvailable"),
+            format!("'MinAvailable' is not equal to MinPartitions*PartitionSize {ours}"),
+        ))
+    } else {
+        None
+    };
+    let mut out: Vec<Denial> = counted
+        .into_iter()
+        .map(|(check, path, message)| Denial {
+            check,
+            path,
+            message,
+        })
+        .collect();
+    out.extend(network_topology(
+        policy.network_topology.as_ref(),
+        at("partitionPolicy.networkTopology"),
+    ));
+    out
+}
+
+/// `validateNetworkTopology`: both `highestTierAllowed` and `highestTierName` set.
+fn network_topology(topology: Option<&NetworkTopologySpec>, path: String) -> Option<Denial> {
+    let topology = topology?;
+    (topology.highest_tier_allowed.is_some() && !topology.highest_tier_name.is_empty()).then(|| {
+        Denial {
+            check: Check::NetworkTopology,
+            path,
+            message: "must not specify 'highestTierAllowed' and 'highestTierName' in \
+                      networkTopology simultaneously"
+                .into(),
+        }
+    })
 }
 
 /// The webhook's denial as kubectl prints it, or `None` when it admits the job.
@@ -548,6 +621,115 @@ mod tests {
                 .map(|(c, p, m)| (c, p.to_string(), m))
                 .collect();
             assert_eq!(got, want, "{yaml}");
+        }
+    }
+
+    /// `validatePartitionPolicy` (issue 31 rows 4.7, 4.8, in job J's task t0): the first
+    /// failing count only, then the partition's network topology; the mutating webhook's
+    /// default `minAvailable` (minPartitions x partitionSize) always passes.
+    #[test]
+    fn the_webhook_checks_partition_policies() {
+        let job_of = |task: &str| {
+            job(&format!(
+                "metadata: {{name: J}}\nspec: {{tasks: [{{name: t0, {task}, template: {{spec: \
+                 {{containers: [{{name: c, image: c}}]}}}}}}]}}"
+            ))
+        };
+        let of = |msg: &str| format!("{msg} in task: t0, job: J");
+        let rows: Vec<(&str, Vec<Row>)> = vec![
+            // 2 x 4 = 8 replicas; minAvailable defaults to 1 x 4 = 4.
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 2, partitionSize: 4, minPartitions: 1}",
+                vec![],
+            ),
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 0, partitionSize: 0}",
+                vec![(
+                    Check::TotalPartitions,
+                    "spec.tasks[0].partitionPolicy.totalPartitions",
+                    of("'TotalPartitions' must be greater than 0"),
+                )],
+            ),
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 2, partitionSize: 0}",
+                vec![(
+                    Check::PartitionSize,
+                    "spec.tasks[0].partitionPolicy.partitionSize",
+                    of("'PartitionSize' must be greater than 0"),
+                )],
+            ),
+            // 4.7: 3 x 3 = 9, not 8.
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 3, partitionSize: 3}",
+                vec![(
+                    Check::PartitionReplicas,
+                    "spec.tasks[0].replicas",
+                    of("'Replicas' are not equal to TotalPartitions*PartitionSize"),
+                )],
+            ),
+            // 4.8: 1 x 4 = 4, not 5.
+            (
+                "replicas: 8, minAvailable: 5, partitionPolicy: {totalPartitions: 2, partitionSize: 4, minPartitions: 1}",
+                vec![(
+                    Check::PartitionMinAvailable,
+                    "spec.tasks[0].minAvailable",
+                    of("'MinAvailable' is not equal to MinPartitions*PartitionSize"),
+                )],
+            ),
+            // minPartitions 3 x 4 = 12 > 8 replicas: the mutating webhook's minAvailable is
+            // above the replicas, and so is the job's (their sum, 12); the partition counts
+            // agree.
+            (
+                "replicas: 8, partitionPolicy: {totalPartitions: 2, partitionSize: 4, minPartitions: 3}",
+                vec![
+                    (
+                        Check::TaskMinAvailable,
+                        "spec.tasks[0].minAvailable",
+                        of("'minAvailable' is greater than 'replicas'"),
+                    ),
+                    (
+                        Check::MinAvailable,
+                        "spec.minAvailable",
+                        "job 'minAvailable' should not be greater than total replicas in tasks"
+                            .into(),
+                    ),
+                ],
+            ),
+            // Without minPartitions, any minAvailable up to the replicas passes.
+            (
+                "replicas: 8, minAvailable: 5, partitionPolicy: {totalPartitions: 2, partitionSize: 4}",
+                vec![],
+            ),
+            // A count fails and the partition's topology too: both are said.
+            (
+                "replicas: 7, partitionPolicy: {totalPartitions: 2, partitionSize: 4, \
+                 networkTopology: {mode: hard, highestTierAllowed: 1, highestTierName: rack}}",
+                vec![
+                    (
+                        Check::PartitionReplicas,
+                        "spec.tasks[0].replicas",
+                        of("'Replicas' are not equal to TotalPartitions*PartitionSize"),
+                    ),
+                    (
+                        Check::NetworkTopology,
+                        "spec.tasks[0].partitionPolicy.networkTopology",
+                        "must not specify 'highestTierAllowed' and 'highestTierName' in \
+                         networkTopology simultaneously"
+                            .into(),
+                    ),
+                ],
+            ),
+        ];
+        for (task, want) in rows {
+            let got: Vec<(Check, String, String)> = denials(&job_of(task))
+                .into_iter()
+                .map(|d| (d.check, d.path, d.message))
+                .collect();
+            let want: Vec<(Check, String, String)> = want
+                .into_iter()
+                .map(|(c, p, m)| (c, p.to_string(), m))
+                .collect();
+            assert_eq!(got, want, "{task}");
         }
     }
 

@@ -3,10 +3,12 @@
 //! `api/job_info.go` NeedContinueAllocating, v1.15): a later pod of a task (role) that already
 //! failed is skipped, and after a failure the job goes on only while it can still become ready.
 //! Once the job is ready Volcano commits it and comes back for the rest in later rounds, so
-//! every remaining pod is still tried.
+//! every remaining pod is still tried. Before any of that, a pod its queue cannot take
+//! (proportion's `Allocatable`) is passed over without counting as a failure.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::proportion::{Amount, QueueAttr};
 use crate::gang::place::{Persist, Quorum};
 
 /// Volcano's rule for one attempt at a job's pending pods, in planning order.
@@ -26,6 +28,9 @@ pub(crate) struct Allocate<'a> {
     running_of: BTreeMap<String, usize>,
     /// Roles with a pod that fit nowhere (`FitFailedRoles`); the empty role is `""`.
     failed: BTreeSet<&'a str>,
+    /// The job's queue, when proportion checks each pod against it, and each pending pod's
+    /// requests.
+    queue: Option<(&'a QueueAttr, Vec<Amount>)>,
 }
 
 impl<'a> Allocate<'a> {
@@ -48,7 +53,15 @@ impl<'a> Allocate<'a> {
             task_min,
             running_of,
             failed: BTreeSet::new(),
+            queue: None,
         }
+    }
+
+    /// Check each pod against `queue` first (`ssn.Allocatable`), `requests` being what each
+    /// pending pod asks for.
+    pub(crate) fn in_queue(mut self, queue: Option<&'a QueueAttr>, requests: Vec<Amount>) -> Self {
+        self.queue = queue.map(|q| (q, requests));
+        self
     }
 
     fn role(&self, index: usize) -> &'a str {
@@ -85,7 +98,16 @@ impl<'a> Allocate<'a> {
 impl Persist for Allocate<'_> {
     /// A pod of a task that already failed (`TaskHasFitErrors`; pods without a task are
     /// always tried).
-    fn skip(&self, index: usize) -> Option<String> {
+    fn skip(&self, index: usize, placed: &[bool]) -> Option<String> {
+        if let Some((queue, requests)) = &self.queue {
+            let mut more = Amount::default();
+            for (request, _) in requests.iter().zip(placed).filter(|(_, p)| **p) {
+                more.add(request);
+            }
+            if let Err(reason) = queue.allocatable(&more, &requests[index]) {
+                return Some(format!("not allocated: {reason}"));
+            }
+        }
         let task = self.tasks[index]?;
         self.failed.contains(task).then(|| {
             format!(
@@ -205,7 +227,7 @@ mod tests {
             assert_eq!(rule.go_on(1, &case.placed), case.want, "{}", case.name);
             // The other ps is skipped from now on; the workers are not.
             assert!(
-                rule.skip(0).is_some() && rule.skip(2).is_none(),
+                rule.skip(0, &case.placed).is_some() && rule.skip(2, &case.placed).is_none(),
                 "{}",
                 case.name
             );

@@ -67,6 +67,9 @@ struct QueueTotals {
     allocated: Resources,
     inqueue: Resources,
     elastic: Resources,
+    /// Whether a group of the state or of the plan is in it (proportion shares the cluster
+    /// only among queues with jobs).
+    has_jobs: bool,
 }
 
 impl Session {
@@ -181,8 +184,35 @@ impl Session {
     }
 
     fn queue_mut(&mut self, name: &str) -> &mut QueueTotals {
-        let name = if name.is_empty() { DEFAULT_QUEUE } else { name };
-        self.queues.entry(name.to_string()).or_default()
+        let totals = self.queues.entry(queue_name(name).to_string()).or_default();
+        totals.has_jobs = true;
+        totals
+    }
+
+    /// The whole cluster's allocatable.
+    pub(crate) fn total(&self) -> &Resources {
+        &self.total
+    }
+
+    /// Every queue's guarantee, summed.
+    pub(crate) fn guarantees(&self) -> &Resources {
+        &self.guarantees
+    }
+
+    /// The queues with groups in the state, each with its Queue object (when the state has
+    /// it) and what its groups' bound pods request.
+    pub(crate) fn queues_with_jobs(
+        &self,
+    ) -> impl Iterator<Item = (&str, Option<&VolcanoQueue>, &Resources)> {
+        self.queues
+            .iter()
+            .filter(|(_, q)| q.has_jobs)
+            .map(|(name, q)| (name.as_str(), q.queue.as_ref(), &q.allocated))
+    }
+
+    /// The state's Queue named `name`.
+    pub(crate) fn queue(&self, name: &str) -> Option<&VolcanoQueue> {
+        self.queues.get(name).and_then(|q| q.queue.as_ref())
     }
 
     /// Let `gang` in, counting its minResources for the groups after it, or say why Volcano
@@ -213,11 +243,7 @@ impl Session {
         if enqueued {
             return Ok(());
         }
-        let queue_name = if gang.queue.is_empty() {
-            DEFAULT_QUEUE
-        } else {
-            gang.queue.as_str()
-        };
+        let queue_name = queue_name(&gang.queue);
         if self.queues_known
             && queue_name != DEFAULT_QUEUE
             && self
@@ -315,7 +341,11 @@ impl Session {
     }
 }
 
-/// Whether a pod of `job` is bound in the state (the job is past the enqueue gate).
+/// The queue a group is in: `default` when it names none.
+pub(crate) fn queue_name(name: &str) -> &str {
+    if name.is_empty() { DEFAULT_QUEUE } else { name }
+}
+
 /// The bound, not terminated pods of `namespace` that `member` picks, and their requests
 /// summed (what Volcano's session counts as a job's allocated resources).
 fn bound_pods<'s>(
@@ -334,6 +364,7 @@ fn bound_pods<'s>(
     (bound, allocated)
 }
 
+/// Whether a pod of `job` is bound in the state (the job is past the enqueue gate).
 fn job_runs(job: &VolcanoJob, state: &ClusterState) -> bool {
     state.pods_in_namespace(&job.metadata.namespace).any(|p| {
         !p.spec.node_name.is_empty()
@@ -366,7 +397,7 @@ pub fn job_min_resources(job: &VolcanoJob, state: &ClusterState) -> Resources {
             total.add(&one);
         }
     };
-    let task_min = |t: &VolcanoTask| t.min_available.unwrap_or(t.replicas);
+    let task_min = |t: &VolcanoTask| t.min_available_or_default();
     let wanted = if job.spec.min_available > 0 {
         job.spec.min_available
     } else {

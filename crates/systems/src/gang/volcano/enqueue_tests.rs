@@ -220,14 +220,17 @@ fn a_pod_group_is_enqueued_only_when_overcommit_and_proportion_permit() {
                 "not enqueued: queue shut is Closed (Volcano's enqueue action leaves the PodGroup Pending)",
             )],
         ),
-        // No minResources: the gate is skipped; the 100-CPU pod then fits no node.
+        // No minResources: the gate is skipped; allocate then passes the 100-CPU pod over, as
+        // its queue deserves only the cluster's 8 CPUs (proportion's Allocatable comes before
+        // any node is tried).
         (
             "no minResources",
             String::new(),
             group("huge", "", "", "100"),
             vec![refused(
                 "huge",
-                "0/2 nodes are available: 2 Insufficient cpu.",
+                "not allocated: queue default is over its deserved share with this pod: cpu \
+                 100 > 8 deserved",
             )],
         ),
         // overcommit-factor 1.0 and an Inqueue group of 4: overcommit rejects 4 + 5 > 8 first,

@@ -5,6 +5,9 @@
 pub mod admission;
 mod allocate;
 pub mod enqueue;
+mod partitions;
+mod proportion;
+pub(crate) mod queues;
 mod task_topology;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,14 +16,16 @@ use super::model::{
     Adapter, Gang, GangKind, GangObjects, JoinField, Member, PlacementRule, PodSource, System,
     task_of,
 };
-use super::outcome::{GroupPlan, PodOutcome, Rejection, compare_with_default};
+use super::outcome::{GroupPlan, PartitionHome, PodOutcome, Rejection, compare_with_default};
 use super::place::{AnyNode, Quorum, all_or_nothing, plan_members};
 use allocate::Allocate;
 use df_engine::{Scheduler, pod_requests};
 use df_model::gang::{
-    GROUP_NAME_ANNOTATION, VOLCANO_JOB_API_VERSION, VOLCANO_POD_GROUP_API_VERSION,
+    GROUP_NAME_ANNOTATION, PARTITION_ID_LABEL, VOLCANO_JOB_API_VERSION,
+    VOLCANO_POD_GROUP_API_VERSION,
 };
 use df_model::{Pod, VolcanoJob};
+use proportion::{Amount, QueueAttr};
 use task_topology::{Buckets, JobManager, TaskPod, TaskTopology, VResource, read_topology};
 
 pub static JOB_KIND: GangKind = GangKind {
@@ -80,12 +85,7 @@ pub(crate) fn job_gang(job: &VolcanoJob) -> Gang {
         .spec
         .tasks
         .iter()
-        .map(|t| {
-            (
-                t.name.clone(),
-                i64::from(t.min_available.unwrap_or(t.replicas)),
-            )
-        })
+        .map(|t| (t.name.clone(), i64::from(t.min_available_or_default())))
         .collect();
     let min = if job.spec.min_available > 0 {
         i64::from(job.spec.min_available)
@@ -148,12 +148,14 @@ impl Adapter for VolcanoPodGroups {
 
 /// Plan a Volcano PodGroup as the `allocate` action does: its pods in order over every node
 /// (or only `within` a HyperNode's nodes), each placed pod counted for the next, going on past
-/// a pod that fits nowhere as [`Allocate`] says.
+/// a pod that fits nowhere as [`Allocate`] says, and passing over a pod its `queue` cannot
+/// take.
 pub(crate) fn plan_pod_group(
     scheduler: &mut Scheduler,
     gang: &Gang,
     compare: bool,
     within: Option<&[usize]>,
+    queue: Option<&QueueAttr>,
 ) -> GroupPlan {
     let tasks: Vec<Option<&str>> = gang.members.iter().map(|m| m.task.as_deref()).collect();
     let quorum = Quorum::of(gang);
@@ -175,9 +177,16 @@ pub(crate) fn plan_pod_group(
         gang.running.len(),
         &gang.min_task_member,
         running_of,
-    );
+    )
+    .in_queue(queue, requests(gang.members.iter().map(|m| &m.pod)));
     let mut chooser = AnyNode { within };
     plan_members(scheduler, gang, compare, None, &mut chooser, &mut persist)
+}
+
+/// What each of `pods` requests, as proportion counts it.
+fn requests<'p>(pods: impl Iterator<Item = &'p Pod>) -> Vec<Amount> {
+    pods.map(|p| Amount::of(&pod_requests(&p.spec, false)))
+        .collect()
 }
 
 /// `<job>-<task>-<index>`, the pod name the Volcano job controller gives.
@@ -186,7 +195,8 @@ pub fn pod_name(job: &str, task: &str, index: usize) -> String {
 }
 
 /// The pods a Volcano job creates: `<job>-<task>-<index>` from each task's template, labelled
-/// and annotated as the job controller does, in task order.
+/// and annotated as the job controller does (a partitioned task's pods also with their
+/// `volcano.sh/partition-id`), in task order.
 pub(crate) fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
     let mut pods = Vec::new();
     for task in &job.spec.tasks {
@@ -203,6 +213,11 @@ pub(crate) fn expand_job(job: &VolcanoJob) -> Vec<(String, Pod)> {
             metadata
                 .annotations
                 .insert(TASK_SPEC_KEY.into(), task.name.as_str().into());
+            if let Some(partition) = task.partition_of(index) {
+                metadata
+                    .labels
+                    .insert(PARTITION_ID_LABEL.into(), partition.to_string().into());
+            }
             let mut spec = task.template.spec.clone();
             if spec.scheduler_name.is_empty() {
                 spec.scheduler_name = job.spec.scheduler_name.clone();
@@ -230,13 +245,15 @@ pub use super::model::TASK_SPEC_KEY;
 /// [`Allocate`] says; keep the placements only when `minAvailable` pods (running ones
 /// counted), and each task's minimum when `minAvailable` is at least their sum, fit. Task-topology annotations Volcano cannot read are skipped with a
 /// warning, as its plugin logs and skips them. `within` restricts the job to a hypernode's
-/// nodes.
+/// nodes; a pod its `queue` cannot take is passed over. A task's `partitionPolicy` makes
+/// each of its partitions a sub-gang placed all or nothing ([`partitions`]).
 pub(crate) fn plan_job(
     scheduler: &mut Scheduler,
     gang: &Gang,
     job: &VolcanoJob,
     compare: bool,
     within: Option<&[usize]>,
+    queue: Option<&QueueAttr>,
 ) -> GroupPlan {
     let state = scheduler.state();
     let before = compare.then(|| scheduler.clone());
@@ -275,6 +292,18 @@ pub(crate) fn plan_job(
             TaskTopology::default()
         }
     };
+    let job_tasks: Vec<&str> = expanded.iter().map(|(task, _)| task.as_str()).collect();
+    let partitions = partitions::Partitions::of(job, &job_tasks);
+    let mut nesting = BTreeMap::new();
+    for (task, topology) in partitions.iter().flat_map(|p| &p.topology) {
+        match partitions::Nesting::of(gang, topology, state, within) {
+            Ok(Some(nest)) => {
+                nesting.insert(task.clone(), nest);
+            }
+            Ok(None) => {}
+            Err(warning) => warnings.push(format!("task {task}'s partitions: {warning}")),
+        }
+    }
     let manager = JobManager::new(&topology, &task_pods);
     let idle: Vec<VResource> = (0..state.nodes.len())
         .map(|i| {
@@ -287,7 +316,10 @@ pub(crate) fn plan_job(
     let pending: Vec<usize> = (0..task_pods.len())
         .filter(|&i| task_pods[i].node.is_none())
         .collect();
-    let order = manager.task_order(&pending, &task_pods);
+    let order = match &partitions {
+        Some(p) => p.order(&pending),
+        None => manager.task_order(&pending, &task_pods),
+    };
     let total = task_pods.len();
     let min_available = gang.minimum();
     let running = total - pending.len();
@@ -328,15 +360,36 @@ pub(crate) fn plan_job(
         running,
         &gang.min_task_member,
         running_of,
-    );
-    let attempt = all_or_nothing(
-        scheduler,
-        &pods,
-        &tasks,
-        &quorum,
-        &mut persist,
-        &mut chooser,
-    );
+    )
+    .in_queue(queue, requests(pods.iter().copied()));
+    let (attempt, short_partitions, homes) = match &partitions {
+        Some(p) => {
+            let running: Vec<bool> = task_pods.iter().map(|t| t.node.is_some()).collect();
+            let pending = partitions::Pending {
+                pods: &pods,
+                tasks: &tasks,
+                order: &order,
+                partitions: p,
+                nesting: &nesting,
+                running: &running,
+                quorum: &quorum,
+                every_pod_needed: min_available >= total,
+            };
+            partitions::place(scheduler, &pending, &mut persist, &mut chooser)
+        }
+        None => (
+            all_or_nothing(
+                scheduler,
+                &pods,
+                &tasks,
+                &quorum,
+                &mut persist,
+                &mut chooser,
+            ),
+            Vec::new(),
+            BTreeMap::new(),
+        ),
+    };
     let blocker = pods
         .iter()
         .zip(&attempt.outcomes)
@@ -369,6 +422,7 @@ pub(crate) fn plan_job(
                 fit < **need
             })
             .map(|(task, need)| format!("task {task} needs {need} more"))
+            .chain(short_partitions)
             .collect();
         let mut reason = format!(
             "only {} of minAvailable {min_available} pods fit ({running} running)",
@@ -413,6 +467,16 @@ pub(crate) fn plan_job(
     let mut plan = attempt.group_plan(gang, state, &outcomes, min_available, running, &not_tried);
     plan.rejections = rejections;
     plan.warnings = warnings;
+    if attempt.ready {
+        plan.partitions = homes
+            .into_iter()
+            .map(|((task, partition), hyper_node)| PartitionHome {
+                task,
+                partition,
+                hyper_node,
+            })
+            .collect();
+    }
     if let Some(before) = before {
         let running_pods: Vec<&Pod> = outcomes
             .iter()

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use super::partitions::Among;
 use crate::gang::place::{Chooser, decide_in};
 use df_engine::{Resources, Scheduler};
 use df_model::gang::{
@@ -476,6 +477,7 @@ impl JobManager {
 
 /// The task-topology node choice: the feasible node with the best sum of the engine's
 /// weighted score and the bucket score, ties to the smallest name.
+#[derive(Clone)]
 pub(super) struct Buckets<'p> {
     pub manager: JobManager,
     pub idle: Vec<VResource>,
@@ -489,8 +491,41 @@ pub(super) struct Buckets<'p> {
 
 impl Chooser for Buckets<'_> {
     fn choose(&mut self, scheduler: &Scheduler, at: usize, pod: &Pod) -> Result<String, String> {
+        self.choose_in(scheduler, at, pod, self.within)
+    }
+
+    fn placed(&mut self, at: usize, node: &str) {
         let i = self.order[at];
-        let decision = decide_in(scheduler, pod, self.within);
+        if let Some(index) = self.idle_index(node) {
+            self.idle[index].sub(&self.task_pods[i].request);
+        }
+        self.manager.bound(i, node, self.task_pods);
+    }
+}
+
+impl Among for Buckets<'_> {
+    fn choose_among(
+        &mut self,
+        scheduler: &Scheduler,
+        at: usize,
+        pod: &Pod,
+        nodes: &[usize],
+    ) -> Result<String, String> {
+        self.choose_in(scheduler, at, pod, Some(nodes))
+    }
+}
+
+impl Buckets<'_> {
+    /// The best node for the pod at `at` among `within` (every node for `None`).
+    fn choose_in(
+        &self,
+        scheduler: &Scheduler,
+        at: usize,
+        pod: &Pod,
+        within: Option<&[usize]>,
+    ) -> Result<String, String> {
+        let i = self.order[at];
+        let decision = decide_in(scheduler, pod, within);
         let best = decision
             .nodes
             .iter()
@@ -508,16 +543,6 @@ impl Chooser for Buckets<'_> {
         }
     }
 
-    fn placed(&mut self, at: usize, node: &str) {
-        let i = self.order[at];
-        if let Some(index) = self.idle_index(node) {
-            self.idle[index].sub(&self.task_pods[i].request);
-        }
-        self.manager.bound(i, node, self.task_pods);
-    }
-}
-
-impl Buckets<'_> {
     fn idle_index(&self, node: &str) -> Option<usize> {
         self.node_names.get(node).copied()
     }

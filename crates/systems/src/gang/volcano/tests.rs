@@ -100,6 +100,12 @@ fn rows(plan: &GroupPlan) -> Vec<String> {
 
 /// Why a 1-CPU pod fits neither node of [`both`] once its own node is full.
 const FULL: &str = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector.";
+/// Why a pod of [`both`] is not tried once ps-0 and w-0 hold the cluster's 2 CPUs: its queue
+/// (`default`, the only one) deserves 2 CPUs (the cluster's 2, below its request of 4 pods x
+/// 1 CPU), and proportion's `Allocatable` is checked before any node (`allocate.go`
+/// allocateResourcesForTasks): 2 + 1 = 3 > 2.
+const QUEUE_FULL: &str =
+    "not allocated: queue default is over its deserved share with this pod: cpu 3 > 2 deserved";
 /// Why a `ps` pod fits the one worker node of [`workers`].
 const NO_PS_NODE: &str =
     "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.";
@@ -158,8 +164,9 @@ fn pod_groups_go_on_past_a_failed_task_until_their_minimums_are_met() {
         },
         Case {
             // min 2 = ps 1 + worker 1: ps-1 fails but ps has its 1 (ps-0), so the workers go
-            // on and w-0 makes 2 ("continue on until min member meet"); w-1 is still tried, as
-            // Volcano comes back for a ready job's other pods.
+            // on and w-0 makes 2 ("continue on until min member meet"); w-1 is still
+            // considered, as Volcano comes back for a ready job's other pods, but its queue
+            // has no room left.
             name: "the failed task already has its minimum: go on",
             state: both(),
             group: pod_group(2, "{ps: 1, worker: 1}", &four),
@@ -168,7 +175,7 @@ fn pod_groups_go_on_past_a_failed_task_until_their_minimums_are_met() {
                 "ps-0@n-ps".into(),
                 format!("ps-1: {FULL}"),
                 "w-0@n-worker".into(),
-                format!("w-1: {FULL}"),
+                format!("w-1: {QUEUE_FULL}"),
             ],
         },
         Case {
@@ -188,7 +195,8 @@ fn pod_groups_go_on_past_a_failed_task_until_their_minimums_are_met() {
         },
         Case {
             // min 1 < ps 1 + worker 1 = 2: the task minimums are skipped. ps-0 fails (no ps
-            // node), ps-1 is skipped, 0 fit + 2 workers left >= 1: w-0 binds alone.
+            // node), ps-1 is skipped, 0 fit + 2 workers left >= 1: w-0 binds alone. The queue
+            // deserves the cluster's 1 CPU: w-1 would take it to 1 + 1 = 2.
             name: "minMember below the task minimums' sum: any pods will do",
             state: workers("1"),
             group: pod_group(1, "{ps: 1, worker: 1}", &four),
@@ -197,7 +205,7 @@ fn pod_groups_go_on_past_a_failed_task_until_their_minimums_are_met() {
                 &format!("ps-0: {NO_PS_NODE}"),
                 "ps-1: not tried: a pod of task ps already fit no node, so Volcano skips the task's other pods",
                 "w-0@n-worker",
-                "w-1: 0/1 nodes are available: 1 Insufficient cpu.",
+                "w-1: not allocated: queue default is over its deserved share with this pod: cpu 2 > 1 deserved",
             ]),
         },
         Case {
@@ -233,7 +241,7 @@ fn jobs_go_on_past_a_failed_task_with_the_webhook_minimums() {
             "tf-ps-0@n-ps".into(),
             format!("tf-ps-1: {FULL}"),
             "tf-worker-0@n-worker".into(),
-            format!("tf-worker-1: {FULL}"),
+            format!("tf-worker-1: {QUEUE_FULL}"),
         ],
     };
     check(vec![
@@ -241,7 +249,8 @@ fn jobs_go_on_past_a_failed_task_with_the_webhook_minimums() {
         go_on("minAvailable unset: the sum of the task minimums", 0),
         Case {
             // Tasks without minAvailable need their replicas: ps 1 + worker 3 = 4 > min 2, so
-            // the task minimums are skipped; tf-ps-0 fails, 3 workers are left for 2.
+            // the task minimums are skipped; tf-ps-0 fails, 3 workers are left for 2. The queue
+            // deserves the cluster's 2 CPUs: tf-worker-2 would take it to 2 + 1 = 3.
             name: "minAvailable below the tasks' replicas: any pods will do",
             state: workers("2"),
             group: job(2, &[("ps", 1, None), ("worker", 3, None)]),
@@ -250,7 +259,7 @@ fn jobs_go_on_past_a_failed_task_with_the_webhook_minimums() {
                 &format!("tf-ps-0: {NO_PS_NODE}"),
                 "tf-worker-0@n-worker",
                 "tf-worker-1@n-worker",
-                "tf-worker-2: 0/1 nodes are available: 1 Insufficient cpu.",
+                "tf-worker-2: not allocated: queue default is over its deserved share with this pod: cpu 3 > 2 deserved",
             ]),
         },
         Case {

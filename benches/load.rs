@@ -144,6 +144,22 @@ fn gang_yaml() -> String {
     text
 }
 
+/// A Volcano Job of 1,000 pods in one task (minAvailable all of them), as a manifest: the
+/// gang row's size through Volcano's allocate (enqueue gate, queue, gang all or nothing).
+fn volcano_job_yaml() -> String {
+    format!(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {{name: bench, namespace: ns-00}}\nspec:\n  schedulerName: volcano\n  minAvailable: {GANG_PODS}\n  tasks:\n  - name: worker\n    replicas: {GANG_PODS}\n    template:\n      spec:\n        containers:\n        - name: main\n          image: trainer\n          resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}\n"
+    )
+}
+
+/// A Workload API gang (`scheduling.k8s.io/v1alpha1`, Kubernetes 1.35) of 1,000 pods: a
+/// Workload whose pod group has minCount 1,000 and the Job whose pods join it.
+fn workload_gang_yaml() -> String {
+    format!(
+        "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {{name: bench, namespace: ns-00}}\nspec:\n  podGroups:\n  - name: workers\n    policy:\n      gang: {{minCount: {GANG_PODS}}}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {{name: bench, namespace: ns-00}}\nspec:\n  parallelism: {GANG_PODS}\n  completions: {GANG_PODS}\n  template:\n    spec:\n      workloadRef: {{name: bench, podGroup: workers}}\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: trainer\n        resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}\n"
+    )
+}
+
 /// Pending pods of the backlog row, unbound, in the five kinds of issue 33's mix (one in five
 /// each): plain; required node affinity to zone-a; required hostname anti-affinity among
 /// themselves; a hard zone spread among themselves; preferred zone affinity to the pods of one
@@ -224,6 +240,8 @@ fn main() {
     let path = |name: &str| dir.path().join(name).display().to_string();
     std::fs::write(path("pod.json"), explain_pod::POD).expect("write pod");
     std::fs::write(path("gang.yaml"), gang_yaml()).expect("write gang");
+    std::fs::write(path("volcano-job.yaml"), volcano_job_yaml()).expect("write volcano job");
+    std::fs::write(path("workload-gang.yaml"), workload_gang_yaml()).expect("write workload");
     std::fs::write(path("backlog.yaml"), backlog_yaml()).expect("write backlog");
     std::fs::write(path("flow.yaml"), flow::flow()).expect("write flow");
     std::fs::create_dir(path("lint")).expect("lint dir");
@@ -287,6 +305,18 @@ fn main() {
                 &run,
                 Some(&floor),
             );
+            for (file, what) in [
+                ("volcano-job.yaml", "Volcano Job"),
+                ("workload-gang.yaml", "Workload API gang"),
+            ] {
+                let gang = path(file);
+                let run = measure(BIN, &["plan", "-f", &gang, "--state", &state], runs);
+                row(
+                    &format!("{size} plan a {GANG_PODS}-pod {what}"),
+                    &run,
+                    Some(&floor),
+                );
+            }
             let backlog = path("backlog.yaml");
             let pending = [
                 "plan",

@@ -307,6 +307,14 @@ fn kueues_job_examples_are_admitted_with_their_integrations_pod_sets() {
             "master x1 on on-demand (cpu, memory); worker x2 on on-demand (cpu, memory)",
         ),
         (
+            // Created suspended, as Kueue holds it; Kueue starts it on admission. 3 nodes of
+            // 2 CPU: 6 > the 5 unused on-demand CPUs (the `running` Workload has the same
+            // priority: no preemption), so the next flavor, spot (8).
+            "trainjob-kueue-integration",
+            "TrainJob default/kueue-example",
+            "node x3 on spot (cpu, memory)",
+        ),
+        (
             // Kueue lists the launcher first (orderedReplicaTypes); mpi-operator creates the
             // workers first.
             "sample-mpijob",
@@ -550,30 +558,48 @@ fn racks_with_equal_room_are_a_tie_break_not_a_topology_choice() {
     );
 }
 
+/// A state List of `nodes` (an item, or none), the flavor `default-flavor`, the ClusterQueue
+/// `cluster-queue` covering `covered` with `quota` on that flavor and `extra` lines of spec,
+/// and the LocalQueue `default/user-queue` pointing at it.
+fn one_queue(nodes: &str, covered: &str, quota: &str, extra: &str) -> String {
+    let nodes = if nodes.is_empty() {
+        String::new()
+    } else {
+        format!("  - {nodes}\n")
+    };
+    format!(
+        "apiVersion: v1
+kind: List
+items:
+{nodes}  - {{apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {{name: default-flavor}}}}
+  - apiVersion: kueue.x-k8s.io/v1beta2
+    kind: ClusterQueue
+    metadata: {{name: cluster-queue}}
+    spec:
+      namespaceSelector: {{}}
+      resourceGroups:
+        - coveredResources: {covered}
+          flavors: [{{name: default-flavor, resources: [{quota}]}}]
+{extra}  - {{apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {{name: user-queue, namespace: default}}, spec: {{clusterQueue: cluster-queue}}}}
+"
+    )
+}
+
 /// A ClusterQueue with AdmissionChecks (Kueue's provisioning example, `onFlavors` naming the
-/// flavor, and a v1beta1 list): Kueue reserves the quota and admits the Job only once the
+/// flavor): Kueue reserves the quota and admits the Job only once the
 /// checks are Ready, which the plan cannot know and says.
 #[test]
 fn admission_checks_are_named_as_not_modelled() {
-    let state = r#"apiVersion: v1
-kind: List
-items:
-  - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}}
-  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: default-flavor}}
-  - apiVersion: kueue.x-k8s.io/v1beta2
-    kind: ClusterQueue
-    metadata: {name: cluster-queue}
-    spec:
-      namespaceSelector: {}
-      resourceGroups:
-        - coveredResources: [cpu, memory]
-          flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 9}, {name: memory, nominalQuota: 36Gi}]}]
-      admissionChecksStrategy:
+    let state = one_queue(
+        r#"{apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}}"#,
+        "[cpu, memory]",
+        "{name: cpu, nominalQuota: 9}, {name: memory, nominalQuota: 36Gi}",
+        "      admissionChecksStrategy:
         admissionChecks:
           - {name: sample-prov, onFlavors: [default-flavor]}
           - {name: other-flavor-check, onFlavors: [spot]}
-  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: user-queue, namespace: default}, spec: {clusterQueue: cluster-queue}}
-"#;
+",
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.yaml");
     std::fs::write(&path, state).unwrap();
@@ -620,20 +646,7 @@ fn exclusive_placement_followers_under_kueue_keep_to_their_leaders_pool() {
         "            - name: sleep\n",
         "            - name: sleep\n              resources: {requests: {cpu: \"5\"}}\n",
     );
-    let queues = r#"apiVersion: v1
-kind: List
-items:
-  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: default-flavor}}
-  - apiVersion: kueue.x-k8s.io/v1beta2
-    kind: ClusterQueue
-    metadata: {name: cluster-queue}
-    spec:
-      namespaceSelector: {}
-      resourceGroups:
-        - coveredResources: [cpu]
-          flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 15}]}]
-  - {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: user-queue, namespace: default}, spec: {clusterQueue: cluster-queue}}
-"#;
+    let queues = one_queue("", "[cpu]", "{name: cpu, nominalQuota: 15}", "");
     let (job_file, queue_file) = (dir.path().join("js.yaml"), dir.path().join("kq.yaml"));
     std::fs::write(&job_file, jobset).unwrap();
     std::fs::write(&queue_file, queues).unwrap();

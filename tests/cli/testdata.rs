@@ -134,6 +134,10 @@ const MANIFESTS: &[(&str, &[(&str, usize)])] = &[
     ),
     ("kueue/examples/sample-tfjob.yaml", &[("TFJob", 1)]),
     ("kueue/examples/sample-mpijob.yaml", &[("MPIJob", 1)]),
+    (
+        "kueue/examples/trainjob-kueue-integration.yaml",
+        &[("ClusterTrainingRuntime", 1), ("TrainJob", 1)],
+    ),
     ("kueue/examples/sample-jaxjob.yaml", &[("JAXJob", 1)]),
     ("kueue/examples/sample-paddlejob.yaml", &[("PaddleJob", 1)]),
     (

@@ -37,9 +37,14 @@ pub fn expand(manifests: &ManifestSet, state: &ClusterState) -> (ManifestSet, Ve
             expanded.manifests.push(manifest.clone());
             continue;
         };
-        let mut expansion = operators::expand(object, &runtimes);
+        let managed = operators::kueue_managed(object);
+        let mut expansion = if managed {
+            operators::expand(&operators::unsuspended_by_kueue(object), &runtimes)
+        } else {
+            operators::expand(object, &runtimes)
+        };
         let root = named_root(&manifest.root, &object.metadata.name);
-        if operators::kueue_managed(object) {
+        if managed {
             // Kueue admits the object as one workload, a gang of its pods.
             kueue_members(object, &mut expansion, state);
             expanded.manifests.push(Manifest {

@@ -128,6 +128,35 @@ pub fn kueue_pod_set(spec: &OperatorSpec, pod: &Pod) -> Option<String> {
     }
 }
 
+/// `object` as Kueue starts it once admitted (`RunWithPodSetsInfo` sets `suspend: false`):
+/// Kueue's webhook creates every job it manages suspended, so a queued object's `suspend:
+/// true` says only that Kueue holds it, not that it stays so.
+pub fn unsuspended_by_kueue(object: &OperatorObject) -> OperatorObject {
+    let mut object = object.clone();
+    match &mut object.spec {
+        OperatorSpec::JobSet(spec) => spec.suspend = None,
+        OperatorSpec::TrainJob(spec) => spec.suspend = None,
+        OperatorSpec::PyTorchJob(spec)
+        | OperatorSpec::MpiJob(spec)
+        | OperatorSpec::MpiJobV2beta1(spec)
+        | OperatorSpec::TfJob(spec)
+        | OperatorSpec::XgBoostJob(spec)
+        | OperatorSpec::PaddleJob(spec)
+        | OperatorSpec::JaxJob(spec) => {
+            if let Some(policy) = &mut spec.run_policy {
+                policy.suspend = None;
+            }
+        }
+        OperatorSpec::RayCluster(spec) => spec.suspend = None,
+        OperatorSpec::RayJob(spec) => spec.suspend = None,
+        OperatorSpec::LeaderWorkerSet(_)
+        | OperatorSpec::RayService(_)
+        | OperatorSpec::TrainingRuntime(_)
+        | OperatorSpec::ClusterTrainingRuntime(_) => {}
+    }
+    object
+}
+
 /// Whether Kueue lists the pod set `pod_set` of a `kind` workload before the others, where
 /// the pods come in another order: an MPIJob's `launcher` (Kueue's `orderedReplicaTypes`).
 pub fn kueue_pod_set_first(kind: &str, pod_set: &str) -> bool {

@@ -31,10 +31,16 @@ pub fn cluster() -> ClusterState {
     ClusterState::from_objects(manifests.into_iter().map(|m| m.object))
 }
 
-/// A kube-batch gang of `pods` pods of 2 CPU each, `min` of which must fit.
+/// A kube-batch gang `train` of `pods` pods of 2 CPU each, `min` of which must fit.
 pub fn gang(pods: usize, min: i64) -> Gang {
+    cpu_gang("train", pods, 2, min)
+}
+
+/// A kube-batch gang `name` of `pods` pods `<name>-<i>` of `cpu` CPU each, `min` of which must
+/// fit.
+pub fn cpu_gang(name: &str, pods: usize, cpu: u32, min: i64) -> Gang {
     let meta = ObjectMeta {
-        name: "train".into(),
+        name: name.into(),
         namespace: "default".into(),
         ..ObjectMeta::default()
     };
@@ -42,7 +48,7 @@ pub fn gang(pods: usize, min: i64) -> Gang {
     gang.members = (0..pods)
         .map(|i| {
             let yaml = format!(
-                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train-{i}\n  namespace: default\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: \"2\"}}}}}}]\n"
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}-{i}\n  namespace: default\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
             );
             let (mut parsed, _) = df_manifest::parse_text(&Arc::from("pod.yaml"), &yaml);
             let Some(Object::Pod(pod)) = parsed.pop().map(|m| m.object) else {

@@ -10,9 +10,8 @@ use proptest::prelude::*;
 
 use super::scored::ScoredRound;
 use super::*;
-use crate::gang::{Gang, Member, PodSource, kube_batch, place};
+use crate::gang::{Gang, place};
 use df_engine::{Profile, Scheduler};
-use df_model::ObjectMeta;
 
 /// A generated cluster: per node its CPU, its pods' CPU already bound, whether it carries a
 /// taint the gang does not tolerate, and its rack; per rack its spine.
@@ -59,34 +58,6 @@ fn state(cluster: &Cluster) -> ClusterState {
     let (manifests, problems) = df_manifest::parse_text(&std::sync::Arc::from("c.yaml"), &yaml);
     assert!(problems.is_empty(), "{problems:?}");
     ClusterState::from_objects(manifests.into_iter().map(|m| m.object))
-}
-
-/// A kube-batch gang of `pods` pods of `cpu` CPU, `min` of which must fit.
-fn gang(pods: usize, cpu: u32, min: i64) -> Gang {
-    let meta = ObjectMeta {
-        name: "g".into(),
-        namespace: "default".into(),
-        ..ObjectMeta::default()
-    };
-    let mut gang = Gang::new(&kube_batch::KIND, "", &meta, min);
-    gang.members = (0..pods)
-        .map(|i| {
-            let yaml = format!(
-                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: g-{i}\n  namespace: default\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
-            );
-            let (mut parsed, _) =
-                df_manifest::parse_text(&std::sync::Arc::from("pod.yaml"), &yaml);
-            let Some(df_model::Object::Pod(pod)) = parsed.pop().map(|m| m.object) else {
-                panic!("pod")
-            };
-            Member {
-                pod,
-                task: None,
-                source: PodSource::Manifest,
-            }
-        })
-        .collect();
-    gang
 }
 
 /// Racks, then spines, each round in `order`.
@@ -185,7 +156,7 @@ proptest! {
     ) {
         let state = state(&cluster);
         let min = i64::try_from(pods.saturating_sub(spare).max(1)).unwrap();
-        let gang = gang(pods, cpu, min);
+        let gang = super::fixtures::cpu_gang("g", pods, cpu, min);
         let order = if scored { Order::BestScore } else { Order::Given };
         let mode = if hard { Mode::Hard } else { Mode::Soft };
         let request = request(&cluster, mode, &order, rounds);

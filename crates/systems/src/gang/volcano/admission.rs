@@ -612,15 +612,7 @@ mod tests {
             ),
         ];
         for (yaml, want) in rows {
-            let got: Vec<(Check, String, String)> = denials(&job(&yaml))
-                .into_iter()
-                .map(|d| (d.check, d.path, d.message))
-                .collect();
-            let want: Vec<(Check, String, String)> = want
-                .into_iter()
-                .map(|(c, p, m)| (c, p.to_string(), m))
-                .collect();
-            assert_eq!(got, want, "{yaml}");
+            assert_denials(&job(&yaml), want, &yaml);
         }
     }
 
@@ -721,16 +713,21 @@ mod tests {
             ),
         ];
         for (task, want) in rows {
-            let got: Vec<(Check, String, String)> = denials(&job_of(task))
-                .into_iter()
-                .map(|d| (d.check, d.path, d.message))
-                .collect();
-            let want: Vec<(Check, String, String)> = want
-                .into_iter()
-                .map(|(c, p, m)| (c, p.to_string(), m))
-                .collect();
-            assert_eq!(got, want, "{task}");
+            assert_denials(&job_of(task), want, task);
         }
+    }
+
+    /// `job`'s denials are `want`, as (check, path, message), in order.
+    fn assert_denials(job: &VolcanoJob, want: Vec<Row>, context: &str) {
+        let got: Vec<(Check, String, String)> = denials(job)
+            .into_iter()
+            .map(|d| (d.check, d.path, d.message))
+            .collect();
+        let want: Vec<(Check, String, String)> = want
+            .into_iter()
+            .map(|(c, p, m)| (c, p.to_string(), m))
+            .collect();
+        assert_eq!(got, want, "{context}");
     }
 
     #[test]

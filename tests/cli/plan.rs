@@ -30,6 +30,18 @@ fn required(pairs: &[(&str, &str)]) -> Value {
     json!({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term(pairs)]}})
 }
 
+/// The scores, with the default weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit
+/// and BalancedAllocation 1; the others score 0 here), each step on node-b3 (31850m, 236Gi,
+/// nothing running; a completed step no longer counts for the next):
+/// - load-imagenet (500m, 1Gi): Fit (31850-500)*100/31850 = 98, (236-1)*100/236 = 99,
+///   (98+99)/2 = 98; Balanced fractions 0.0157 and 0.0042, 100*(1-0.0057) = 99; 300 + 98 + 99
+///   = 497. No node has more room: it is the largest node with nothing on it.
+/// - preprocess-imagenet (2 CPUs, 4Gi), required to node-b3: Fit (31850-2000)*100/31850 = 93,
+///   (236-4)*100/236 = 98, 95; Balanced 0.0628 and 0.0169, 100*(1-0.0229) = 97; 300 + 95 + 97
+///   = 492 (NodeAffinity scores only preferred terms: 0).
+/// - export-imagenet (1 CPU, 2Gi), preferring zone us-east-1b (80): NodeAffinity 80 of the
+///   best 80, 100, weight 2; Fit (31850-1000)*100/31850 = 96, (236-2)*100/236 = 99, 97;
+///   Balanced 0.0314 and 0.0085, 98; 300 + 200 + 97 + 98 = 695.
 #[test]
 fn three_step_flow_is_the_json_contract() {
     let (code, plan) = plan_json(&[
@@ -115,6 +127,18 @@ fn yaml_is_the_same_contract() {
     assert_eq!(yaml, json);
 }
 
+/// The scores, with the default weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit
+/// and BalancedAllocation 1), the completed warmup's Succeeded loader holding nothing:
+/// - train-on-warm-cache (2 CPUs, 8Gi), required to rack-a1 (node-a1 and node-a2): node-a1
+///   (coredns 100m, 70Mi and a web frontend 500m, 512Mi; 7910m, 30Gi) has Fit
+///   (7910-2600)*100/7910 = 67 and (30720-8774)*100/30720 = 71, (67+71)/2 = 69; Balanced
+///   0.329 and 0.286, 100*(1-0.0216) = 97; 300 + 69 + 97 = 466. node-a2 holds a 2-CPU, 8Gi
+///   Alluxio worker, so it scores less (Fit 47).
+/// - load-eval-set (no requests: scored as upstream's non-zero 100m and 200Mi, and not by
+///   BalancedAllocation, which skips a pod that requests nothing), preferring zone us-east-1a
+///   (100) and node-a2 (20): NodeAffinity 120 on node-a2, the best, so 100, weight 2; Fit on
+///   node-a2 (the worker's 2 CPUs, 8Gi) (7910-2100)*100/7910 = 73, (30720-8392)*100/30720 =
+///   72, (73+72)/2 = 72; 300 + 200 + 72 = 572.
 #[test]
 fn table_shows_each_step_with_its_inherited_terms() {
     let run = plan(&[
@@ -316,6 +340,14 @@ fn run_json(command: &str, args: &[&str]) -> (i32, Value) {
     cli::run_json(&[&[command], args].concat())
 }
 
+/// The gang: 8 pods of 4 GPUs are 32 GPUs, one tor's 4 nodes of 8. Of the bigPods (the
+/// required level), bigPodB has the more GPUs available (128 less inference's 4 x 2 = 120;
+/// bigPodA 128 less llm-pretrain's 3 x 8 + 4 + 4 = 96), of its miniPods miniPodB2 (64 free;
+/// miniPodB1 56), and of its tors torB2-1 and torB2-2 tie at 32: the first, torB2-1,
+/// gpu-node-24..27, 2 pods on each, alternating as each pod takes the emptiest node.
+/// The default scheduler, pod by pod, takes the empty nodes first, first by name among equals:
+/// gpu-node-04..07 (torA1-2 of miniPodA1), then past the half-used gpu-node-08, 09..12 (torA2-1
+/// for 09..11, torA2-2 for 12, of miniPodA2): 1 bigPod, 2 miniPods, 3 tors.
 #[test]
 fn godel_gang_table_with_the_default_scheduler_beside_it() {
     let run = plan(&[
@@ -505,6 +537,14 @@ fn batch_flow_solver_against_greedy() {
     assert_eq!(batch["solver"], "flow");
     assert_eq!(batch["placed"], 14);
     assert_eq!(batch["totalCost"], 7159);
+    // The metrics, from the placements in `batch_comparison_table` (pods per used node):
+    // greedy node-b3 6 (five feature-extracts, shard-loader-2), node-b1 3, node-a3 2, node-c3 1,
+    // node-a2 1: 13 placed on 5 nodes, at most 6, mean 2.6, variance (3.4^2 + 0.4^2 + 0.6^2 +
+    // 1.6^2 + 1.6^2)/5 = 3.44, stddev 1.855. Flow node-b3 6, node-b1 2, node-a3 2 (shard-loader-1,
+    // gpu-eval), node-c3 2, node-a1 1, node-a2 1: 14 on 6 nodes, mean 7/3, variance 52/18,
+    // stddev 1.700. Both put all 8 feature-extracts in zone us-east-1b: 8 x 60 = 480 of preferred
+    // weight. placed 14 = 15 less oversized (64 CPUs, more than any node). totalCost is the
+    // solver's objective (docs/src/batches.md), not derived here.
     let comparison = &batch["comparison"];
     assert_eq!(
         comparison["greedy"],
@@ -589,6 +629,8 @@ fn batch_on_the_openb_state() {
         ],
     );
     assert_eq!(code, 1);
+    // 14 placed: the 15 pods less gpu-eval. 14 nodes used: with far more empty nodes than pods,
+    // least-allocated scoring sends each pod to a node no earlier pod of the batch took.
     let comparison = &plan["batch"]["comparison"];
     let placed = |m: &Value| (m["placed"].clone(), m["nodesUsed"].clone());
     assert_eq!(placed(&comparison["greedy"]), (json!(14), json!(14)));
@@ -603,6 +645,11 @@ fn batch_on_the_openb_state() {
     assert_eq!(gpu["node"], Value::Null);
 }
 
+/// node-b3's 695 is derived at `three_step_flow_is_the_json_contract`. node-b1 (coredns 100m,
+/// 70Mi, a web frontend 500m, 512Mi and an Alluxio worker 2 CPUs, 8Gi; 15890m, 61Gi), with
+/// the pod's 1 CPU and 2Gi: Fit (15890-3600)*100/15890 = 77, (62464-10822)*100/62464 = 82,
+/// (77+82)/2 = 79; Balanced 0.227 and 0.173, 100*(1-0.0266) = 97; in zone us-east-1b too, so
+/// NodeAffinity 100: 300 + 200 + 79 + 97 = 676, 19 below (18 + 1).
 #[test]
 fn explain_an_operation_at_its_step_with_the_source_of_each_inherited_term() {
     let run = run(

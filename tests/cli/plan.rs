@@ -747,6 +747,9 @@ fn explain_a_gang_pod_inside_its_group() {
             "notes": ["the gang plan puts it on gpu-node-25"]
         })
     );
+    // The pods before it alternate over the tor's nodes: gpu-node-24 holds two (8 of its 8
+    // GPUs), 25, 26 and 27 one each (4 left), so 25 is the first by name of the emptiest.
+    // Only the tor's 4 nodes are looked at.
     assert_eq!(explanation["selected"], "gpu-node-25");
     assert_eq!(explanation["totalNodes"], 4);
 }
@@ -764,9 +767,16 @@ fn explain_a_volcano_pod_says_why_the_plan_differs() {
         ],
     );
     assert_eq!(code, 0);
+    // Volcano places the job bucket by bucket (its task-topology plugin): the first bucket,
+    // ps-0 with workers 0 and 2, all on gpu-node-04, then ps-1, whose bucket worker-1 joins.
     assert_eq!(
-        explanation["context"]["assumed"].as_array().unwrap().len(),
-        4
+        explanation["context"]["assumed"],
+        json!([
+            {"pod": "training/tf-resnet-ps-0", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-worker-0", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-worker-2", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-ps-1", "node": "gpu-node-05"}
+        ])
     );
     assert_eq!(
         explanation["context"]["notes"],
@@ -832,6 +842,8 @@ fn plan_stdin_json(manifests: &str, args: &[&str]) -> (i32, Value) {
 }
 
 /// Each kind's testdata example plans on the gang cluster with the groups[] contract filled.
+/// The last column is each file's own minimum (minMember, the Job's minAvailable, the
+/// Workload's minCount); each example has exactly that many pods, and all are placed.
 #[test]
 fn every_gang_kind_plans_from_its_testdata_example() {
     let cases = [
@@ -1055,6 +1067,12 @@ fn patch_plans_with_the_scheduler_config_too() {
 /// Two gangs that each fit alone, and a plain pod, on two 4-CPU nodes: the first gang takes 6
 /// CPUs, so only one pod of the second fits; all or nothing, none of it is placed (exit 1),
 /// and the plain pod gets what the first gang left. No node is promised more than it has.
+///
+/// etl-a's 3 pods of 2 CPUs alternate by least allocation, ties by name: small-1, small-2,
+/// small-1, leaving 0 and 2 CPUs free. etl-b-0 fits small-2's 2 (fit 1); etl-b-1 fits neither
+/// node (2 Insufficient cpu); etl-b-2 is not tried, since 1 placed + 1 left < minMember 3.
+/// Nothing of etl-b is kept, and the plain pod's 1 CPU goes to small-2, the only node with
+/// room: 4 CPUs promised on small-1, 2 + 1 = 3 on small-2.
 #[test]
 fn gangs_and_batch_pods_share_one_assumed_state() {
     let (code, plan) = run_json(
@@ -1146,7 +1164,9 @@ fn plan_table(args: &[&str]) -> String {
 }
 
 /// Without manifests, the gangs of the recorded state that still have pods to place: the
-/// running member counts towards minMember.
+/// running member counts towards minMember. sweep-0 (1 CPU) runs on small-1; sweep-1 (2 CPUs)
+/// takes the emptier small-2 (4 CPUs free against 3); sweep-2 (2 CPUs) then small-1 (3 free
+/// against 2).
 #[test]
 fn recorded_state_gang_plans_with_its_running_member() {
     let (code, plan) = run_json(
@@ -1285,6 +1305,8 @@ fn coscheduling_prefilter_turns_away_a_group_whose_min_resources_exceed_the_clus
     assert_eq!(code, 1);
     let g = &plan["groups"][0];
     assert_eq!(g["status"], "Unschedulable");
+    // minResources 9 CPUs against the two empty 4-CPU nodes' 8: a gap of 9 - 8 = 1, for both
+    // of the Deployment's 2 pods.
     assert_eq!(
         g["blocked"],
         json!([{
@@ -1408,6 +1430,12 @@ fn cache_preference() -> Value {
     ]}}])
 }
 
+/// warm-imagenet (500m, 1Gi) scores 497 on node-b3 as load-imagenet does in
+/// `three_step_flow_is_the_json_contract`. train-resnet (2 CPUs, 4Gi) on node-c1 (3920m, 14Gi,
+/// a web frontend's 500m and 512Mi), the only node with the cache label, which the webhook
+/// prefers at 100, the best: NodeAffinity 100 x 2; Fit (3920-2500)*100/3920 = 36,
+/// (14336-4608)*100/14336 = 67, (36+67)/2 = 51; Balanced 0.638 and 0.321, 100*(1-0.158) = 84;
+/// 300 + 200 + 51 + 84 = 635.
 #[test]
 fn assume_cached_lands_the_dataprocess_on_the_cache_node() {
     let run = plan(&[
@@ -1568,6 +1596,9 @@ status:
 
 const PRIORITY: &str = "testdata/clusters/priority.yaml";
 
+/// 1 of 3 placed: critical, by preempting batch-a (the candidates are compared in explain's
+/// `preemption_preview_names_the_node_the_victims_and_why_others_lost`); research may not
+/// preempt (preemptionPolicy Never) and huge finds no victims once critical holds node-1.
 #[test]
 fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
     let run = plan(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
@@ -1598,6 +1629,10 @@ prod/critical would preempt on node-1: prod/batch-a
 /// The StatefulSet's second pod leaves kafka-0's node and zone: kube-scheduler's system
 /// default constraints spread a StatefulSet's pods by its selector (hostname maxSkew 3, zone
 /// maxSkew 5, ScheduleAnyway); the Job's and the CronJob's pods have no such controller.
+/// The 16 pods: a node-exporter for each of the 9 nodes but node-b2, whose taint it does not
+/// tolerate (cordoned node-c2 is tolerated, as the DaemonSet controller adds), 8; kafka,
+/// reindex and nightly-report, 2 each; the two pods naming their node. 15 placed: all but
+/// pinned-missing, whose node does not exist.
 #[test]
 fn every_workload_kind_is_planned_as_what_its_controller_creates() {
     let run = plan(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
@@ -1638,6 +1673,10 @@ Batch (16 pods, solver greedy): 15/16 pods placed
     );
 }
 
+/// node-c1's 635 is derived at `assume_cached_lands_the_dataprocess_on_the_cache_node`; node-b3,
+/// the runner-up, scores what preprocess-imagenet (the same 2 CPUs and 4Gi) does on it in
+/// `three_step_flow_is_the_json_contract`, 492 (Fit 95, Balanced 97, no cache label): 635 -
+/// 492 = 143 = 200 (NodeAffinity) + 51 - 95 (Fit) + 84 - 97 (Balanced).
 #[test]
 fn explain_names_the_webhook_and_the_cache() {
     let run = run(

@@ -1805,6 +1805,7 @@ fn jsonpath_and_custom_columns_outputs() {
             ]
             .concat(),
             0,
+            // The scores derived at explain's `json_contract_on_the_three_zone_cluster`.
             "node-a1   <none>\nnode-a2   668\nnode-a3   663\nnode-b1   <none>\nnode-b2   <none>\nnode-b3   697\nnode-c1   <none>\nnode-c2   <none>\nnode-c3   489\n",
         ),
         (
@@ -1871,7 +1872,8 @@ fn jsonpath_and_custom_columns_fail_on_an_index_out_of_range() {
     }
 }
 
-/// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods.
+/// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods. A
+/// 16-CPU node holds 16 / 4 = 4 of them.
 const CAPACITY: [&str; 4] = [
     "-f",
     "testdata/capacity/pods.yaml",
@@ -1894,6 +1896,9 @@ fn capacity_what_ifs_show_what_moved() {
         "add=1:like=worker-1",
         "--no-headers",
     ]);
+    // Untainted worker-2 and the new empty worker-1 take 4 pods each: 8 placed, 10 - 8 = 2
+    // pending. They alternate as each pod takes the emptier node, worker-1-whatif-1 first by
+    // name on a tie.
     assert_eq!(run.code, 1, "two pods still pend: {}", run.stderr);
     let effect = run.stdout.split("\n\n").nth(1).unwrap();
     let rows: String = (0..8)
@@ -1985,7 +1990,8 @@ fn how_many_nodes_searches_the_smallest_count() {
             ""
         )
     );
-    // Untainting worker-2 first gives 4 places: 2 new nodes then do.
+    // Untainting worker-2 first gives 4 places: 2 new nodes then do (10 - 4 = 6 unplaced with
+    // none, 6 - 4 = 2 with one, none with two).
     let (code, json) = plan_json(
         &[
             &CAPACITY[..],
@@ -2007,7 +2013,7 @@ fn how_many_nodes_searches_the_smallest_count() {
             {"nodes": 2, "fits": true, "unplaced": 0},
         ], "blockingReason": null})
     );
-    // Already fitting: 0, after one trial.
+    // Already fitting (3 x 4 = 12 places for 10 pods): 0, after one trial.
     let (code, json) = plan_json(&[
         "-f",
         "testdata/capacity/pods.yaml",
@@ -2077,6 +2083,8 @@ fn how_many_nodes_names_what_no_count_fixes() {
 
 #[test]
 fn against_shows_only_what_moved_between_two_states() {
+    // after.yaml is before.yaml with worker-2 untainted: its 16 CPUs take 4 of the 4-CPU pods,
+    // crunch-0 to crunch-3 in order; worker-1's 2 free CPUs still take none.
     let run = capacity_plan(&["--against", "testdata/capacity/after.yaml"]);
     let was =
         "was: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)";
@@ -2145,6 +2153,15 @@ fn against_shows_only_what_moved_between_two_states() {
 /// `example.com/fluid-fuse: on` makes RequireNodeWithFuse pin the DataProcess there, ahead of
 /// the cache preference; the serverful DataLoad mounts no dataset and gets
 /// PreferNodesWithoutCache. Each plugin is listed as its own source.
+///
+/// The scores (TaintToleration 3, NodeAffinity 2, NodeResourcesFit and BalancedAllocation 1):
+/// warm-imagenet (500m, 1Gi) prefers nodes without `fluid.io/dataset-num`, every node but
+/// node-a3, so NodeAffinity 100 on node-b3, where Fit 98 and Balanced 99 as for load-imagenet
+/// in `three_step_flow_is_the_json_contract`: 300 + 200 + 98 + 99 = 697. train-resnet (2 CPUs,
+/// 4Gi) may run only on node-b1, the fuse node; the cache label is on node-a3 alone, so its
+/// preference scores 0. node-b1 (2.6 CPUs and 8774Mi running; 15890m, 61Gi): Fit
+/// (15890-4600)*100/15890 = 71, (62464-12870)*100/62464 = 79, (71+79)/2 = 75; Balanced 0.29
+/// and 0.21, 100*(1-0.042) = 95; 300 + 0 + 75 + 95 = 470.
 #[test]
 fn the_webhook_plugins_are_each_a_source() {
     let dir = tempfile::tempdir().unwrap();
@@ -2280,6 +2297,13 @@ Batch (4 pods, solver greedy): 4/4 pods placed
 
 const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";
 
+/// The job: 6 workers of 4 CPUs, 24 in all. Idle CPUs of the 8-CPU nodes: node-0 2 (etl-0's
+/// 6), node-4 2 (etl-1), node-5 6 (web-0's 2), the others 8. Per rack: r0 (node-0, node-1)
+/// 2 + 8 = 10, r1 (node-2, node-3) 16, r2 (node-4, node-5) 2 + 6 = 8, r3 (node-6, node-7)
+/// 16; each under 24, so no rack is eligible. s0 (r0, r1) holds 0 + 2 + 2 + 2 = 6 pods of 4
+/// CPUs; s1 (r2, r3) has 24 idle CPUs but holds only 0 + 1 + 2 + 2 = 5. In s0 the pods go
+/// to the emptiest of node-1, node-2, node-3 (8 CPUs each, then 4), the first by name on a
+/// tie: node-1, node-2, node-3, twice; r0 gets 2, r1 4.
 #[test]
 fn volcano_job_is_kept_in_the_lowest_tier_hypernode_that_holds_it() {
     let run = plan(&[
@@ -2348,7 +2372,9 @@ fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
     assert_eq!(
         rejected,
         [
-            // By bin-packing score (Volcano's order), all turned down.
+            // By bin-packing score (Volcano's order), all turned down. Pods of 4 CPUs each
+            // rack holds (idle CPUs at `volcano_job_is_kept_...`): r0 0 + 2, r1 2 + 2, r2
+            // 0 + 1, r3 2 + 2; the closest is the first of the 4s tried, r1.
             "\"tier1\" \"r0\" 2/6",
             "\"tier1\" \"r1\" 4/6",
             "\"tier1\" \"r2\" 1/6",

@@ -568,6 +568,8 @@ fn batch_flow_solver_against_greedy() {
                    "node": "node-a3", "method": "flow",
                    "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)",
                    "preempts": [], "webhookAffinity": [], "datasets": []}),
+            // oversized (64 CPUs, 16Gi): as the state's own 64-CPU Pending pod in
+            // testdata.rs, cordoned c2, tainted b2, 7 nodes short of CPU and c1 of memory.
             json!({"namespace": "ml", "name": "oversized", "from": "Pod/oversized",
                    "node": null, "method": "flow",
                    "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu.",

@@ -536,6 +536,14 @@ fn batch_flow_solver_against_greedy() {
     let batch = &plan["batch"];
     assert_eq!(batch["solver"], "flow");
     assert_eq!(batch["placed"], 14);
+    // The objective (crates/systems/src/flow.rs): placement arcs cost 1 + NodeAffinity's 2 x
+    // (100 - the normalised preference): the 8 feature-extracts in zone us-east-1b 1 each, the
+    // 4 shard-loaders and gpu-eval, which prefer nothing, 201 each: 8 + 5 x 201 = 1013. A
+    // node's k-th pod costs first + (k-1) x step, NodeResourcesFit's utilisation by the mean
+    // flow pod (136 CPUs and 192Gi over the 14: 9714m, 13.7Gi): a1 (73, 72) x 1, a3 (48, 13)
+    // x 2, b1 (56, 41) x 2, b3 (17, 17) x 6, c3 (46, 41) x 2: 73 + 109 + 153 + 357 + 133 =
+    // 825. oversized, left pending, costs the batch's 14 x (the dearest arc 201 + the dearest
+    // unit, b1's 4th at 56 + 3 x 41 = 179) + 1 = 5321. 1013 + 825 + 5321 = 7159.
     assert_eq!(batch["totalCost"], 7159);
     // The metrics, from the placements in `batch_comparison_table` (pods per used node):
     // greedy node-b3 6 (five feature-extracts, shard-loader-2), node-b1 3, node-a3 2, node-c3 1,
@@ -543,8 +551,7 @@ fn batch_flow_solver_against_greedy() {
     // 1.6^2 + 1.6^2)/5 = 3.44, stddev 1.855. Flow node-b3 6, node-b1 2, node-a3 2 (shard-loader-1,
     // gpu-eval), node-c3 2, node-a1 1, node-a2 1: 14 on 6 nodes, mean 7/3, variance 52/18,
     // stddev 1.700. Both put all 8 feature-extracts in zone us-east-1b: 8 x 60 = 480 of preferred
-    // weight. placed 14 = 15 less oversized (64 CPUs, more than any node). totalCost is the
-    // solver's objective (docs/src/batches.md), not derived here.
+    // weight. placed 14 = 15 less oversized (64 CPUs, more than any node).
     let comparison = &batch["comparison"];
     assert_eq!(
         comparison["greedy"],

@@ -9,6 +9,13 @@ const DRIFT: &str = "testdata/clusters/drift.yaml";
 
 /// api-0 prefers zone-c (NodeAffinity weight 2 x 100) but runs on node-a: taken off node-a, it
 /// would go to node-c, 200 points ahead; the per-plugin table says where the points come from.
+///
+/// api-0 asks for 1 CPU and 2Gi on 4-CPU, 16Gi nodes (16384Mi). node-a, api-0 taken off,
+/// keeps web-0 (500m, 1Gi) and custom-0 (500m, no memory: 200Mi for NodeResourcesFit, 0 for
+/// BalancedAllocation): Fit CPU (4000-2000)*100/4000 = 50, memory (16384-3272)*100/16384 = 80,
+/// (50+80)/2 = 65; Balanced 0.5 and 3072/16384 = 0.1875, 100*(1-0.156) = 84. node-c holds
+/// db-0 (1 CPU, 4Gi): Fit 50 and (16384-6144)*100/16384 = 62, 56; Balanced 0.5 and 0.375, 93.
+/// Totals: 3*100 + 65 + 84 = 449; 300 + 2*100 + 56 + 93 = 649.
 #[test]
 fn explain_compare_shows_both_nodes_scores_per_plugin() {
     let out = run(&[
@@ -83,7 +90,10 @@ fn explain_compare_json_says_why_the_node_is_filtered_out() {
 }
 
 /// A pod that still sits where the engine would put it is no finding; a Pending pod has no node
-/// to compare (exit 2, one line).
+/// to compare (exit 2, one line). web-0 (500m, 1Gi, preferring its zone-a) on node-a beside
+/// api-0 and custom-0: the same 2000m CPU and 3272Mi (3072Mi actual) as api-0 sees there in
+/// `explain_compare_shows_both_nodes_scores_per_plugin`, so Fit 65 and Balanced 84, and
+/// NodeAffinity 100: 300 + 200 + 65 + 84 = 649.
 #[test]
 fn explain_compare_on_an_undrifted_and_a_pending_pod() {
     let stays = run(&[
@@ -122,6 +132,14 @@ fn explain_compare_on_an_undrifted_and_a_pending_pod() {
 /// shop's four kube-scheduler pods are compared (custom-0's scheduler is not kube-scheduler):
 /// db-0 (filtered out) is listed before api-0 (outscored), and the Pending cart-0 is planned as
 /// `--pending` plans it.
+///
+/// db-0 (1 CPU, 4Gi) on node-b, the only ssd node, beside web-1 (500m, 1Gi) and agent-0 (100m,
+/// no memory): Fit (4000-1600)*100/4000 = 60, (16384-5320)*100/16384 = 67, (60+67)/2 = 63;
+/// Balanced 0.4 and 5120/16384 = 0.3125, 100*(1-0.044) = 95; 300 + 63 + 95 = 458. api-0's
+/// 449 and 649 as in `explain_compare_shows_both_nodes_scores_per_plugin`. cart-0 (500m) goes
+/// to node-b, the node with the most room (3400m free; node-c 3000m, node-a 2000m): its Fit
+/// lead over node-c outweighs node-c's better balance. 2 of 4:
+/// web-0, web-1, api-0 and db-0 are kube-scheduler's; web-0 and web-1 stay.
 #[test]
 fn plan_pending_compare_summarises_the_namespace() {
     let out = run(&[

@@ -35,6 +35,24 @@ fn verdicts(json: &Value) -> Vec<String> {
         .collect()
 }
 
+/// web-cache (500m, 1Gi; required anti-affinity to `app: web` per host, required affinity to a
+/// `app: web` pod with a tier per zone, preferred affinity 70 to the ml teams' Alluxio workers
+/// per zone, preferred anti-affinity 30 to kube-dns per host) on testdata/clusters/three-zone.yaml.
+/// Rejected: the three hosts of the web frontends (a1, b1, c1), b2 (its taint), c2
+/// (cordoned). The scores, with the default weights (TaintToleration 3, InterPodAffinity 2,
+/// NodeResourcesFit and BalancedAllocation 1; the others score 0 here), the Succeeded loader
+/// on node-a2 holding nothing:
+/// - InterPodAffinity: the Alluxio workers run in zones a (node-a2) and b (node-b1), so a2, a3
+///   and b3 have 70, c3 0 (no kube-dns pod on any of the four); normalised (70-0)*100/(70-0):
+///   100, 100, 100 and 0.
+/// - node-b3 (empty; 31850m, 236Gi): Fit (31850-500)*100/31850 = 98, (236-1)*100/236 = 99,
+///   (98+99)/2 = 98; Balanced 0.0157 and 0.0042, 100*(1-0.0057) = 99; 300+200+98+99 = 697.
+/// - node-a2 (a 2-CPU, 8Gi worker; 7910m, 30Gi): Fit (7910-2500)*100/7910 = 68, (30-9)*100/30
+///   = 70, 69; Balanced 0.316 and 0.3, 99; 300+200+69+99 = 668.
+/// - node-a3 (the 16-CPU, 64Gi trainer; 47800m, 180Gi): Fit (47800-16500)*100/47800 = 65,
+///   (180-65)*100/180 = 63, 64; Balanced 0.345 and 0.361, 99; 300+200+64+99 = 663.
+/// - node-c3 (the 1-CPU, 2Gi api; 15890m, 61Gi): Fit (15890-1500)*100/15890 = 90, (61-3)*100/61
+///   = 95, 92; Balanced 0.094 and 0.049, 100*(1-0.0226) = 97; 300+0+92+97 = 489.
 #[test]
 fn json_contract_on_the_three_zone_cluster() {
     let out = output(&[
@@ -120,6 +138,11 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
+    // Each of the 9 nodes counted once, by the first filter that rejects it (NodeUnschedulable,
+    // TaintToleration, NodeAffinity, then NodeResourcesFit): c2 cordoned, b2 tainted, the four
+    // other nodes outside zone a (b1, b3, c1, c3) by the selector, and zone a's three (7910m,
+    // 7910m, 47800m allocatable) short of 64 CPUs; 1 + 1 + 4 + 3 = 9. Preemption cannot help on
+    // any: evicting every pod of a zone-a node leaves at most 47800m.
     assert!(
         text.starts_with("Pod web/huge would stay Pending.\n"),
         "{text}"
@@ -133,6 +156,10 @@ fn unschedulable_pods_get_the_upstream_summary_and_exit_1() {
 /// kube-scheduler's VolumeBinding keeps the pods of a claim bound to a zonal volume in its
 /// zone, with upstream's reason; VolumeZone, after it, would reject the node too. A claim the
 /// state does not hold rejects the pod at PreFilter, said once.
+///
+/// db (1 CPU, 2Gi) on the empty 4-CPU, 16Gi node-a scores 474 = TaintToleration 3*100 +
+/// NodeResourcesFit ((4000-1000)*100/4000 = 75, (16-2)*100/16 = 87, (75+87)/2 = 81) +
+/// BalancedAllocation (fractions 0.25 and 0.125, deviation 0.0625, 93).
 #[test]
 fn a_bound_zonal_volume_keeps_its_pod_in_its_zone() {
     let args = |extra: &[&'static str]| {
@@ -471,6 +498,11 @@ fn targets_take_kubectl_short_names() {
     );
 }
 
+/// The candidates are compared by upstream's pickOneNodeForPreemption: fewest budget
+/// violations (node-3's api-1 violates one, so it loses), then the lowest highest-victim
+/// priority (100 on node-1 and node-2: a tie), then the lowest sum of victim priorities, each
+/// raised by 2^31 = 2147483648: node-1 100 + 2^31 = 2147483748, node-2 2 x (100 + 2^31) =
+/// 4294967496.
 #[test]
 fn preemption_preview_names_the_node_the_victims_and_why_others_lost() {
     let args = |pod: &'static str, output: &'static str| {

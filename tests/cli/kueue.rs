@@ -20,6 +20,9 @@ fn group(job: &str) -> (i32, Value) {
     (code, plan["groups"][0].clone())
 }
 
+/// The job: 6 pods of 2 CPUs. The 8-CPU nodes' room for them: n2 (etl-0's 6 CPUs) 1, n6
+/// (etl-1's 4) 2, the others 4; so r1 holds 4 + 1 = 5 (too few), r2 and r4 8, r3 4 + 2 = 6,
+/// the tightest that holds 6. Kueue fills r3's nodes by their room: n5 4, n6 the last 2.
 #[test]
 fn a_required_rack_takes_the_tightest_rack_that_holds_the_job() {
     let (code, stdout, stderr) = plan("train", &["--show-all"]);
@@ -83,6 +86,8 @@ fn a_required_rack_no_rack_holds_is_unschedulable_with_the_closest_named() {
             )
         })
         .collect();
+    // 10 pods of 2 CPUs; the racks hold r1 5, r2 8, r3 6, r4 8 (see above), listed roomiest
+    // first, and none 10: the closest is the first of the 8s, r2.
     let want = [("r2", 8), ("r4", 8), ("r3", 6), ("r1", 5)].map(|(d, n)| (d.to_string(), n));
     assert_eq!(rejected, want);
     assert_eq!(
@@ -108,6 +113,10 @@ fn a_required_rack_no_rack_holds_is_unschedulable_with_the_closest_named() {
     assert_eq!(g["warnings"], json!([]));
 }
 
+/// 10 pods of 2 CPUs: no rack holds them (at most 8), so Kueue goes up to the blocks: b1 holds
+/// 5 + 8 = 13, b2 6 + 8 = 14, and b1 is the tighter. Its nodes hold n1 4, n2 1, n3 4, n4 4;
+/// Kueue takes the roomiest until the rest fits in one, then the tightest that takes the
+/// rest: n1 4, n3 4, then n4 (4, the least room of those holding 2) 2.
 #[test]
 fn a_preferred_rack_no_rack_holds_goes_one_level_up() {
     let (code, g) = group("preferred");

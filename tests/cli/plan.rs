@@ -30,6 +30,18 @@ fn required(pairs: &[(&str, &str)]) -> Value {
     json!({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term(pairs)]}})
 }
 
+/// The scores, with the default weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit
+/// and BalancedAllocation 1; the others score 0 here), each step on node-b3 (31850m, 236Gi,
+/// nothing running; a completed step no longer counts for the next):
+/// - load-imagenet (500m, 1Gi): Fit (31850-500)*100/31850 = 98, (236-1)*100/236 = 99,
+///   (98+99)/2 = 98; Balanced fractions 0.0157 and 0.0042, 100*(1-0.0057) = 99; 300 + 98 + 99
+///   = 497. No node has more room: it is the largest node with nothing on it.
+/// - preprocess-imagenet (2 CPUs, 4Gi), required to node-b3: Fit (31850-2000)*100/31850 = 93,
+///   (236-4)*100/236 = 98, 95; Balanced 0.0628 and 0.0169, 100*(1-0.0229) = 97; 300 + 95 + 97
+///   = 492 (NodeAffinity scores only preferred terms: 0).
+/// - export-imagenet (1 CPU, 2Gi), preferring zone us-east-1b (80): NodeAffinity 80 of the
+///   best 80, 100, weight 2; Fit (31850-1000)*100/31850 = 96, (236-2)*100/236 = 99, 97;
+///   Balanced 0.0314 and 0.0085, 98; 300 + 200 + 97 + 98 = 695.
 #[test]
 fn three_step_flow_is_the_json_contract() {
     let (code, plan) = plan_json(&[
@@ -115,6 +127,18 @@ fn yaml_is_the_same_contract() {
     assert_eq!(yaml, json);
 }
 
+/// The scores, with the default weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit
+/// and BalancedAllocation 1), the completed warmup's Succeeded loader holding nothing:
+/// - train-on-warm-cache (2 CPUs, 8Gi), required to rack-a1 (node-a1 and node-a2): node-a1
+///   (coredns 100m, 70Mi and a web frontend 500m, 512Mi; 7910m, 30Gi) has Fit
+///   (7910-2600)*100/7910 = 67 and (30720-8774)*100/30720 = 71, (67+71)/2 = 69; Balanced
+///   0.329 and 0.286, 100*(1-0.0216) = 97; 300 + 69 + 97 = 466. node-a2 holds a 2-CPU, 8Gi
+///   Alluxio worker, so it scores less (Fit 47).
+/// - load-eval-set (no requests: scored as upstream's non-zero 100m and 200Mi, and not by
+///   BalancedAllocation, which skips a pod that requests nothing), preferring zone us-east-1a
+///   (100) and node-a2 (20): NodeAffinity 120 on node-a2, the best, so 100, weight 2; Fit on
+///   node-a2 (the worker's 2 CPUs, 8Gi) (7910-2100)*100/7910 = 73, (30720-8392)*100/30720 =
+///   72, (73+72)/2 = 72; 300 + 200 + 72 = 572.
 #[test]
 fn table_shows_each_step_with_its_inherited_terms() {
     let run = plan(&[
@@ -316,6 +340,14 @@ fn run_json(command: &str, args: &[&str]) -> (i32, Value) {
     cli::run_json(&[&[command], args].concat())
 }
 
+/// The gang: 8 pods of 4 GPUs are 32 GPUs, one tor's 4 nodes of 8. Of the bigPods (the
+/// required level), bigPodB has the more GPUs available (128 less inference's 4 x 2 = 120;
+/// bigPodA 128 less llm-pretrain's 3 x 8 + 4 + 4 = 96), of its miniPods miniPodB2 (64 free;
+/// miniPodB1 56), and of its tors torB2-1 and torB2-2 tie at 32: the first, torB2-1,
+/// gpu-node-24..27, 2 pods on each, alternating as each pod takes the emptiest node.
+/// The default scheduler, pod by pod, takes the empty nodes first, first by name among equals:
+/// gpu-node-04..07 (torA1-2 of miniPodA1), then past the half-used gpu-node-08, 09..12 (torA2-1
+/// for 09..11, torA2-2 for 12, of miniPodA2): 1 bigPod, 2 miniPods, 3 tors.
 #[test]
 fn godel_gang_table_with_the_default_scheduler_beside_it() {
     let run = plan(&[
@@ -504,7 +536,22 @@ fn batch_flow_solver_against_greedy() {
     let batch = &plan["batch"];
     assert_eq!(batch["solver"], "flow");
     assert_eq!(batch["placed"], 14);
+    // The objective (crates/systems/src/flow.rs): placement arcs cost 1 + NodeAffinity's 2 x
+    // (100 - the normalised preference): the 8 feature-extracts in zone us-east-1b 1 each, the
+    // 4 shard-loaders and gpu-eval, which prefer nothing, 201 each: 8 + 5 x 201 = 1013. A
+    // node's k-th pod costs first + (k-1) x step, NodeResourcesFit's utilisation by the mean
+    // flow pod (136 CPUs and 192Gi over the 14: 9714m, 13.7Gi): a1 (73, 72) x 1, a3 (48, 13)
+    // x 2, b1 (56, 41) x 2, b3 (17, 17) x 6, c3 (46, 41) x 2: 73 + 109 + 153 + 357 + 133 =
+    // 825. oversized, left pending, costs the batch's 14 x (the dearest arc 201 + the dearest
+    // unit, b1's 4th at 56 + 3 x 41 = 179) + 1 = 5321. 1013 + 825 + 5321 = 7159.
     assert_eq!(batch["totalCost"], 7159);
+    // The metrics, from the placements in `batch_comparison_table` (pods per used node):
+    // greedy node-b3 6 (five feature-extracts, shard-loader-2), node-b1 3, node-a3 2, node-c3 1,
+    // node-a2 1: 13 placed on 5 nodes, at most 6, mean 2.6, variance (3.4^2 + 0.4^2 + 0.6^2 +
+    // 1.6^2 + 1.6^2)/5 = 3.44, stddev 1.855. Flow node-b3 6, node-b1 2, node-a3 2 (shard-loader-1,
+    // gpu-eval), node-c3 2, node-a1 1, node-a2 1: 14 on 6 nodes, mean 7/3, variance 52/18,
+    // stddev 1.700. Both put all 8 feature-extracts in zone us-east-1b: 8 x 60 = 480 of preferred
+    // weight. placed 14 = 15 less oversized (64 CPUs, more than any node).
     let comparison = &batch["comparison"];
     assert_eq!(
         comparison["greedy"],
@@ -528,6 +575,8 @@ fn batch_flow_solver_against_greedy() {
                    "node": "node-a3", "method": "flow",
                    "note": "min-cost flow: task class 2 (1 pod, 1 feasible node)",
                    "preempts": [], "webhookAffinity": [], "datasets": []}),
+            // oversized (64 CPUs, 16Gi): as the state's own 64-CPU Pending pod in
+            // testdata.rs, cordoned c2, tainted b2, 7 nodes short of CPU and c1 of memory.
             json!({"namespace": "ml", "name": "oversized", "from": "Pod/oversized",
                    "node": null, "method": "flow",
                    "note": "pending: 0/9 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 7 Insufficient cpu.",
@@ -589,6 +638,8 @@ fn batch_on_the_openb_state() {
         ],
     );
     assert_eq!(code, 1);
+    // 14 placed: the 15 pods less gpu-eval. 14 nodes used: with far more empty nodes than pods,
+    // least-allocated scoring sends each pod to a node no earlier pod of the batch took.
     let comparison = &plan["batch"]["comparison"];
     let placed = |m: &Value| (m["placed"].clone(), m["nodesUsed"].clone());
     assert_eq!(placed(&comparison["greedy"]), (json!(14), json!(14)));
@@ -603,6 +654,11 @@ fn batch_on_the_openb_state() {
     assert_eq!(gpu["node"], Value::Null);
 }
 
+/// node-b3's 695 is derived at `three_step_flow_is_the_json_contract`. node-b1 (coredns 100m,
+/// 70Mi, a web frontend 500m, 512Mi and an Alluxio worker 2 CPUs, 8Gi; 15890m, 61Gi), with
+/// the pod's 1 CPU and 2Gi: Fit (15890-3600)*100/15890 = 77, (62464-10822)*100/62464 = 82,
+/// (77+82)/2 = 79; Balanced 0.227 and 0.173, 100*(1-0.0266) = 97; in zone us-east-1b too, so
+/// NodeAffinity 100: 300 + 200 + 79 + 97 = 676, 19 below (18 + 1).
 #[test]
 fn explain_an_operation_at_its_step_with_the_source_of_each_inherited_term() {
     let run = run(
@@ -700,6 +756,9 @@ fn explain_a_gang_pod_inside_its_group() {
             "notes": ["the gang plan puts it on gpu-node-25"]
         })
     );
+    // The pods before it alternate over the tor's nodes: gpu-node-24 holds two (8 of its 8
+    // GPUs), 25, 26 and 27 one each (4 left), so 25 is the first by name of the emptiest.
+    // Only the tor's 4 nodes are looked at.
     assert_eq!(explanation["selected"], "gpu-node-25");
     assert_eq!(explanation["totalNodes"], 4);
 }
@@ -717,9 +776,16 @@ fn explain_a_volcano_pod_says_why_the_plan_differs() {
         ],
     );
     assert_eq!(code, 0);
+    // Volcano places the job bucket by bucket (its task-topology plugin): the first bucket,
+    // ps-0 with workers 0 and 2, all on gpu-node-04, then ps-1, whose bucket worker-1 joins.
     assert_eq!(
-        explanation["context"]["assumed"].as_array().unwrap().len(),
-        4
+        explanation["context"]["assumed"],
+        json!([
+            {"pod": "training/tf-resnet-ps-0", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-worker-0", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-worker-2", "node": "gpu-node-04"},
+            {"pod": "training/tf-resnet-ps-1", "node": "gpu-node-05"}
+        ])
     );
     assert_eq!(
         explanation["context"]["notes"],
@@ -785,6 +851,8 @@ fn plan_stdin_json(manifests: &str, args: &[&str]) -> (i32, Value) {
 }
 
 /// Each kind's testdata example plans on the gang cluster with the groups[] contract filled.
+/// The last column is each file's own minimum (minMember, the Job's minAvailable, the
+/// Workload's minCount); each example has exactly that many pods, and all are placed.
 #[test]
 fn every_gang_kind_plans_from_its_testdata_example() {
     let cases = [
@@ -1008,6 +1076,12 @@ fn patch_plans_with_the_scheduler_config_too() {
 /// Two gangs that each fit alone, and a plain pod, on two 4-CPU nodes: the first gang takes 6
 /// CPUs, so only one pod of the second fits; all or nothing, none of it is placed (exit 1),
 /// and the plain pod gets what the first gang left. No node is promised more than it has.
+///
+/// etl-a's 3 pods of 2 CPUs alternate by least allocation, ties by name: small-1, small-2,
+/// small-1, leaving 0 and 2 CPUs free. etl-b-0 fits small-2's 2 (fit 1); etl-b-1 fits neither
+/// node (2 Insufficient cpu); etl-b-2 is not tried, since 1 placed + 1 left < minMember 3.
+/// Nothing of etl-b is kept, and the plain pod's 1 CPU goes to small-2, the only node with
+/// room: 4 CPUs promised on small-1, 2 + 1 = 3 on small-2.
 #[test]
 fn gangs_and_batch_pods_share_one_assumed_state() {
     let (code, plan) = run_json(
@@ -1099,7 +1173,9 @@ fn plan_table(args: &[&str]) -> String {
 }
 
 /// Without manifests, the gangs of the recorded state that still have pods to place: the
-/// running member counts towards minMember.
+/// running member counts towards minMember. sweep-0 (1 CPU) runs on small-1; sweep-1 (2 CPUs)
+/// takes the emptier small-2 (4 CPUs free against 3); sweep-2 (2 CPUs) then small-1 (3 free
+/// against 2).
 #[test]
 fn recorded_state_gang_plans_with_its_running_member() {
     let (code, plan) = run_json(
@@ -1238,6 +1314,8 @@ fn coscheduling_prefilter_turns_away_a_group_whose_min_resources_exceed_the_clus
     assert_eq!(code, 1);
     let g = &plan["groups"][0];
     assert_eq!(g["status"], "Unschedulable");
+    // minResources 9 CPUs against the two empty 4-CPU nodes' 8: a gap of 9 - 8 = 1, for both
+    // of the Deployment's 2 pods.
     assert_eq!(
         g["blocked"],
         json!([{
@@ -1361,6 +1439,12 @@ fn cache_preference() -> Value {
     ]}}])
 }
 
+/// warm-imagenet (500m, 1Gi) scores 497 on node-b3 as load-imagenet does in
+/// `three_step_flow_is_the_json_contract`. train-resnet (2 CPUs, 4Gi) on node-c1 (3920m, 14Gi,
+/// a web frontend's 500m and 512Mi), the only node with the cache label, which the webhook
+/// prefers at 100, the best: NodeAffinity 100 x 2; Fit (3920-2500)*100/3920 = 36,
+/// (14336-4608)*100/14336 = 67, (36+67)/2 = 51; Balanced 0.638 and 0.321, 100*(1-0.158) = 84;
+/// 300 + 200 + 51 + 84 = 635.
 #[test]
 fn assume_cached_lands_the_dataprocess_on_the_cache_node() {
     let run = plan(&[
@@ -1521,6 +1605,9 @@ status:
 
 const PRIORITY: &str = "testdata/clusters/priority.yaml";
 
+/// 1 of 3 placed: critical, by preempting batch-a (the candidates are compared in explain's
+/// `preemption_preview_names_the_node_the_victims_and_why_others_lost`); research may not
+/// preempt (preemptionPolicy Never) and huge finds no victims once critical holds node-1.
 #[test]
 fn a_high_priority_pod_preempts_and_the_others_say_why_not() {
     let run = plan(&["-f", "testdata/pods/preemption.yaml", "--state", PRIORITY]);
@@ -1551,6 +1638,10 @@ prod/critical would preempt on node-1: prod/batch-a
 /// The StatefulSet's second pod leaves kafka-0's node and zone: kube-scheduler's system
 /// default constraints spread a StatefulSet's pods by its selector (hostname maxSkew 3, zone
 /// maxSkew 5, ScheduleAnyway); the Job's and the CronJob's pods have no such controller.
+/// The 16 pods: a node-exporter for each of the 9 nodes but node-b2, whose taint it does not
+/// tolerate (cordoned node-c2 is tolerated, as the DaemonSet controller adds), 8; kafka,
+/// reindex and nightly-report, 2 each; the two pods naming their node. 15 placed: all but
+/// pinned-missing, whose node does not exist.
 #[test]
 fn every_workload_kind_is_planned_as_what_its_controller_creates() {
     let run = plan(&["-f", "testdata/pods/workloads.yaml", "--state", THREE_ZONE]);
@@ -1591,6 +1682,10 @@ Batch (16 pods, solver greedy): 15/16 pods placed
     );
 }
 
+/// node-c1's 635 is derived at `assume_cached_lands_the_dataprocess_on_the_cache_node`; node-b3,
+/// the runner-up, scores what preprocess-imagenet (the same 2 CPUs and 4Gi) does on it in
+/// `three_step_flow_is_the_json_contract`, 492 (Fit 95, Balanced 97, no cache label): 635 -
+/// 492 = 143 = 200 (NodeAffinity) + 51 - 95 (Fit) + 84 - 97 (Balanced).
 #[test]
 fn explain_names_the_webhook_and_the_cache() {
     let run = run(
@@ -1719,6 +1814,7 @@ fn jsonpath_and_custom_columns_outputs() {
             ]
             .concat(),
             0,
+            // The scores derived at explain's `json_contract_on_the_three_zone_cluster`.
             "node-a1   <none>\nnode-a2   668\nnode-a3   663\nnode-b1   <none>\nnode-b2   <none>\nnode-b3   697\nnode-c1   <none>\nnode-c2   <none>\nnode-c3   489\n",
         ),
         (
@@ -1785,7 +1881,8 @@ fn jsonpath_and_custom_columns_fail_on_an_index_out_of_range() {
     }
 }
 
-/// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods.
+/// The capacity example: worker-1 has 2 CPU free, worker-2 is tainted, ten 4-CPU pods. A
+/// 16-CPU node holds 16 / 4 = 4 of them.
 const CAPACITY: [&str; 4] = [
     "-f",
     "testdata/capacity/pods.yaml",
@@ -1808,6 +1905,9 @@ fn capacity_what_ifs_show_what_moved() {
         "add=1:like=worker-1",
         "--no-headers",
     ]);
+    // Untainted worker-2 and the new empty worker-1 take 4 pods each: 8 placed, 10 - 8 = 2
+    // pending. They alternate as each pod takes the emptier node, worker-1-whatif-1 first by
+    // name on a tie.
     assert_eq!(run.code, 1, "two pods still pend: {}", run.stderr);
     let effect = run.stdout.split("\n\n").nth(1).unwrap();
     let rows: String = (0..8)
@@ -1899,7 +1999,8 @@ fn how_many_nodes_searches_the_smallest_count() {
             ""
         )
     );
-    // Untainting worker-2 first gives 4 places: 2 new nodes then do.
+    // Untainting worker-2 first gives 4 places: 2 new nodes then do (10 - 4 = 6 unplaced with
+    // none, 6 - 4 = 2 with one, none with two).
     let (code, json) = plan_json(
         &[
             &CAPACITY[..],
@@ -1921,7 +2022,7 @@ fn how_many_nodes_searches_the_smallest_count() {
             {"nodes": 2, "fits": true, "unplaced": 0},
         ], "blockingReason": null})
     );
-    // Already fitting: 0, after one trial.
+    // Already fitting (3 x 4 = 12 places for 10 pods): 0, after one trial.
     let (code, json) = plan_json(&[
         "-f",
         "testdata/capacity/pods.yaml",
@@ -1991,6 +2092,8 @@ fn how_many_nodes_names_what_no_count_fixes() {
 
 #[test]
 fn against_shows_only_what_moved_between_two_states() {
+    // after.yaml is before.yaml with worker-2 untainted: its 16 CPUs take 4 of the 4-CPU pods,
+    // crunch-0 to crunch-3 in order; worker-1's 2 free CPUs still take none.
     let run = capacity_plan(&["--against", "testdata/capacity/after.yaml"]);
     let was =
         "was: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)";
@@ -2059,6 +2162,15 @@ fn against_shows_only_what_moved_between_two_states() {
 /// `example.com/fluid-fuse: on` makes RequireNodeWithFuse pin the DataProcess there, ahead of
 /// the cache preference; the serverful DataLoad mounts no dataset and gets
 /// PreferNodesWithoutCache. Each plugin is listed as its own source.
+///
+/// The scores (TaintToleration 3, NodeAffinity 2, NodeResourcesFit and BalancedAllocation 1):
+/// warm-imagenet (500m, 1Gi) prefers nodes without `fluid.io/dataset-num`, every node but
+/// node-a3, so NodeAffinity 100 on node-b3, where Fit 98 and Balanced 99 as for load-imagenet
+/// in `three_step_flow_is_the_json_contract`: 300 + 200 + 98 + 99 = 697. train-resnet (2 CPUs,
+/// 4Gi) may run only on node-b1, the fuse node; the cache label is on node-a3 alone, so its
+/// preference scores 0. node-b1 (2.6 CPUs and 8774Mi running; 15890m, 61Gi): Fit
+/// (15890-4600)*100/15890 = 71, (62464-12870)*100/62464 = 79, (71+79)/2 = 75; Balanced 0.29
+/// and 0.21, 100*(1-0.042) = 95; 300 + 0 + 75 + 95 = 470.
 #[test]
 fn the_webhook_plugins_are_each_a_source() {
     let dir = tempfile::tempdir().unwrap();
@@ -2194,6 +2306,13 @@ Batch (4 pods, solver greedy): 4/4 pods placed
 
 const VOLCANO_TOPOLOGY: &str = "testdata/topology/volcano/state.yaml";
 
+/// The job: 6 workers of 4 CPUs, 24 in all. Idle CPUs of the 8-CPU nodes: node-0 2 (etl-0's
+/// 6), node-4 2 (etl-1), node-5 6 (web-0's 2), the others 8. Per rack: r0 (node-0, node-1)
+/// 2 + 8 = 10, r1 (node-2, node-3) 16, r2 (node-4, node-5) 2 + 6 = 8, r3 (node-6, node-7)
+/// 16; each under 24, so no rack is eligible. s0 (r0, r1) holds 0 + 2 + 2 + 2 = 6 pods of 4
+/// CPUs; s1 (r2, r3) has 24 idle CPUs but holds only 0 + 1 + 2 + 2 = 5. In s0 the pods go
+/// to the emptiest of node-1, node-2, node-3 (8 CPUs each, then 4), the first by name on a
+/// tie: node-1, node-2, node-3, twice; r0 gets 2, r1 4.
 #[test]
 fn volcano_job_is_kept_in_the_lowest_tier_hypernode_that_holds_it() {
     let run = plan(&[
@@ -2262,7 +2381,9 @@ fn volcano_hard_tier_no_hypernode_holds_exits_1_naming_the_closest() {
     assert_eq!(
         rejected,
         [
-            // By bin-packing score (Volcano's order), all turned down.
+            // By bin-packing score (Volcano's order), all turned down. Pods of 4 CPUs each
+            // rack holds (idle CPUs at `volcano_job_is_kept_...`): r0 0 + 2, r1 2 + 2, r2
+            // 0 + 1, r3 2 + 2; the closest is the first of the 4s tried, r1.
             "\"tier1\" \"r0\" 2/6",
             "\"tier1\" \"r1\" 4/6",
             "\"tier1\" \"r2\" 1/6",

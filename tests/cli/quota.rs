@@ -13,6 +13,14 @@ const PODS: &str = "testdata/pods/quota.yaml";
 /// 512Mi default limit it gets (the pod fails validation); medium fits (1750m, and only its
 /// limits are defaulted); extra would be the quota's fourth pod. Rejected pods are never
 /// scheduled: exit 1, the reason in upstream's words.
+///
+/// The quota's arithmetic (requests.cpu 2, pods 3; api-0 uses 1 CPU and 1 pod, the Succeeded
+/// job-0 nothing): small adds 250m, so 1250m and 2 pods; big's 1250m + 1500m = 2750m > 2, the
+/// "used: requests.cpu=1250m"; huge's limit 4 > the maximum 2; roomy's 1Gi request > the
+/// default limit 512Mi; medium's 1250m + 500m = 1750m <= 2, and 3 pods <= 3; extra's 3 + 1 =
+/// 4 pods > 3, the "used: pods=3". Placed: small and medium, 2 of the 6. Both go to node-2,
+/// where the Succeeded job-0 holds nothing and node-1 has api-0's 1 CPU (the scores in
+/// `explain_placement_admits_like_plan`; medium's 500m leaves node-2 the emptier again).
 #[test]
 fn pods_the_api_server_rejects_are_not_placed() {
     let out = run(&["plan", "-f", PODS, "--state", STATE]);
@@ -59,6 +67,12 @@ fn quotas_and_limit_ranges_are_read_from_the_state_and_kept_in_snapshots() {
 /// the DataProcess's 3-CPU limit is past the LimitRange's maximum, so its operation is blocked;
 /// of the gang's three pods the quota admits one, so the gang waits for pods never created,
 /// the quota named.
+///
+/// The quota: api-0 (1 CPU, 1 pod) and warm's defaulted 250m make 1250m and 2 pods; train-0's
+/// 500m makes 1750m and 3 pods; train-1 and train-2 would make 4 pods > 3 and 2250m > 2, the
+/// "used: pods=3,requests.cpu=1750m". The gang: 1 pod (train-0) exists of minMember 3, none
+/// placed, 2 rejected (the "(and 1 more)" is train-2). warm's 495 is small's below: the same
+/// LimitRange defaults (250m, 256Mi) on node-2.
 #[test]
 fn gangs_and_operations_are_admitted_too() {
     let out = run(&[
@@ -101,6 +115,15 @@ Warnings:
 /// `explain-placement -f` explains a pod of the inputs as admission leaves it: with the
 /// LimitRange's defaults (said in its notes, and sized by them), or rejected, the quota named,
 /// whether it is a batch pod or a gang's.
+///
+/// small's scores, sized by the defaults (250m CPU, 256Mi) on 8-CPU, 32Gi nodes, with the
+/// default weights (TaintToleration 3, NodeResourcesFit and BalancedAllocation 1):
+/// - node-2 (the Succeeded job-0 counts nothing): Fit CPU (8000-250)*100/8000 = 96, memory
+///   (32768-256)*100/32768 = 99, (96+99)/2 = 97; Balanced: fractions 250/8000 = 0.03125 and
+///   256/32768 = 0.0078, deviation 0.0117, 100*(1-0.0117) = 98; 3*100 + 97 + 98 = 495.
+/// - node-1 (api-0's 1 CPU, 1Gi): Fit CPU (8000-1250)*100/8000 = 84, memory
+///   (32768-1280)*100/32768 = 96, (84+96)/2 = 90; Balanced: 0.15625 and 0.0391, deviation
+///   0.0586, 94; 300 + 90 + 94 = 484. node-2 leads by 11 = 7 (97-90) + 4 (98-94).
 #[test]
 fn explain_placement_admits_like_plan() {
     let small = run(&[
@@ -173,7 +196,9 @@ rejected at admission: pods \"train-2\" is forbidden: exceeded quota: compute, r
 
 /// New nodes do not change what the API server admits: `--how-many-nodes` stops after the
 /// plan without new nodes and names the first rejection (an operation's, then a gang's, then a
-/// batch pod's).
+/// batch pod's). Unplaced with no new nodes: big, huge, roomy and extra (4, the rejected batch
+/// pods); for the gang file, the blocked DataProcess crunch and the gang's one pending pod
+/// train-0 (2; its rejected pods were never created).
 #[test]
 fn the_node_count_search_stops_at_an_admission_rejection() {
     let out = run(&[

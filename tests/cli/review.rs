@@ -303,6 +303,7 @@ fn plan_markdown_of_a_flow_is_the_comment_it_shows() {
         ],
         "markdown",
     );
+    // The scores are derived at plan's `three_step_flow_is_the_json_contract`.
     let want = r##"**✅ Plan: everything lands** (3/3 operations).
 
 |  | Object | Where | Why |
@@ -377,6 +378,7 @@ fn explain_markdown_has_the_verdict_the_nodes_and_the_whole_explanation() {
         "-o",
         "markdown",
     ]);
+    // The scores are derived at explain's `json_contract_on_the_three_zone_cluster`.
     let want = r##"**✅ Pod web/web-cache would land on node node-b3** (score 697; 4 of 9 nodes feasible).
 
 | Node | Score | Verdict |

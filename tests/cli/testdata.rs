@@ -554,11 +554,15 @@ fn openb_state_loads_with_exact_counts() {
         .iter()
         .filter(|p| p.spec.node_name.is_empty() && p.status.phase == "Pending")
         .count();
+    // The trace's (testdata/README.md, examples/gen_openb_state.rs): 1,523 nodes; its 6,090
+    // Running and Pending pods, the 5,193 Running bound first-fit, 5,193 + 897 = 6,090.
     assert_eq!(
         (state.nodes.len(), state.pods.len(), bound, pending),
         (1523, 6090, 5193, 897)
     );
 
+    // Node 124: rack-{124 / 8} = rack-015, tor-{124 / 32} = tor-003, zone [a, b, c][(124 / 32)
+    // % 3 = 0] = zone-a (the generator's rules, testdata/README.md).
     let node = state.node("openb-node-0124").unwrap();
     let labels: Vec<(&str, &str)> = node
         .metadata
@@ -686,7 +690,10 @@ fn pod_examples_are_feasible_where_their_comments_say() {
         assert_eq!(feasible, *expected, "{file} {name}");
     }
 
-    // The Pending pod of the state fits nowhere.
+    // The Pending pod of the state fits nowhere. It asks for 64 CPUs and 16Gi: c2 is cordoned
+    // and b2 tainted (the first filters to fail there); of the other 7, none has 64 CPUs (7
+    // Insufficient cpu), and node-c1's 14Gi is short of memory too (1 Insufficient memory):
+    // 10 reasons on 9 nodes.
     let pending = state.pod("ml", "nightly-report-8p2xv").unwrap();
     assert_eq!(
         scheduler.decide(pending).summary.as_deref(),

@@ -31,6 +31,11 @@ fn job(edit: &str) -> String {
 
 /// Rows after upstream's `example/invalid_jobs/` (minAvailable above the replicas, a task
 /// name twice, one event in two policies), in our own job; the valid job places its four pods.
+/// The valid job's 4 one-CPU pods (2 tasks x 2 replicas) on the two empty 4-CPU nodes: each
+/// pod goes to the emptier node (the plan scores Volcano's nodeorder with the default
+/// profile's least-allocated NodeResourcesFit; the first by name on a tie), so they
+/// alternate, 2 on each. A denied job counts its pods (4, or 2 when the second
+/// task's replicas take the first's names) and places none.
 #[test]
 fn a_job_the_webhook_denies_places_no_pod() {
     let denied = "admission webhook \"validatejob.volcano.sh\" denied the request";
@@ -69,7 +74,8 @@ fn a_job_the_webhook_denies_places_no_pod() {
 
 /// A Queue given with `-f` gates the PodGroups that name it: `lab` caps its jobs at 3 CPU, so a
 /// group of minResources 4 CPU stays Pending (4 > 3), though the two 4-CPU nodes could hold
-/// it; without the Queue (none in the state either) the group is let in and its pod placed.
+/// it; without the Queue (none in the state either) the group is let in and its pod placed,
+/// on small-1: both nodes are empty and score alike, and the tie goes to the first by name.
 #[test]
 fn a_queue_given_as_input_gates_its_pod_groups() {
     let queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: lab}\nspec: {weight: 1, capability: {cpu: \"3\"}}\n---\n";

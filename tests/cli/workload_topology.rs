@@ -39,6 +39,14 @@ fn group(workload: &str) -> (i32, Value) {
     (code, plan["groups"][0].clone())
 }
 
+/// The group: 6 pods of 2 CPUs and 4Gi, 12 CPUs and 24Gi. Each rack has 16 CPUs and 64Gi; the
+/// running etl pods take 6 CPUs on node-0 (r1), 4 on node-2 (r2), 2 on node-6 (r4), 4Gi each.
+/// r1 holds 1 + 4 = 5 pods. The placement score is pods (all 6 everywhere: 100) plus bin
+/// packing, the mean of CPU and memory requested per 100 held once the group is there:
+/// r2 (4 + 12) / 16 = 100 and (4 + 24) / 64 = 43, 71, so 171; r4 (2 + 12) / 16 = 87 and 43,
+/// 65, so 165; r3 12 / 16 = 75 and 24 / 64 = 37, 56, so 156. In r2, node-3 (8 CPUs free)
+/// takes the first two pods; then node-2 and node-3 both have 4 free and node-2 less memory
+/// used (4Gi against 8Gi), so train-2 goes there, and so on, node-2 2 pods and node-3 4.
 #[test]
 fn a_rack_constraint_keeps_the_tightest_rack_that_holds_the_group() {
     let out = plan("train");
@@ -66,6 +74,10 @@ Rejected domains (up to topology.example.com/rack):
     );
 }
 
+/// The group: 10 pods of 2 CPUs and 4Gi, 20 CPUs and 40Gi; each block has 32 CPUs and 128Gi.
+/// Bin packing once placed: b1 (etl-0 and etl-1, 10 CPUs, 8Gi) (10 + 20) / 32 = 93 and
+/// (8 + 40) / 128 = 37, 65, so 165; b2 (etl-2, 2 CPUs, 4Gi) 22 / 32 = 68 and 44 / 128 = 34,
+/// 51, so 151. Both take all 10 pods (pods 100).
 #[test]
 fn the_json_names_the_chosen_domain_and_scores_the_others() {
     let (code, g) = group("block");
@@ -108,7 +120,10 @@ fn a_group_no_rack_holds_stays_pending_and_names_the_closest_rack() {
         .iter()
         .map(|r| (r["domain"].as_str().unwrap(), r["fit"].as_u64().unwrap()))
         .collect();
-    // In the order tried: the best score each rack could reach, highest first.
+    // In the order tried: the best score each rack could reach, highest first (10 pods would
+    // fill any rack's CPUs, so it is memory: 4Gi running in r1, r2 and r4, first by name, none
+    // in r3). Pods of 2 CPUs each rack holds: r1 1 + 4, r2 2 + 4, r4 3 + 4, r3 4 + 4; r3 comes
+    // closest with 8 of 10.
     assert_eq!(fits, [("r1", 5), ("r2", 6), ("r4", 7), ("r3", 8)]);
     let stdout = plan("too-big").stdout;
     assert!(

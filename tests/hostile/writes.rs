@@ -506,32 +506,26 @@ struct Style {
     final_newline: bool,
 }
 
-fn style() -> impl proptest::strategy::Strategy<Value = Style> {
-    use proptest::prelude::*;
-    (
-        prop_oneof![Just(2usize), Just(4)],
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(indent, seq, comments, quoted, flow, existing, last, crlf, newline)| Style {
+/// Every style: 2 indents times the 2^8 ways to set the eight switches.
+fn every_style() -> Vec<Style> {
+    let mut out = Vec::new();
+    for indent in [2, 4] {
+        for bits in 0u32..256 {
+            let on = |bit: u32| bits & (1 << bit) != 0;
+            out.push(Style {
                 indent,
-                indented_sequences: seq,
-                comments,
-                quoted,
-                flow_spec: flow,
-                existing_affinity: existing,
-                affinity_last: last,
-                crlf,
-                final_newline: newline,
-            },
-        )
+                indented_sequences: on(0),
+                comments: on(1),
+                quoted: on(2),
+                flow_spec: on(3),
+                existing_affinity: on(4),
+                affinity_last: on(5),
+                crlf: on(6),
+                final_newline: on(7),
+            });
+        }
+    }
+    out
 }
 
 fn render(style: &Style) -> String {
@@ -618,29 +612,34 @@ fn render(style: &Style) -> String {
     text
 }
 
-proptest::proptest! {
-    // 512 styles in all; 1,024 random draws cover nearly every one (raise with the number here).
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
-
-    /// The splice sets exactly the field: the patched text parses to the original tree with the
-    /// affinity set, keeps every line ending style, and touches no byte before the field.
-    #[test]
-    fn the_splice_sets_exactly_the_affinity(style in style()) {
-        use df_apply::manifest::set_path;
-        use df_apply::splice::{LineIndex, set_field};
-        use df_manifest::tree::parse_documents;
+/// The splice sets exactly the field, in every one of the 512 styles (a property test drew
+/// 1,024 of them at random, which reaches about 430 distinct ones): the patched text parses to
+/// the original tree with the affinity set, and keeps every line ending style.
+#[test]
+fn the_splice_sets_exactly_the_affinity() {
+    use df_apply::manifest::set_path;
+    use df_apply::splice::{LineIndex, set_field};
+    use df_manifest::tree::parse_documents;
+    let styles = every_style();
+    assert_eq!(styles.len(), 512);
+    for style in styles {
         let text = render(&style);
         let root = parse_documents(&text).unwrap().remove(0);
         let value = serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
             {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n-1"]}]}]}}});
         let path = ["spec", "affinity"];
-        let (start, end, new) = set_field(&text, &LineIndex::new(&text), &root, &path, &value).unwrap();
+        let (start, end, new) = set_field(&text, &LineIndex::new(&text), &root, &path, &value)
+            .unwrap_or_else(|e| panic!("{e}: {style:?}"));
         let patched = format!("{}{new}{}", &text[..start], &text[end..]);
         let mut expected = root.to_json();
         set_path(&mut expected, &path, value);
         let back = parse_documents(&patched).unwrap().remove(0).to_json();
-        proptest::prop_assert_eq!(back, expected, "{}\n---\n{}", text, patched);
-        proptest::prop_assert_eq!(patched.matches("\r\n").count() == patched.matches('\n').count(), style.crlf);
-        proptest::prop_assert_eq!(patched.ends_with('\n'), style.final_newline);
+        assert_eq!(back, expected, "{text}\n---\n{patched}");
+        assert_eq!(
+            patched.matches("\r\n").count() == patched.matches('\n').count(),
+            style.crlf,
+            "{style:?}"
+        );
+        assert_eq!(patched.ends_with('\n'), style.final_newline, "{style:?}");
     }
 }

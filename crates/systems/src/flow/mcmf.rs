@@ -358,27 +358,84 @@ mod tests {
         })
     }
 
+    /// The flow of one case's solution and whether a unit of it paid a convex step: with no
+    /// flow the solver's answer is trivially right, so the companion test counts these.
+    fn check((vertices, arcs): &(usize, Vec<Spec>)) -> Result<(i64, bool), TestCaseError> {
+        let (source, sink) = (0, vertices - 1);
+        let (mut net, ids) = build(*vertices, arcs);
+        let solution = net.solve(source, sink);
+        let (best_flow, best_cost) = brute_force(*vertices, arcs, source, sink);
+        prop_assert_eq!(
+            solution,
+            Solution {
+                flow: best_flow,
+                cost: best_cost
+            }
+        );
+        let flows: Vec<i64> = ids.iter().map(|&id| net.flow(id)).collect();
+        for (spec, f) in arcs.iter().zip(&flows) {
+            prop_assert!(
+                *f >= 0 && *f <= i64::from(spec.2),
+                "capacity of {spec:?}: {f}"
+            );
+        }
+        let ex = excess(*vertices, arcs, &flows);
+        for (v, e) in ex.iter().enumerate() {
+            let expected = if v == source {
+                best_flow
+            } else if v == sink {
+                -best_flow
+            } else {
+                0
+            };
+            prop_assert_eq!(*e, expected, "conservation at {}", v);
+        }
+        let cost: i64 = arcs
+            .iter()
+            .zip(&flows)
+            .map(|(s, &f)| units_cost(s, f))
+            .sum();
+        prop_assert_eq!(cost, solution.cost);
+        let convex = arcs.iter().zip(&flows).any(|(s, &f)| s.4 > 0 && f > 1);
+        Ok((best_flow, convex))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
         #[test]
-        fn matches_brute_force_and_respects_the_network((vertices, arcs) in instance()) {
-            let (source, sink) = (0, vertices - 1);
-            let (mut net, ids) = build(vertices, &arcs);
-            let solution = net.solve(source, sink);
-            let (best_flow, best_cost) = brute_force(vertices, &arcs, source, sink);
-            prop_assert_eq!(solution, Solution { flow: best_flow, cost: best_cost });
-            let flows: Vec<i64> = ids.iter().map(|&id| net.flow(id)).collect();
-            for (spec, f) in arcs.iter().zip(&flows) {
-                prop_assert!(*f >= 0 && *f <= i64::from(spec.2), "capacity of {spec:?}: {f}");
-            }
-            let ex = excess(vertices, &arcs, &flows);
-            for (v, e) in ex.iter().enumerate() {
-                let expected = if v == source { best_flow } else if v == sink { -best_flow } else { 0 };
-                prop_assert_eq!(*e, expected, "conservation at {}", v);
-            }
-            let cost: i64 = arcs.iter().zip(&flows).map(|(s, &f)| units_cost(s, f)).sum();
-            prop_assert_eq!(cost, solution.cost);
+        fn matches_brute_force_and_respects_the_network(case in instance()) {
+            check(&case)?;
         }
+    }
+
+    /// The property is not vacuous: of 400 instances drawn with a fixed seed, many carry flow
+    /// (most generated networks have no path from source to sink), and some send more than
+    /// one unit over a convex arc.
+    #[test]
+    fn the_generated_instances_carry_flow() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+        let mut runner = TestRunner::new_with_rng(
+            ProptestConfig::default(),
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        let n = 400;
+        let (mut flowing, mut convex) = (0, 0);
+        for _ in 0..n {
+            let case = instance().new_tree(&mut runner).unwrap().current();
+            let (flow, stepped) = check(&case).unwrap_or_else(|e| panic!("{e}: {case:?}"));
+            flowing += usize::from(flow > 0);
+            convex += usize::from(stepped);
+        }
+        eprintln!("flowing {flowing}, convex {convex} of {n}");
+        assert!(
+            flowing * 100 >= n * 25,
+            "instances with flow: {flowing} of {n}"
+        );
+        assert!(
+            convex * 100 >= n * 3,
+            "convex arcs used past one unit: {convex} of {n}"
+        );
     }
 
     #[test]

@@ -141,39 +141,116 @@ fn oracle(
     None
 }
 
+/// A generated case: the cluster, the gang's pods, CPUs each and spare members (its minimum
+/// is the pods less the spares, at least one), hard or soft, scored or in the given order,
+/// racks only or racks then spines.
+type Case = (Cluster, usize, u32, usize, bool, bool, usize);
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        cluster(),
+        1usize..=6,
+        1u32..=3,
+        0usize..=2,
+        any::<bool>(),
+        any::<bool>(),
+        1usize..=2,
+    )
+}
+
+/// What a case exercised: a domain chosen or none, and the pruning the property is about (a
+/// domain turned down on capacity, a scored domain left untried under its ceiling) that a case
+/// where the first domain takes the gang never reaches.
+#[derive(Debug, Default)]
+struct Exercised {
+    chosen: bool,
+    capacity_turn_down: bool,
+    ceiling_untried: bool,
+    scored_against_another: bool,
+}
+
+fn check(
+    (cluster, pods, cpu, spare, hard, scored, rounds): &Case,
+) -> Result<Exercised, TestCaseError> {
+    let state = state(cluster);
+    let min = i64::try_from(pods.saturating_sub(*spare).max(1)).unwrap();
+    let gang = super::fixtures::cpu_gang("g", *pods, *cpu, min);
+    let order = if *scored {
+        Order::BestScore
+    } else {
+        Order::Given
+    };
+    let mode = if *hard { Mode::Hard } else { Mode::Soft };
+    let request = request(cluster, mode, &order, *rounds);
+    let scheduler = Scheduler::new(&state, Profile::default());
+    let expected = oracle(&scheduler, &gang, &request);
+    let mut planned = scheduler.branch();
+    let plan = plan_in_domains(&mut planned, &gang, &request, false, &mut |s, within| {
+        Ok(place::plan_pod_by_pod(s, &gang, false, None, within))
+    })
+    .map_err(|e| TestCaseError::fail(format!("plan_in_domains: {e:?}")))?;
+    let chosen = plan
+        .topology
+        .as_ref()
+        .and_then(|t| t.chosen.last())
+        .map(|d| d.domain.clone());
+    let reasons = |what: &str| plan.rejected.iter().any(|r| r.reason.contains(what));
+    let seen = Exercised {
+        chosen: expected.is_some(),
+        capacity_turn_down: reasons("pods fit (free resources and pod slots"),
+        ceiling_untried: reasons("not placed: its placement score would be at most"),
+        scored_against_another: reasons("needed; placement score"),
+    };
+    match expected {
+        Some((domain, placements)) => {
+            prop_assert_eq!(chosen, Some(domain));
+            prop_assert_eq!(plan.placements, placements);
+        }
+        None => prop_assert_eq!(chosen, None),
+    }
+    Ok(seen)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
-    fn the_pruned_choice_equals_trying_every_domain(
-        cluster in cluster(),
-        pods in 1usize..=6,
-        cpu in 1u32..=3,
-        spare in 0usize..=2,
-        hard in any::<bool>(),
-        scored in any::<bool>(),
-        rounds in 1usize..=2,
-    ) {
-        let state = state(&cluster);
-        let min = i64::try_from(pods.saturating_sub(spare).max(1)).unwrap();
-        let gang = super::fixtures::cpu_gang("g", pods, cpu, min);
-        let order = if scored { Order::BestScore } else { Order::Given };
-        let mode = if hard { Mode::Hard } else { Mode::Soft };
-        let request = request(&cluster, mode, &order, rounds);
-        let scheduler = Scheduler::new(&state, Profile::default());
-        let expected = oracle(&scheduler, &gang, &request);
-        let mut planned = scheduler.branch();
-        let plan = plan_in_domains(&mut planned, &gang, &request, false, &mut |s, within| {
-            Ok(place::plan_pod_by_pod(s, &gang, false, None, within))
-        })
-        .unwrap();
-        let chosen = plan.topology.as_ref().and_then(|t| t.chosen.last()).map(|d| d.domain.clone());
-        match expected {
-            Some((domain, placements)) => {
-                prop_assert_eq!(chosen, Some(domain));
-                prop_assert_eq!(plan.placements, placements);
-            }
-            None => prop_assert_eq!(chosen, None),
-        }
+    fn the_pruned_choice_equals_trying_every_domain(case in case()) {
+        check(&case)?;
+    }
+}
+
+/// The property is not vacuous: of 300 cases drawn with a fixed seed, many keep a domain and
+/// some keep none, many turn a domain down on capacity, and scored rounds both leave a domain
+/// untried under its ceiling and compare the scores of domains that took the gang.
+#[test]
+fn the_generated_cases_prune() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        ProptestConfig::default(),
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    let n = 300;
+    let (mut chosen, mut capacity, mut ceiling, mut compared) = (0, 0, 0, 0);
+    for _ in 0..n {
+        let case = case().new_tree(&mut runner).unwrap().current();
+        let seen = check(&case).unwrap_or_else(|e| panic!("{e}: {case:?}"));
+        chosen += usize::from(seen.chosen);
+        capacity += usize::from(seen.capacity_turn_down);
+        ceiling += usize::from(seen.ceiling_untried);
+        compared += usize::from(seen.scored_against_another);
+    }
+    eprintln!(
+        "chosen {chosen}, capacity {capacity}, ceiling {ceiling}, compared {compared} of {n}"
+    );
+    for (what, hits, min_percent) in [
+        ("a domain chosen", chosen, 50),
+        ("no domain chosen", n - chosen, 15),
+        ("a domain turned down on capacity", capacity, 50),
+        ("a scored domain left untried under its ceiling", ceiling, 5),
+        ("scored domains compared", compared, 2),
+    ] {
+        assert!(hits * 100 >= n * min_percent, "{what}: {hits} of {n}");
     }
 }

@@ -25,11 +25,14 @@ const DEADLINE: Duration = Duration::from_secs(60);
 /// Run the binary under `ulimit -v` with a deadline, stdin closed: as `support::cli::bin`
 /// runs it, through a shell that sets the limit first.
 fn run_limited(args: &[&str]) -> Output {
+    run_limited_to(ADDRESS_SPACE_KIB, args)
+}
+
+/// [`run_limited`] under an address space of `kib` KiB.
+pub(crate) fn run_limited_to(kib: u64, args: &[&str]) -> Output {
     let child = Command::new("sh")
         .arg("-c")
-        .arg(format!(
-            "ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
-        ))
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
         .arg(BIN)
         .args(args)
         .current_dir(ROOT)
@@ -54,7 +57,12 @@ fn stderr(output: &Output) -> String {
 
 /// The exit code and stderr, after checking the exit was a documented one.
 fn outcome(args: &[&str]) -> (i32, String) {
-    let output = run_limited(args);
+    outcome_under(ADDRESS_SPACE_KIB, args)
+}
+
+/// [`outcome`] under an address space of `kib` KiB.
+pub(crate) fn outcome_under(kib: u64, args: &[&str]) -> (i32, String) {
+    let output = run_limited_to(kib, args);
     let code = output.status.code();
     assert!(
         matches!(code, Some(0..=2)),
@@ -65,7 +73,7 @@ fn outcome(args: &[&str]) -> (i32, String) {
     (code.unwrap(), stderr(&output))
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()

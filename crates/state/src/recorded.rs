@@ -68,7 +68,12 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
     let mut server_version = None;
     for path in paths {
         let file = df_manifest::display_name(path);
-        let cached = options.use_cache && path != "-";
+        let opened = match path.as_str() {
+            "-" => None,
+            _ => Some(open_state(file, Path::new(path))?),
+        };
+        // A pipe or device has no content to fingerprint: its cache could never be told fresh.
+        let cached = options.use_cache && opened.as_ref().is_some_and(|(_, regular)| *regular);
         if cached {
             match cache::read(Path::new(path)) {
                 Ok(cached) => {
@@ -82,11 +87,9 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
                 }
             }
         }
-        let recorded = if path == "-" {
-            read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT)
-        } else {
-            let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
-            read_batches(file, opened, options, Sizes::DEFAULT)
+        let recorded = match opened {
+            None => read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT),
+            Some((opened, _)) => read_batches(file, opened, options, Sizes::DEFAULT),
         }?;
         if cached {
             let objects = recorded.objects();
@@ -145,7 +148,7 @@ impl ListMeta {
 /// it wrote, so the next command that reads it with the cache skips the decoding).
 pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
     let file = path.display().to_string();
-    let opened = std::fs::File::open(path).map_err(|e| io_error(&file, &e))?;
+    let (opened, _) = open_state(&file, path)?;
     let recorded = read_batches(&file, opened, options, Sizes::DEFAULT)?;
     let version = recorded.server_version.as_deref();
     cache::write(path, &recorded.objects(), version).map_err(|e| LoadError::Io {
@@ -153,6 +156,29 @@ pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
         message: format!("the state cache was not written: {e}"),
     })
 }
+
+/// Open a state file, and say whether it is a regular file. A directory is refused; a pipe or
+/// a device is read as a stream like stdin, in blocks, its NUL bytes and size bounded as any
+/// state's (a FIFO is what `--state <(kubectl get ...)` opens).
+fn open_state(file: &str, path: &Path) -> Result<(std::fs::File, bool), LoadError> {
+    let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
+    let kind = opened
+        .metadata()
+        .map_err(|e| io_error(file, &e))?
+        .file_type();
+    if kind.is_dir() {
+        return Err(LoadError::Io {
+            file: file.to_string(),
+            message: "a directory; expected a YAML or JSON state file".into(),
+        });
+    }
+    Ok((opened, kind.is_file()))
+}
+
+/// How the error for a state that outgrows the memory the process may take reads: an endless
+/// pipe or device, or a file larger than the address-space limit allows.
+pub const STATE_DOES_NOT_FIT: &str =
+    "the state does not fit in the memory this process may take (an endless pipe or device?)";
 
 fn io_error(file: &str, e: &std::io::Error) -> LoadError {
     LoadError::Io {
@@ -320,7 +346,14 @@ impl<'f, R: Read> Input<'f, R> {
             self.mark = (0, self.pos);
         }
         let want = more.max(self.sizes.block);
-        self.buf.reserve_exact(want);
+        // An endless pipe or device grows the buffer until the address space runs out:
+        // refused then, instead of aborting on the allocation.
+        self.buf
+            .try_reserve_exact(want)
+            .map_err(|_| LoadError::Io {
+                file: self.file.to_string(),
+                message: STATE_DOES_NOT_FIT.into(),
+            })?;
         // Reads into the spare capacity as it is: zeroing it first was 2% of a load.
         let read_from = self.buf.len();
         let got = (&mut self.reader)

@@ -168,8 +168,9 @@ fn every_testdata_yaml_reads_as_the_one_tree_parse_reads_it() {
     assert!(lists >= 9, "{lists} lists");
 }
 
-/// A generated realistic state written as `kubectl get -o yaml` prints it, cut into many
-/// pieces, loads to exactly the objects of the same state as JSON.
+/// A generated realistic state written as `kubectl get -o yaml` prints it, and in the flow
+/// style generators write, cut into many pieces, loads to exactly the objects of the same
+/// state as JSON, every entry read by the fast reader.
 #[test]
 fn a_generated_yaml_state_loads_as_its_json() {
     let spec = df_synth::SynthSpec {
@@ -180,27 +181,48 @@ fn a_generated_yaml_state_loads_as_its_json() {
     };
     let mut json = Vec::new();
     df_synth::write_cluster_json(&spec, df_synth::Detail::Realistic, &mut json).unwrap();
-    let mut yaml = Vec::new();
-    df_synth::write_state_yaml(json.as_slice(), &mut yaml).unwrap();
-    let yaml = String::from_utf8(yaml).unwrap();
     let from_json = super::super::recorded::parse_state("s.json", &json).unwrap();
     assert_eq!(from_json.len(), 30 + 4 + 400);
-    let pieces = cut(&yaml, 64 << 10).unwrap();
-    assert!(pieces.len() > 10, "{} pieces", pieces.len());
-    // The fast reader takes every entry: none goes to a tree.
-    let mut json = Vec::new();
-    for piece in pieces.iter().filter(|p| p.header == LIST_HEADER) {
-        for (_, entry) in entries(&piece.text) {
-            assert!(decode_kubectl_entry(entry, &mut json).is_some(), "{entry}");
+    for (style, shapes) in [
+        (
+            df_synth::YamlStyle::Block,
+            &["requests:\n", "cpu: \"50m\""][..],
+        ),
+        (
+            df_synth::YamlStyle::Flow,
+            &[
+                "resources: {requests: {cpu: ",
+                "labelSelector: {matchLabels: {app: ",
+                "labels: {app: ",
+                "- {name: ",
+            ][..],
+        ),
+    ] {
+        let mut yaml = Vec::new();
+        df_synth::write_state_yaml_in(style, json.as_slice(), &mut yaml).unwrap();
+        let yaml = String::from_utf8(yaml).unwrap();
+        for shape in shapes {
+            assert!(yaml.contains(shape), "{style:?}: {shape}");
         }
+        let pieces = cut(&yaml, 64 << 10).unwrap();
+        assert!(pieces.len() > 10, "{} pieces", pieces.len());
+        // The fast reader takes every entry: none goes to a tree.
+        let mut scratch = Vec::new();
+        for piece in pieces.iter().filter(|p| p.header == LIST_HEADER) {
+            for (_, entry) in entries(&piece.text) {
+                let read = decode_kubectl_entry(entry, &mut scratch);
+                assert!(read.is_some(), "{style:?}: {entry}");
+            }
+        }
+        let (objects, node_positions) = in_pieces(&yaml, 64 << 10).unwrap().unwrap();
+        assert_eq!(objects, from_json, "{style:?}");
+        assert_eq!(node_positions, whole(&yaml).unwrap().1, "{style:?}");
+        assert_eq!(node_positions.len(), 30);
+        assert_eq!(
+            super::super::recorded::parse_state("s.yaml", yaml.as_bytes()).unwrap(),
+            from_json
+        );
     }
-    let (objects, node_positions) = in_pieces(&yaml, 64 << 10).unwrap().unwrap();
-    assert_eq!(objects, from_json);
-    assert_eq!(node_positions.len(), 30);
-    assert_eq!(
-        super::super::recorded::parse_state("s.yaml", yaml.as_bytes()).unwrap(),
-        from_json
-    );
 }
 
 /// A string as go-yaml (kubectl's printer) writes it under a key or dash in column

@@ -73,7 +73,7 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
             _ => Some(open_state(file, Path::new(path))?),
         };
         // A pipe or device has no content to fingerprint: its cache could never be told fresh.
-        let cached = options.use_cache && opened.as_ref().is_some_and(|(_, regular)| *regular);
+        let cached = options.use_cache && opened.as_ref().is_some_and(|(_, len)| len.is_some());
         if cached {
             match cache::read(Path::new(path)) {
                 Ok(cached) => {
@@ -88,8 +88,8 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
             }
         }
         let recorded = match opened {
-            None => read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT),
-            Some((opened, _)) => read_batches(file, opened, options, Sizes::DEFAULT),
+            None => read_batches(file, std::io::stdin().lock(), None, options, Sizes::DEFAULT),
+            Some((opened, len)) => read_batches(file, opened, len, options, Sizes::DEFAULT),
         }?;
         if cached {
             let objects = recorded.objects();
@@ -148,8 +148,8 @@ impl ListMeta {
 /// it wrote, so the next command that reads it with the cache skips the decoding).
 pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
     let file = path.display().to_string();
-    let (opened, _) = open_state(&file, path)?;
-    let recorded = read_batches(&file, opened, options, Sizes::DEFAULT)?;
+    let (opened, len) = open_state(&file, path)?;
+    let recorded = read_batches(&file, opened, len, options, Sizes::DEFAULT)?;
     let version = recorded.server_version.as_deref();
     cache::write(path, &recorded.objects(), version).map_err(|e| LoadError::Io {
         file,
@@ -157,22 +157,20 @@ pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
     })
 }
 
-/// Open a state file, and say whether it is a regular file. A directory is refused; a pipe or
-/// a device is read as a stream like stdin, in blocks, its NUL bytes and size bounded as any
-/// state's (a FIFO is what `--state <(kubectl get ...)` opens).
-fn open_state(file: &str, path: &Path) -> Result<(std::fs::File, bool), LoadError> {
+/// Open a state file, with its length when it is a regular file. A directory is refused; a
+/// pipe or a device is read as a stream like stdin, in blocks, its NUL bytes and size bounded
+/// as any state's (a FIFO is what `--state <(kubectl get ...)` opens).
+fn open_state(file: &str, path: &Path) -> Result<(std::fs::File, Option<u64>), LoadError> {
     let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
-    let kind = opened
-        .metadata()
-        .map_err(|e| io_error(file, &e))?
-        .file_type();
+    let meta = opened.metadata().map_err(|e| io_error(file, &e))?;
+    let kind = meta.file_type();
     if kind.is_dir() {
         return Err(LoadError::Io {
             file: file.to_string(),
             message: "a directory; expected a YAML or JSON state file".into(),
         });
     }
-    Ok((opened, kind.is_file()))
+    Ok((opened, kind.is_file().then_some(meta.len())))
 }
 
 /// How the error for a state that outgrows the memory the process may take reads: an endless
@@ -203,7 +201,7 @@ pub(crate) fn read_state(
     reader: impl Read,
     options: LoadOptions,
 ) -> Result<Vec<Object>, LoadError> {
-    let recorded = read_batches(file, reader, options, Sizes::DEFAULT)?;
+    let recorded = read_batches(file, reader, None, options, Sizes::DEFAULT)?;
     Ok(recorded
         .batches
         .into_iter()
@@ -225,9 +223,13 @@ impl Sizes {
     const DEFAULT: Sizes = Sizes { block: 256 << 10 };
 }
 
+/// Read a state from `reader`; `length` is the file's when it is a regular file, for a YAML
+/// text to be read into one buffer of its size (doubling a buffer copies it, and with mimalloc
+/// the old and new buffers are both resident at the copy).
 fn read_batches(
     file: &str,
     reader: impl Read,
+    length: Option<u64>,
     options: LoadOptions,
     sizes: Sizes,
 ) -> Result<Recorded, LoadError> {
@@ -245,9 +247,7 @@ fn read_batches(
     let recorded = if first == Some(b'{') {
         read_json(&mut input)?
     } else {
-        while !input.eof {
-            input.fill(input.buf.len())?;
-        }
+        input.read_rest(length)?;
         let server_version = yaml_list_meta(&input.buf).server_version();
         let batches = vec![parse_yaml(file, input.buf)?];
         Recorded {
@@ -381,6 +381,25 @@ impl<'f, R: Read> Input<'f, R> {
                 file: self.file.to_string(),
                 message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
             });
+        }
+        Ok(())
+    }
+
+    /// Read to the end of the input: what is left of `length` (up to one byte past the size
+    /// limit) at once, and past it, or without a length, twice what is buffered at a time.
+    fn read_rest(&mut self, length: Option<u64>) -> Result<(), LoadError> {
+        while !self.eof {
+            let read = self.offset + self.buf.len() as u64;
+            let rest = length.filter(|&length| length > read).map(|length| {
+                length
+                    .min(self.max_bytes.saturating_add(1))
+                    .saturating_sub(read)
+            });
+            // One byte more than is left, so that the read that fills it also sees the end.
+            let more = rest.map_or(self.buf.len(), |rest| {
+                usize::try_from(rest).unwrap_or(usize::MAX - 1) + 1
+            });
+            self.fill(more)?;
         }
         Ok(())
     }
@@ -1062,7 +1081,7 @@ mod tests {
     const TINY: Sizes = Sizes { block: 61 };
 
     fn streamed(file: &str, text: &str, sizes: Sizes) -> Result<Vec<Object>, String> {
-        read_batches(file, text.as_bytes(), LoadOptions::default(), sizes)
+        read_batches(file, text.as_bytes(), None, LoadOptions::default(), sizes)
             .map(|recorded| {
                 recorded
                     .batches
@@ -1236,13 +1255,46 @@ mod tests {
             ..LoadOptions::default()
         };
         let endless = std::io::repeat(b' ');
-        let err = read_batches("zero", endless, options, TINY).err().unwrap();
+        let err = read_batches("zero", endless, None, options, TINY)
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             "zero: the state is larger than the limit of 1000 bytes"
         );
         let small = JSON_LIST.as_bytes();
         assert_eq!(read_state("s", small, options).unwrap().len(), 2);
+    }
+
+    /// A YAML state is read into one buffer of the file's length; a length that is wrong (the
+    /// file changed since it was opened) reads the same objects, and the size limit holds.
+    #[test]
+    fn yaml_read_by_the_file_length_reads_every_byte_once() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '4'}}\n";
+        let len = yaml.len() as u64;
+        let limit = |max_bytes| LoadOptions {
+            max_bytes,
+            ..LoadOptions::default()
+        };
+        let cases = [
+            (Some(len), limit(len), Ok(1)),
+            (Some(len - 40), limit(len), Ok(1)),
+            (Some(len + 40), limit(len), Ok(1)),
+            (Some(0), limit(len), Ok(1)),
+            (None, limit(len), Ok(1)),
+            (
+                Some(len),
+                limit(len - 1),
+                Err(format!("s: {STATE_TOO_LARGE} {} bytes", len - 1)),
+            ),
+        ];
+        for sizes in [TINY, Sizes::DEFAULT] {
+            for (length, options, expected) in &cases {
+                let read = read_batches("s", yaml.as_bytes(), *length, *options, sizes);
+                let got = read.map(|r| r.objects().len()).map_err(|e| e.to_string());
+                assert_eq!(&got, expected, "{length:?} {sizes:?}");
+            }
+        }
     }
 
     #[test]

@@ -377,24 +377,30 @@ impl<'f, R: Read> Input<'f, R> {
             });
         }
         if self.offset + self.buf.len() as u64 > self.max_bytes {
-            return Err(LoadError::Io {
-                file: self.file.to_string(),
-                message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
-            });
+            return Err(self.too_large());
         }
         Ok(())
     }
 
-    /// Read to the end of the input: what is left of `length` (up to one byte past the size
-    /// limit) at once, and past it, or without a length, twice what is buffered at a time.
+    fn too_large(&self) -> LoadError {
+        LoadError::Io {
+            file: self.file.to_string(),
+            message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
+        }
+    }
+
+    /// Read to the end of the input: what is left of `length` at once (a file longer than
+    /// the size limit is refused before), and past it, or without a length, twice what is
+    /// buffered at a time.
     fn read_rest(&mut self, length: Option<u64>) -> Result<(), LoadError> {
+        if length.is_some_and(|length| length > self.max_bytes) {
+            return Err(self.too_large());
+        }
         while !self.eof {
             let read = self.offset + self.buf.len() as u64;
-            let rest = length.filter(|&length| length > read).map(|length| {
-                length
-                    .min(self.max_bytes.saturating_add(1))
-                    .saturating_sub(read)
-            });
+            let rest = length
+                .filter(|&length| length > read)
+                .map(|length| length - read);
             // One byte more than is left, so that the read that fills it also sees the end.
             let more = rest.map_or(self.buf.len(), |rest| {
                 usize::try_from(rest).unwrap_or(usize::MAX - 1) + 1
@@ -1272,6 +1278,7 @@ mod tests {
     fn yaml_read_by_the_file_length_reads_every_byte_once() {
         let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '4'}}\n";
         let len = yaml.len() as u64;
+        let too_large = |max_bytes| format!("s: {STATE_TOO_LARGE} {max_bytes} bytes");
         let limit = |max_bytes| LoadOptions {
             max_bytes,
             ..LoadOptions::default()
@@ -1279,14 +1286,12 @@ mod tests {
         let cases = [
             (Some(len), limit(len), Ok(1)),
             (Some(len - 40), limit(len), Ok(1)),
-            (Some(len + 40), limit(len), Ok(1)),
+            (Some(len + 40), limit(len + 40), Ok(1)),
             (Some(0), limit(len), Ok(1)),
             (None, limit(len), Ok(1)),
-            (
-                Some(len),
-                limit(len - 1),
-                Err(format!("s: {STATE_TOO_LARGE} {} bytes", len - 1)),
-            ),
+            (Some(len - 40), limit(len - 1), Err(too_large(len - 1))),
+            (Some(u64::MAX), limit(len), Err(too_large(len))),
+            (Some(len), limit(len - 1), Err(too_large(len - 1))),
         ];
         for sizes in [TINY, Sizes::DEFAULT] {
             for (length, options, expected) in &cases {

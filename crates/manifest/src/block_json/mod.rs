@@ -5,17 +5,19 @@
 //! kubectl (go-yaml) prints is a small part of YAML: block mappings and sequences (sequences
 //! in a mapping at the key's own indentation or deeper), plain, single- and double-quoted
 //! scalars (go-yaml folds long ones over deeper lines), literal `|` / `|-` block scalars and
-//! empty `{}` / `[]`. This reader understands exactly that part and writes the JSON the tree's
-//! [`super::tree::Node::to_json`] would give, for the JSON decoder to read.
+//! empty `{}` / `[]`. Generators and people add flow collections (`{cpu: 1m}`, `[a, b]`: see
+//! `flow.rs`) and anchors and aliases within an entry (see `anchors.rs`). This reader understands
+//! exactly that part and writes the JSON the tree's [`super::tree::Node::to_json`] would give,
+//! for the JSON decoder to read.
 //!
-//! Anything else (flow collections with content, folded or kept block scalars, anchors,
-//! aliases, tags, complex or non-string keys, duplicate keys, tabs and control characters,
-//! floats, escaped line breaks, folded lines that could be read another way, unusual
-//! indentation, nesting deeper than [`MAX_DEPTH`]) makes it answer `None`: the caller then
-//! parses the text with the full parser, which gives the objects or the error it always gave.
-//! So the reader never has to be right about YAML it does not fully understand; where it
-//! answers, it must give what the full parser gives, which the tests check shape by shape and
-//! `tests/fuzz.rs` on edited entries.
+//! Anything else (folded or kept block scalars, tags, complex or non-string keys, duplicate
+//! keys, tabs and control characters, floats, escaped line breaks, folded lines that could be
+//! read another way, unusual indentation, broken flow collections, nesting deeper than
+//! [`MAX_DEPTH`]) makes it answer `None`: the caller then parses the text with the full parser,
+//! which gives the objects or the error (and its position) it always gave. So the reader never
+//! has to be right about YAML it does not fully understand; where it answers, it must give
+//! what the full parser gives, which the tests check shape by shape and
+//! `tests/hostile/fuzz.rs` on edited entries.
 
 use std::borrow::Cow;
 use std::io::Write as _;

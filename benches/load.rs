@@ -10,7 +10,8 @@
 //! (default `1,2,4`) picks the state sizes, in multiples of 5,000 nodes / 150,000 pods.
 //! `--generate SCALE PATH` only writes the state of that scale, to profile one command on it;
 //! `--generate-yaml PATH` writes the YAML section's state to PATH and its JSON beside it
-//! (PATH with the extension `json`).
+//! (PATH with the extension `json`); `--generate-yaml-flow PATH` the same in the flow style
+//! generators write.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -19,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use df_state::{cache, recorded};
-use df_synth::{Detail, SynthSpec, write_cluster_json};
+use df_synth::{Detail, SynthSpec, YamlStyle, write_cluster_json};
 
 #[path = "common/explain_pod.rs"]
 mod explain_pod;
@@ -33,6 +34,7 @@ const FLOOR_FLAG: &str = "--floor";
 const LOAD_FLAG: &str = "--load";
 const GENERATE_FLAG: &str = "--generate";
 const GENERATE_YAML_FLAG: &str = "--generate-yaml";
+const GENERATE_YAML_FLOW_FLAG: &str = "--generate-yaml-flow";
 const GANG_PODS: usize = 1_000;
 
 /// Child mode: read the file into one buffer and skip every value, as cheaply as serde can.
@@ -123,11 +125,12 @@ fn written(out: BufWriter<File>, path: &Path) -> u64 {
     std::fs::metadata(path).expect("written").len()
 }
 
-/// The same state as `kubectl get -o yaml` prints it.
-fn json_to_yaml(json: &Path, yaml: &Path) -> u64 {
+/// The same state as `kubectl get -o yaml` prints it ([`YamlStyle::Block`]), or as generators
+/// write it ([`YamlStyle::Flow`]: `resources: {requests: {cpu: 1m, memory: 1Mi}}`).
+fn json_to_yaml(style: YamlStyle, json: &Path, yaml: &Path) -> u64 {
     let mut out = BufWriter::new(File::create(yaml).expect("create yaml"));
     let json = BufReader::new(File::open(json).expect("open json"));
-    df_synth::write_state_yaml(json, &mut out).expect("convert the state to YAML");
+    df_synth::write_state_yaml_in(style, json, &mut out).expect("convert the state to YAML");
     written(out, yaml)
 }
 
@@ -216,12 +219,17 @@ fn main() {
         generate(&spec(scale), Path::new(&args[i + 2]));
         return;
     }
-    if let Some(i) = args.iter().position(|a| a == GENERATE_YAML_FLAG) {
-        let yaml = Path::new(&args[i + 1]);
-        let json = yaml.with_extension("json");
-        generate(&yaml_spec(), &json);
-        json_to_yaml(&json, yaml);
-        return;
+    for (flag, style) in [
+        (GENERATE_YAML_FLAG, YamlStyle::Block),
+        (GENERATE_YAML_FLOW_FLAG, YamlStyle::Flow),
+    ] {
+        if let Some(i) = args.iter().position(|a| a == flag) {
+            let yaml = Path::new(&args[i + 1]);
+            let json = yaml.with_extension("json");
+            generate(&yaml_spec(), &json);
+            json_to_yaml(style, &json, yaml);
+            return;
+        }
     }
     for (flag, child) in [(FLOOR_FLAG, floor as fn(&str)), (LOAD_FLAG, load)] {
         if let Some(i) = args.iter().position(|a| a == flag) {
@@ -376,24 +384,31 @@ fn main() {
         None,
     );
 
-    // YAML: a 200 MB state (2,000 nodes / 60,000 pods) against the same state as JSON.
+    // YAML: a 200 MB state (2,000 nodes / 60,000 pods) against the same state as JSON, as
+    // kubectl prints it and in the flow style generators write.
     let json = path("state-yaml-source.json");
     generate(&yaml_spec(), Path::new(&json));
-    let yaml = path("state.yaml");
-    let yaml_bytes = json_to_yaml(Path::new(&json), Path::new(&yaml));
     let json_load = measure(me, &[LOAD_FLAG, &json], 1);
     row("same state as JSON: load", &json_load, None);
-    let yaml_load = measure(me, &[LOAD_FLAG, &yaml], 1);
-    row(
-        &format!(
-            "YAML state ({:.0} MB) load, vs the JSON load",
-            yaml_bytes as f64 / 1e6
-        ),
-        &yaml_load,
-        Some(&json_load),
-    );
-    println!(
-        "YAML peak RSS / file size: {:.1}x",
-        yaml_load.rss_mib * 1024.0 * 1024.0 / yaml_bytes as f64
-    );
+    for (style, what) in [
+        (YamlStyle::Block, "YAML state"),
+        (YamlStyle::Flow, "flow-style YAML state"),
+    ] {
+        let yaml = path("state.yaml");
+        let yaml_bytes = json_to_yaml(style, Path::new(&json), Path::new(&yaml));
+        let yaml_load = measure(me, &[LOAD_FLAG, &yaml], 1);
+        row(
+            &format!(
+                "{what} ({:.0} MB) load, vs the JSON load",
+                yaml_bytes as f64 / 1e6
+            ),
+            &yaml_load,
+            Some(&json_load),
+        );
+        println!(
+            "{what}: peak RSS / file size: {:.1}x",
+            yaml_load.rss_mib * 1024.0 * 1024.0 / yaml_bytes as f64
+        );
+        std::fs::remove_file(&yaml).expect("remove yaml");
+    }
 }

@@ -380,11 +380,14 @@ fn patches_replace_and_insert() {
     draws::at_least("a file of several documents", among_others, n, 25);
 }
 
-/// Entries in the shapes kubectl prints, and a few it does not, for the fast YAML reader.
+/// Entries in the shapes kubectl prints, in the flow style generators write, and a few others,
+/// for the fast YAML reader.
 const KUBECTL_ENTRIES: &[&str] = &[
     "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: |\n        line one\n\n        line: three\n    generateName: web-\n    labels:\n      app: web\n      tier: \"1\"\n    name: web-1\n    namespace: team\n  spec:\n    containers:\n    - args:\n      - --port=80\n      - -v\n      image: 'nginx:1.25'\n      name: web\n      ports:\n      - containerPort: 80\n        protocol: TCP\n      resources:\n        requests:\n          cpu: 500m\n          memory: 1Gi\n    nodeName: n1\n    tolerations: []\n  status:\n    conditions:\n    - lastProbeTime: null\n      message: \"it's \\\"fine\\\"\\n\"\n      status: \"True\"\n      type: Ready\n    phase: Running\n",
     "- apiVersion: v1\n  kind: Node\n  metadata:\n    labels:\n      kubernetes.io/hostname: n1\n      topology.kubernetes.io/zone: a\n    name: n1\n  spec:\n    taints:\n      - effect: NoSchedule\n        key: gpu\n        value: 'true'\n  status:\n    allocatable:\n      cpu: \"4\"\n      pods: \"110\"\n    capacity: {}\n",
     "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: 'a long name\n      folded'\n  status:\n    message: 0/3 nodes are available\n      to the pod\n\n      at all\n    reason: \"Unschedulable\n      \\ now\"\n    phase: Pending\n",
+    "- apiVersion: v1\n  kind: Pod\n  metadata: {name: web-1, namespace: team, labels: {app: web, 'tier': \"1\"}}\n  spec:\n    containers:\n    - {name: web, image: 'nginx:1.25', args: [--port=80, -v], resources: {requests: {cpu: 500m, memory: 1Gi}}}\n    tolerations: [{key: gpu, operator: Exists}, {effect: NoSchedule},]\n    nodeSelector: &sel {zone: a}\n    affinity: {nodeAffinity: {required: {nodeSelectorTerms: [{matchLabels: *sel}]}}}\n  status: {phase: Running, conditions: [{type: Ready, status: \"True\"}]}\n",
+    "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    labels: {kubernetes.io/hostname: n1,\n      topology.kubernetes.io/zone: a, # the zone\n      }\n  status:\n    allocatable: &a {cpu: \"4\", pods: \"110\"}\n    capacity: *a\n",
     "-\n  apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: 'a''b' # a comment\n    uid: 0x1F\n  spec:\n    finalizers:\n    - kubernetes\n    -\n    - ~\n",
 ];
 
@@ -394,7 +397,8 @@ fn mutation() -> impl Strategy<Value = (f64, &'static str, usize)> {
     let token = prop::sample::select(vec![
         "", " ", "  ", "\n", "\n- ", "\n  ", "-", "- ", ":", ": ", "#", " #", "'", "\"", "\\",
         "\\n", "\\u00", "|", "|-", "|+", ">", "{", "}", "[", "]", "{}", "&a ", "*a", "!", "? ",
-        "\t", "\r", "x", "1", ".5", "~", "true", "null", "\u{e9}", "\u{85}", "---\n",
+        "\t", "\r", "x", "1", ".5", "~", "true", "null", "\u{e9}", "\u{85}", "---\n", ",", ", ",
+        "&b", "*b", "{a: 1}", "[1, 2]",
     ]);
     (0.0..1.0f64, token, 1..4usize)
 }

@@ -11,4 +11,5 @@ pub mod support;
 
 mod fuzz;
 mod input;
+mod special_files;
 mod writes;

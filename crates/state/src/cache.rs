@@ -253,9 +253,9 @@ pub fn read(source: &Path) -> Result<Cached, CacheError> {
         if len > header.rest {
             return Err(header.corrupt("cut short"));
         }
-        // Each pod takes more than `MIN_POD_BYTES`: a count beyond that is a broken header,
-        // refused before room is made for the pods.
-        if u64::from(pods) * MIN_POD_BYTES > len {
+        // A chunk holds at most `CHUNK_OBJECTS` objects, each pod more than `MIN_POD_BYTES`: a
+        // count beyond either is a broken header, refused before room is made for the pods.
+        if pods as usize > CHUNK_OBJECTS || u64::from(pods) * MIN_POD_BYTES > len {
             return Err(header.corrupt("more pods than a chunk can hold"));
         }
         header.rest -= len;

@@ -68,7 +68,12 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
     let mut server_version = None;
     for path in paths {
         let file = df_manifest::display_name(path);
-        let cached = options.use_cache && path != "-";
+        let opened = match path.as_str() {
+            "-" => None,
+            _ => Some(open_state(file, Path::new(path))?),
+        };
+        // A pipe or device has no content to fingerprint: its cache could never be told fresh.
+        let cached = options.use_cache && opened.as_ref().is_some_and(|(_, len)| len.is_some());
         if cached {
             match cache::read(Path::new(path)) {
                 Ok(cached) => {
@@ -82,11 +87,9 @@ pub fn load_files_with(paths: &[String], options: LoadOptions) -> Result<Cluster
                 }
             }
         }
-        let recorded = if path == "-" {
-            read_batches(file, std::io::stdin().lock(), options, Sizes::DEFAULT)
-        } else {
-            let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
-            read_batches(file, opened, options, Sizes::DEFAULT)
+        let recorded = match opened {
+            None => read_batches(file, std::io::stdin().lock(), None, options, Sizes::DEFAULT),
+            Some((opened, len)) => read_batches(file, opened, len, options, Sizes::DEFAULT),
         }?;
         if cached {
             let objects = recorded.objects();
@@ -145,14 +148,35 @@ impl ListMeta {
 /// it wrote, so the next command that reads it with the cache skips the decoding).
 pub fn write_cache(path: &Path, options: LoadOptions) -> Result<(), LoadError> {
     let file = path.display().to_string();
-    let opened = std::fs::File::open(path).map_err(|e| io_error(&file, &e))?;
-    let recorded = read_batches(&file, opened, options, Sizes::DEFAULT)?;
+    let (opened, len) = open_state(&file, path)?;
+    let recorded = read_batches(&file, opened, len, options, Sizes::DEFAULT)?;
     let version = recorded.server_version.as_deref();
     cache::write(path, &recorded.objects(), version).map_err(|e| LoadError::Io {
         file,
         message: format!("the state cache was not written: {e}"),
     })
 }
+
+/// Open a state file, with its length when it is a regular file. A directory is refused; a
+/// pipe or a device is read as a stream like stdin, in blocks, its NUL bytes and size bounded
+/// as any state's (a FIFO is what `--state <(kubectl get ...)` opens).
+fn open_state(file: &str, path: &Path) -> Result<(std::fs::File, Option<u64>), LoadError> {
+    let opened = std::fs::File::open(path).map_err(|e| io_error(file, &e))?;
+    let meta = opened.metadata().map_err(|e| io_error(file, &e))?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(LoadError::Io {
+            file: file.to_string(),
+            message: "a directory; expected a YAML or JSON state file".into(),
+        });
+    }
+    Ok((opened, kind.is_file().then_some(meta.len())))
+}
+
+/// How the error for a state that outgrows the memory the process may take reads: an endless
+/// pipe or device, or a file larger than the address-space limit allows.
+pub const STATE_DOES_NOT_FIT: &str =
+    "the state does not fit in the memory this process may take (an endless pipe or device?)";
 
 fn io_error(file: &str, e: &std::io::Error) -> LoadError {
     LoadError::Io {
@@ -177,7 +201,7 @@ pub(crate) fn read_state(
     reader: impl Read,
     options: LoadOptions,
 ) -> Result<Vec<Object>, LoadError> {
-    let recorded = read_batches(file, reader, options, Sizes::DEFAULT)?;
+    let recorded = read_batches(file, reader, None, options, Sizes::DEFAULT)?;
     Ok(recorded
         .batches
         .into_iter()
@@ -199,9 +223,13 @@ impl Sizes {
     const DEFAULT: Sizes = Sizes { block: 256 << 10 };
 }
 
+/// Read a state from `reader`; `length` is the file's when it is a regular file, for a YAML
+/// text to be read into one buffer of its size (doubling a buffer copies it, and with mimalloc
+/// the old and new buffers are both resident at the copy).
 fn read_batches(
     file: &str,
     reader: impl Read,
+    length: Option<u64>,
     options: LoadOptions,
     sizes: Sizes,
 ) -> Result<Recorded, LoadError> {
@@ -219,9 +247,7 @@ fn read_batches(
     let recorded = if first == Some(b'{') {
         read_json(&mut input)?
     } else {
-        while !input.eof {
-            input.fill(input.buf.len())?;
-        }
+        input.read_rest(length)?;
         let server_version = yaml_list_meta(&input.buf).server_version();
         let batches = vec![parse_yaml(file, input.buf)?];
         Recorded {
@@ -320,7 +346,14 @@ impl<'f, R: Read> Input<'f, R> {
             self.mark = (0, self.pos);
         }
         let want = more.max(self.sizes.block);
-        self.buf.reserve_exact(want);
+        // An endless pipe or device grows the buffer until the address space runs out:
+        // refused then, instead of aborting on the allocation.
+        self.buf
+            .try_reserve_exact(want)
+            .map_err(|_| LoadError::Io {
+                file: self.file.to_string(),
+                message: STATE_DOES_NOT_FIT.into(),
+            })?;
         // Reads into the spare capacity as it is: zeroing it first was 2% of a load.
         let read_from = self.buf.len();
         let got = (&mut self.reader)
@@ -344,10 +377,35 @@ impl<'f, R: Read> Input<'f, R> {
             });
         }
         if self.offset + self.buf.len() as u64 > self.max_bytes {
-            return Err(LoadError::Io {
-                file: self.file.to_string(),
-                message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
+    fn too_large(&self) -> LoadError {
+        LoadError::Io {
+            file: self.file.to_string(),
+            message: format!("{STATE_TOO_LARGE} {} bytes", self.max_bytes),
+        }
+    }
+
+    /// Read to the end of the input: what is left of `length` at once (a file longer than
+    /// the size limit is refused before), and past it, or without a length, twice what is
+    /// buffered at a time.
+    fn read_rest(&mut self, length: Option<u64>) -> Result<(), LoadError> {
+        if length.is_some_and(|length| length > self.max_bytes) {
+            return Err(self.too_large());
+        }
+        while !self.eof {
+            let read = self.offset + self.buf.len() as u64;
+            let rest = length
+                .filter(|&length| length > read)
+                .map(|length| length - read);
+            // One byte more than is left, so that the read that fills it also sees the end.
+            let more = rest.map_or(self.buf.len(), |rest| {
+                usize::try_from(rest).unwrap_or(usize::MAX - 1) + 1
             });
+            self.fill(more)?;
         }
         Ok(())
     }
@@ -1029,7 +1087,7 @@ mod tests {
     const TINY: Sizes = Sizes { block: 61 };
 
     fn streamed(file: &str, text: &str, sizes: Sizes) -> Result<Vec<Object>, String> {
-        read_batches(file, text.as_bytes(), LoadOptions::default(), sizes)
+        read_batches(file, text.as_bytes(), None, LoadOptions::default(), sizes)
             .map(|recorded| {
                 recorded
                     .batches
@@ -1203,13 +1261,45 @@ mod tests {
             ..LoadOptions::default()
         };
         let endless = std::io::repeat(b' ');
-        let err = read_batches("zero", endless, options, TINY).err().unwrap();
+        let err = read_batches("zero", endless, None, options, TINY)
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             "zero: the state is larger than the limit of 1000 bytes"
         );
         let small = JSON_LIST.as_bytes();
         assert_eq!(read_state("s", small, options).unwrap().len(), 2);
+    }
+
+    /// A YAML state is read into one buffer of the file's length; a length that is wrong (the
+    /// file changed since it was opened) reads the same objects, and the size limit holds.
+    #[test]
+    fn yaml_read_by_the_file_length_reads_every_byte_once() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '4'}}\n";
+        let len = yaml.len() as u64;
+        let too_large = |max_bytes| format!("s: {STATE_TOO_LARGE} {max_bytes} bytes");
+        let limit = |max_bytes| LoadOptions {
+            max_bytes,
+            ..LoadOptions::default()
+        };
+        let cases = [
+            (Some(len), limit(len), Ok(1)),
+            (Some(len - 40), limit(len), Ok(1)),
+            (Some(len + 40), limit(len + 40), Ok(1)),
+            (Some(0), limit(len), Ok(1)),
+            (None, limit(len), Ok(1)),
+            (Some(len - 40), limit(len - 1), Err(too_large(len - 1))),
+            (Some(u64::MAX), limit(len), Err(too_large(len))),
+            (Some(len), limit(len - 1), Err(too_large(len - 1))),
+        ];
+        for sizes in [TINY, Sizes::DEFAULT] {
+            for (length, options, expected) in &cases {
+                let read = read_batches("s", yaml.as_bytes(), *length, *options, sizes);
+                let got = read.map(|r| r.objects().len()).map_err(|e| e.to_string());
+                assert_eq!(&got, expected, "{length:?} {sizes:?}");
+            }
+        }
     }
 
     #[test]

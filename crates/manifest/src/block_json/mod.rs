@@ -5,17 +5,19 @@
 //! kubectl (go-yaml) prints is a small part of YAML: block mappings and sequences (sequences
 //! in a mapping at the key's own indentation or deeper), plain, single- and double-quoted
 //! scalars (go-yaml folds long ones over deeper lines), literal `|` / `|-` block scalars and
-//! empty `{}` / `[]`. This reader understands exactly that part and writes the JSON the tree's
-//! [`super::tree::Node::to_json`] would give, for the JSON decoder to read.
+//! empty `{}` / `[]`. Generators and people add flow collections (`{cpu: 1m}`, `[a, b]`: see
+//! `flow.rs`) and anchors and aliases within an entry (see `anchors.rs`). This reader understands
+//! exactly that part and writes the JSON the tree's [`super::tree::Node::to_json`] would give,
+//! for the JSON decoder to read.
 //!
-//! Anything else (flow collections with content, folded or kept block scalars, anchors,
-//! aliases, tags, complex or non-string keys, duplicate keys, tabs and control characters,
-//! floats, escaped line breaks, folded lines that could be read another way, unusual
-//! indentation, nesting deeper than [`MAX_DEPTH`]) makes it answer `None`: the caller then
-//! parses the text with the full parser, which gives the objects or the error it always gave.
-//! So the reader never has to be right about YAML it does not fully understand; where it
-//! answers, it must give what the full parser gives, which the tests check shape by shape and
-//! `tests/fuzz.rs` on edited entries.
+//! Anything else (folded or kept block scalars, tags, complex or non-string keys, duplicate
+//! keys, tabs and control characters, floats, escaped line breaks, folded lines that could be
+//! read another way, unusual indentation, broken flow collections, nesting deeper than
+//! [`MAX_DEPTH`]) makes it answer `None`: the caller then parses the text with the full parser,
+//! which gives the objects or the error (and its position) it always gave. So the reader never
+//! has to be right about YAML it does not fully understand; where it answers, it must give
+//! what the full parser gives, which the tests check shape by shape and
+//! `tests/hostile/fuzz.rs` on edited entries.
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -24,6 +26,9 @@ use std::ops::Range;
 use saphyr::Scalar;
 
 use super::Pos;
+
+mod anchors;
+mod flow;
 
 /// How deep the reader follows nesting; deeper texts go to the full parser (serde_json's
 /// decoder stops at 128 levels, the full parser at [`super::tree::MAX_DEPTH`]).
@@ -59,6 +64,8 @@ pub fn entry_to_json(entry: &str, out: &mut Vec<u8>) -> Option<Identity> {
         depth: 0,
         identity: Identity::default(),
         scratch: String::new(),
+        anchors: Vec::new(),
+        expanded: 0,
     };
     let first = reader.peek_content()?;
     if !reader.is_dash(first) {
@@ -148,6 +155,11 @@ struct Reader<'t, 'o> {
     identity: Identity,
     /// Reused for decoded quoted and block scalars.
     scratch: String,
+    /// The anchors defined so far, in the order of the text: each name (in `text`) and its
+    /// value's JSON (in `out`) once it is read.
+    anchors: Vec<(Range<usize>, Option<Range<usize>>)>,
+    /// The bytes of JSON aliases have copied so far.
+    expanded: usize,
 }
 
 impl Reader<'_, '_> {
@@ -236,10 +248,59 @@ impl Reader<'_, '_> {
         if self.bytes[at] == b'-' && (at + 1 == line.end || self.bytes[at + 1] == b' ') {
             return None;
         }
-        if self.key_at(line, at)?.is_some() {
+        // A flow collection or a node's properties start a value, never a key this reader takes.
+        if !matches!(self.bytes[at], b'{' | b'[' | b'&' | b'*') && self.key_at(line, at)?.is_some()
+        {
             return self.mapping(line, at, field);
         }
-        self.inline_value(line, at, line.indent, field)
+        self.value(line, dash + 1, line.indent, false, field)
+    }
+
+    /// The value after a key's `:` or an entry's `-` at `after` on `line` (taken), under a key
+    /// or dash in column `parent`: an anchor, then an alias, a value on the line, or the lines
+    /// below (a sequence there may sit in column `parent` when `indentless`).
+    fn value(
+        &mut self,
+        line: Line,
+        after: usize,
+        parent: usize,
+        indentless: bool,
+        field: Field,
+    ) -> Option<()> {
+        let (anchor, after) = match self.bytes.get(self.skip_spaces(line, after)) {
+            Some(b'&') if field == Field::Other => {
+                let name = self.anchor_name(self.skip_spaces(line, after) + 1, line.end)?;
+                let end = name.end;
+                (Some(self.anchor(name)), end)
+            }
+            Some(b'&') => return None,
+            _ => (None, after),
+        };
+        let start = self.out.len();
+        if self.rest_is_empty(line, after) {
+            self.nested(parent, indentless, field)?;
+        } else {
+            let at = self.skip_spaces(line, after);
+            // An anchor needs a blank after it, and before an implicit key it is the key's.
+            let flow = matches!(self.bytes[at], b'{' | b'[');
+            if anchor.is_some() && (at == after || (!flow && self.key_at(line, at)?.is_some())) {
+                return None;
+            }
+            match self.bytes[at] {
+                // An alias has no properties of its own.
+                b'*' if field == Field::Other && anchor.is_none() => {
+                    let name = self.anchor_name(at + 1, line.end)?;
+                    self.rest_is_empty(line, name.end).then_some(())?;
+                    self.alias(name)?;
+                }
+                b'*' => return None,
+                _ => self.inline_value(line, at, parent, field)?,
+            }
+        }
+        if let Some(index) = anchor {
+            self.anchored(index, start);
+        }
+        Some(())
     }
 
     /// A block mapping whose first key starts at `at` on `line` (taken); its keys all start in
@@ -255,12 +316,7 @@ impl Reader<'_, '_> {
             self.check_unique(keys_from, key.clone())?;
             let child = field.child(&self.out[key]);
             self.out.push(b':');
-            if self.rest_is_empty(line, after) {
-                self.nested(indent, true, child)?;
-            } else {
-                let value = self.skip_spaces(line, after);
-                self.inline_value(line, value, indent, child)?;
-            }
+            self.value(line, after, indent, true, child)?;
             match self.peek_content() {
                 Some(next) if next.indent == indent && !self.is_dash(next) => {
                     self.take(next);
@@ -410,13 +466,7 @@ impl Reader<'_, '_> {
                 self.note_string(field, at, non_empty);
             }
             b'|' => self.literal(line, at, parent)?,
-            b'{' | b'[' => {
-                if bytes.get(at + 1) != Some(&(bytes[at] + 2)) || !self.rest_is_empty(line, at + 2)
-                {
-                    return None;
-                }
-                self.out.extend_from_slice(&bytes[at..at + 2]);
-            }
+            b'{' | b'[' => self.flow(line, at, parent, field)?,
             _ => {
                 let end = self.plain_end(line, at);
                 let first = &self.text[at..end];
@@ -428,20 +478,25 @@ impl Reader<'_, '_> {
                     true => self.folded_plain(first, parent)?,
                     false => Cow::Borrowed(first),
                 };
-                match resolve(&text) {
-                    Scalar::Null => self.out.extend_from_slice(b"null"),
-                    Scalar::Boolean(b) => {
-                        self.out
-                            .extend_from_slice(if b { b"true" } else { b"false" })
-                    }
-                    Scalar::Integer(i) => write!(self.out, "{i}").ok()?,
-                    // The JSON text of a float need not read back to the same bits.
-                    Scalar::FloatingPoint(_) => return None,
-                    Scalar::String(s) => {
-                        json_string(self.out, &s);
-                        self.note_string(field, at, true);
-                    }
-                }
+                self.plain_scalar(at, &text, field)?;
+            }
+        }
+        Some(())
+    }
+
+    /// The plain scalar `text` that starts at `at`, resolved as the full parser resolves it;
+    /// `None` for a float (the JSON text of a float need not read back to the same bits).
+    fn plain_scalar(&mut self, at: usize, text: &str, field: Field) -> Option<()> {
+        match resolve(text) {
+            Scalar::Null => self.out.extend_from_slice(b"null"),
+            Scalar::Boolean(b) => self
+                .out
+                .extend_from_slice(if b { b"true" } else { b"false" }),
+            Scalar::Integer(i) => write!(self.out, "{i}").ok()?,
+            Scalar::FloatingPoint(_) => return None,
+            Scalar::String(s) => {
+                json_string(self.out, &s);
+                self.note_string(field, at, true);
             }
         }
         Some(())
@@ -746,297 +801,4 @@ fn json_string(out: &mut Vec<u8>, text: &str) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tree::{self, parse_path};
-
-    /// The entry as the full parser reads it, under `items:`: its JSON, and the position of its
-    /// `metadata.name` (lines counted from the entry's first).
-    fn full_parse(entry: &str) -> (serde_json::Value, Pos) {
-        let documents = tree::parse_documents(&format!("items:\n{entry}")).unwrap();
-        let item = &documents[0].get("items").unwrap().items()[0];
-        let name = item.closest_pos(&parse_path("metadata.name"));
-        (
-            item.to_json(),
-            Pos {
-                line: name.line - 1,
-                column: name.column,
-            },
-        )
-    }
-
-    fn read(entry: &str) -> Option<(String, Identity)> {
-        let mut out = Vec::new();
-        let identity = entry_to_json(entry, &mut out)?;
-        Some((String::from_utf8(out).unwrap(), identity))
-    }
-
-    /// Each YAML shape kubectl prints reads to exactly the JSON the full parser gives; every
-    /// other shape is declined (`None`), for the full parser to read.
-    #[test]
-    fn entries_read_as_the_full_parser_reads_them_or_are_declined() {
-        let cases: &[(&str, &str, Option<&str>)] = &[
-            (
-                "plain string",
-                "- v: hello world\n",
-                Some(r#"{"v":"hello world"}"#),
-            ),
-            (
-                "nulls",
-                "- a: null\n  b: ~\n  c: Null\n  d: NULL\n  e:\n",
-                Some(r#"{"a":null,"b":null,"c":null,"d":null,"e":null}"#),
-            ),
-            (
-                "booleans of the core schema only",
-                "- a: true\n  b: True\n  c: TRUE\n  d: false\n  e: yes\n  f: on\n  g: tRUE\n",
-                Some(r#"{"a":true,"b":true,"c":true,"d":false,"e":"yes","f":"on","g":"tRUE"}"#),
-            ),
-            (
-                "integers",
-                "- a: 12\n  b: -3\n  c: +4\n  d: 0x1F\n  e: 0o17\n  f: 012\n  g: 0x\n",
-                Some(r#"{"a":12,"b":-3,"c":4,"d":31,"e":15,"f":12,"g":"0x"}"#),
-            ),
-            (
-                "strings that look like numbers or more",
-                "- a: 1.2.3\n  b: 10.0.0.1\n  c: 500m\n  d: nan\n  e: -foo\n  f: http://x:80/y\n  g: a#b\n  h: it's\n  i: inf\n  j: 1_000\n",
-                Some(
-                    r#"{"a":"1.2.3","b":"10.0.0.1","c":"500m","d":"nan","e":"-foo","f":"http://x:80/y","g":"a#b","h":"it's","i":"inf","j":"1_000"}"#,
-                ),
-            ),
-            ("a float", "- v: 1.5\n", None),
-            ("an exponent", "- v: 1e3\n", None),
-            ("infinity", "- v: .inf\n", None),
-            ("an integer too large", "- v: 99999999999999999999\n", None),
-            (
-                "comments",
-                "- v: x # note\n  # a line\n  w: 'y' # more\n",
-                Some(r#"{"v":"x","w":"y"}"#),
-            ),
-            (
-                "single-quoted",
-                "- a: 'it''s'\n  b: ''\n  c: '1'\n  d: 'a\"b\\c'\n",
-                Some(r#"{"a":"it's","b":"","c":"1","d":"a\"b\\c"}"#),
-            ),
-            (
-                "double-quoted escapes",
-                "- a: \"tab\\there\"\n  b: \"\\u00e9\\x41\\U0001F600\"\n  c: \"q\\\"uote\\\\\"\n  d: \"\\N\\_\\L\\P\\e\\0\\/\\ \\a\\b\\v\\f\\r\\n\"\n  e: \"\"\n  f: \"true\"\n",
-                Some(
-                    "{\"a\":\"tab\\there\",\"b\":\"\u{e9}A\u{1F600}\",\"c\":\"q\\\"uote\\\\\",\"d\":\"\u{85}\u{a0}\u{2028}\u{2029}\\u001b\\u0000/ \\u0007\\b\\u000b\\f\\r\\n\",\"e\":\"\",\"f\":\"true\"}",
-                ),
-            ),
-            ("an unknown escape", "- v: \"\\q\"\n", None),
-            ("a surrogate escape", "- v: \"\\ud83d\\ude00\"\n", None),
-            ("a short hex escape", "- v: \"\\x4\"\n", None),
-            (
-                "literal block scalars",
-                "- v: |\n    line 1\n\n    line 3\n  w: |-\n    a\n     b\n  x: |\n    # not a comment\n    - not an entry\n",
-                Some(
-                    r##"{"v":"line 1\n\nline 3\n","w":"a\n b","x":"# not a comment\n- not an entry\n"}"##,
-                ),
-            ),
-            (
-                "trailing and leading blank lines of a literal",
-                "- v: |\n\n    a\n\n\n  w: |-\n    b\n\n  x: 1\n",
-                Some(r#"{"v":"\na\n","w":"b","x":1}"#),
-            ),
-            ("a kept literal", "- v: |+\n    a\n\n  w: 1\n", None),
-            ("a folded scalar", "- v: >\n    a\n    b\n", None),
-            ("an indentation indicator", "- v: |2\n     a\n", None),
-            ("an empty literal", "- v: |\n  w: 1\n", None),
-            (
-                "a literal at the end without a line break",
-                "- v: |\n    a",
-                None,
-            ),
-            (
-                "empty flow collections",
-                "- a: {}\n  b: []\n  c: {} # none\n",
-                Some(r#"{"a":{},"b":[],"c":{}}"#),
-            ),
-            ("a flow mapping", "- a: {b: c}\n", None),
-            ("a flow sequence", "- a: [1]\n", None),
-            (
-                "nested mappings and sequences",
-                "- spec:\n    containers:\n    - name: c\n      args:\n      - -v\n      - \"2\"\n      ports:\n        - containerPort: 80\n          protocol: TCP\n    -\n      name: d\n    - - x\n",
-                None,
-            ),
-            (
-                "indentless and indented sequences, null entries",
-                "- spec:\n    containers:\n    - name: c\n      args:\n      - -v\n      -\n      - \"2\"\n      ports:\n        - containerPort: 80\n          protocol: TCP\n    -\n      name: d\n  status: {}\n",
-                Some(
-                    r#"{"spec":{"containers":[{"name":"c","args":["-v",null,"2"],"ports":[{"containerPort":80,"protocol":"TCP"}]},{"name":"d"}]},"status":{}}"#,
-                ),
-            ),
-            (
-                "a mapping value on the lines below an empty dash",
-                "-\n  a: 1\n",
-                Some(r#"{"a":1}"#),
-            ),
-            (
-                "quoted keys",
-                "- \"a b\": 1\n  'c': 2\n  \"d\\te\": 3\n  \"1\": 4\n",
-                Some(r#"{"a b":1,"c":2,"d\te":3,"1":4}"#),
-            ),
-            ("an integer key", "- 1: a\n", None),
-            ("a boolean key", "- true: a\n", None),
-            ("a null key", "- ~: a\n", None),
-            ("a duplicate key", "- a: 1\n  b: 2\n  a: 3\n", None),
-            ("a duplicate quoted key", "- a: 1\n  \"a\": 2\n", None),
-            (
-                "unsorted keys",
-                "- b: 1\n  a: 2\n  c: 3\n",
-                Some(r#"{"b":1,"a":2,"c":3}"#),
-            ),
-            ("an anchor and an alias", "- a: &x 1\n  b: *x\n", None),
-            ("a tag", "- a: !!str 1\n", None),
-            (
-                "plain scalars folded over lines, as go-yaml writes long strings",
-                "- a: one\n    two  \n\n\n    three\n  b: 1\n    2\n  c:\n  - four\n    five\n  - six\n  d: seven # note\n  e: x\n",
-                Some(
-                    r#"{"a":"one two\n\nthree","b":"1 2","c":["four five","six"],"d":"seven","e":"x"}"#,
-                ),
-            ),
-            (
-                "quoted scalars folded over lines",
-                "- a: 'one ''two''  \n    three\n\n     four  '\n  b: \"x\\ty\n    \\ z\"\n  c: \"\n    d\"\n",
-                Some(r#"{"a":"one 'two' three\nfour  ","b":"x\ty  z","c":" d"}"#),
-            ),
-            (
-                "a folded plain line that is a key",
-                "- a: one\n    two: x\n",
-                None,
-            ),
-            (
-                "a folded plain line with an indicator",
-                "- a: one\n    - two\n",
-                None,
-            ),
-            (
-                "a comment inside a folded plain scalar",
-                "- a: one\n    # two\n    three\n",
-                None,
-            ),
-            (
-                "a folded plain line not deeper",
-                "- a:\n    b: one\n    two\n",
-                None,
-            ),
-            (
-                "a folded quoted line not deeper",
-                "- a: \"one\n  two\"\n",
-                None,
-            ),
-            ("an escaped line break", "- a: \"one\\\n    two\"\n", None),
-            ("an unclosed quote", "- a: \"one\n    two\n", None),
-            (
-                "content after a folded quote",
-                "- a: 'one\n    two' x\n",
-                None,
-            ),
-            ("a tab", "- a: one\ttwo\n", None),
-            ("a carriage return", "- a: one\r\n", None),
-            ("a deeper key", "- a: 1\n   b: 2\n", None),
-            ("a shallower key", "- a:\n    b: 1\n   c: 2\n", None),
-            ("a value with a colon", "- a: b: c\n", None),
-            ("a nested compact sequence", "- - a\n", None),
-            ("a complex key", "- ? a\n  : b\n", None),
-            ("a plain scalar entry", "- just a string\n", None),
-            ("an entry after a scalar", "- a: 1\n  - b\n", None),
-            ("a document marker", "- a: 1\n---\n", None),
-            (
-                "non-ASCII quoted",
-                "- a: \"caf\u{e9}\"\n",
-                Some("{\"a\":\"caf\u{e9}\"}"),
-            ),
-            ("non-ASCII plain", "- a: caf\u{e9}\n", None),
-            ("a next-line character", "- a: \"x\u{85}y\"\n", None),
-            (
-                "too deep",
-                &format!(
-                    "- a:\n{}",
-                    (1..=MAX_DEPTH)
-                        .map(|i| format!("{}k:\n", " ".repeat(2 * i + 2)))
-                        .collect::<String>()
-                ),
-                None,
-            ),
-        ];
-        for (name, entry, expected) in cases {
-            let got = read(entry).map(|(json, _)| json);
-            assert_eq!(got.as_deref(), *expected, "{name}");
-            if let Some(json) = got {
-                let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-                assert_eq!(
-                    value,
-                    full_parse(entry).0,
-                    "{name}: the full parser reads otherwise"
-                );
-            }
-        }
-    }
-
-    /// The type, name position and `generateName` of an object, as the full parser sees them.
-    #[test]
-    fn identities_are_the_full_parsers() {
-        let cases: &[(&str, &str, Identity)] = &[
-            (
-                "plain",
-                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n",
-                Identity {
-                    api_version: true,
-                    kind: true,
-                    name: Some(Pos {
-                        line: 4,
-                        column: 11,
-                    }),
-                    generate_name: false,
-                },
-            ),
-            (
-                "quoted on the dash line",
-                "- metadata:\n    generateName: web-\n    name: \"web-1\"\n  apiVersion: \"v1\"\n  kind: ''\n",
-                Identity {
-                    api_version: true,
-                    kind: false,
-                    name: Some(Pos {
-                        line: 3,
-                        column: 11,
-                    }),
-                    generate_name: true,
-                },
-            ),
-            (
-                "an empty metadata",
-                "- metadata: {}\n  kind: Pod\n",
-                Identity {
-                    api_version: false,
-                    kind: true,
-                    name: None,
-                    generate_name: false,
-                },
-            ),
-            (
-                "an empty name",
-                "- metadata:\n    generateName: web-\n    name: ''\n    labels:\n      name: x\n",
-                Identity {
-                    api_version: false,
-                    kind: false,
-                    name: None,
-                    generate_name: true,
-                },
-            ),
-            (
-                "a nested name is not the object's",
-                "- spec:\n    metadata:\n      name: x\n",
-                Identity::default(),
-            ),
-        ];
-        for (name, entry, expected) in cases {
-            let (_, identity) = read(entry).unwrap();
-            assert_eq!(identity, *expected, "{name}");
-            if let Some(pos) = identity.name {
-                assert_eq!(pos, full_parse(entry).1, "{name}");
-            }
-        }
-    }
-}
+mod tests;

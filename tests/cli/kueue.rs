@@ -501,6 +501,8 @@ fn pending_shows_the_workloads_kueue_keeps_suspended() {
         "json",
     ])
     .run();
+    // job-huge stays suspended: pending work, exit 1 as a Pending pod that fits nowhere.
+    assert_eq!(run.code, 1, "{}", run.stderr);
     let plan: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         plan["notes"],

@@ -72,6 +72,10 @@ pub struct Plan {
     /// What the operators' controllers do that the planned pods cannot show: suspended,
     /// created later, not modelled.
     pub notes: Vec<String>,
+    /// `--pending`: the state's Workloads Kueue keeps suspended (each has a note): pending
+    /// work, as a Pending pod is.
+    #[serde(skip)]
+    pub held_by_kueue: usize,
     /// Every node of the planned state, in its order, with the room the plan leaves on it:
     /// how full each node is once every pod the plan places is assumed (the HTML report's
     /// picture). Not part of the JSON contract: scripts have the placements.
@@ -94,7 +98,8 @@ pub struct NodeRoom {
 impl Plan {
     /// Exit 1: an operation cannot be placed or never gets to run, a gang leaves pods pending
     /// (below its minimum, waiting for pods, or joined to a missing group), a pod of the
-    /// batch stays pending, or (`--pending --compare`) a running pod drifted.
+    /// batch stays pending, Kueue keeps a Workload of the state suspended (`--pending`), or
+    /// (`--pending --compare`) a running pod drifted.
     pub fn has_findings(&self) -> bool {
         self.operations
             .iter()
@@ -102,6 +107,7 @@ impl Plan {
             || self.groups.iter().any(GroupPlan::leaves_pods_pending)
             || self.batch.as_ref().is_some_and(|b| b.pending() > 0)
             || self.drift.as_ref().is_some_and(|d| d.drifted > 0)
+            || self.held_by_kueue > 0
     }
 }
 

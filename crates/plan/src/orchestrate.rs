@@ -182,6 +182,7 @@ impl<'a> Inputs<'a> {
             drift: None,
             sampling: SampleSize::of(scheduler.profile(), scheduler.state().nodes.len()),
             notes: Vec::new(),
+            held_by_kueue: 0,
             nodes: Vec::new(),
         };
         if matches!(until, Some(Stage::Queue(_))) {
@@ -256,8 +257,9 @@ pub fn plan_all(
     let mut plan = inputs.plan(&mut scheduler, opts, &gang_opts, None)?;
     plan.notes = notes;
     if opts.pending {
-        plan.notes
-            .extend(pending::kueue_waiting(state, opts.namespace.as_deref()));
+        let (notes, held) = pending::kueue_waiting(state, opts.namespace.as_deref());
+        plan.notes.extend(notes);
+        plan.held_by_kueue = held;
     }
     plan.nodes = rooms(&scheduler);
     plan.drift = (opts.pending && opts.compare).then(|| {

@@ -88,11 +88,12 @@ impl Unit {
     }
 }
 
-/// Whether kube-scheduler still has to place `pod`: it names no node and has not terminated.
 /// The state's Workloads Kueue has not admitted (their jobs suspended, without pods), each with
-/// what Kueue decides for it now: one note each, in `namespace` when given.
-pub(crate) fn kueue_waiting(state: &ClusterState, namespace: Option<&str>) -> Vec<String> {
-    df_systems::gang::kueue::waiting_workloads(state)
+/// what Kueue decides for it now: one note each, in `namespace` when given, and how many of
+/// them Kueue keeps suspended.
+pub(crate) fn kueue_waiting(state: &ClusterState, namespace: Option<&str>) -> (Vec<String>, usize) {
+    let mut held = 0;
+    let notes = df_systems::gang::kueue::waiting_workloads(state)
         .into_iter()
         .filter(|(w, _)| namespace.is_none_or(|n| n == w.metadata.namespace))
         .map(|(w, decision)| {
@@ -105,15 +106,18 @@ pub(crate) fn kueue_waiting(state: &ClusterState, namespace: Option<&str>) -> Ve
                 let admitted = line.strip_prefix("Kueue: ").unwrap_or(&line);
                 format!("{name} is suspended; Kueue would now have it {admitted}: its job starts and creates its pods")
             } else {
+                held += 1;
                 format!(
                     "{name} is suspended and stays so ({}): {}",
                     decision.reason, decision.message
                 )
             }
         })
-        .collect()
+        .collect();
+    (notes, held)
 }
 
+/// Whether kube-scheduler still has to place `pod`: it names no node and has not terminated.
 pub(crate) fn is_pending(pod: &Pod) -> bool {
     pod.spec.node_name.is_empty() && !pod.is_terminated()
 }

@@ -5,19 +5,8 @@
 //! (overcommit-factor 1.2, so overcommit lets in up to 9.6 CPU and 19.2Gi) unless a row gives
 //! its own.
 
-use std::sync::Arc;
-
-use df_engine::{Profile, Scheduler};
-use df_manifest::ManifestSet;
-use df_state::ClusterState;
-
-use crate::gang::{GangOptions, GangStatus, gangs, plan_gangs};
-
-fn parse(yaml: &str) -> Vec<df_manifest::Manifest> {
-    let (manifests, problems) = df_manifest::parse_text(&Arc::from("test.yaml"), yaml);
-    assert!(problems.is_empty(), "{problems:?}");
-    manifests
-}
+use crate::gang::GangStatus;
+use crate::gang::volcano::test_support::{plan_given, state_of};
 
 const NODES: &str = "\
 apiVersion: v1
@@ -121,16 +110,8 @@ type Outcome = (String, GangStatus, String);
 
 /// Each given group's status and, when not scheduled, its first blocking reason.
 fn outcome(state_extra: &str, given: &str) -> Vec<Outcome> {
-    let objects = parse(&format!("{NODES}{state_extra}"));
-    let state = ClusterState::from_objects(objects.into_iter().map(|m| m.object));
-    let manifests = ManifestSet {
-        manifests: parse(given),
-        ..ManifestSet::default()
-    };
-    let opts = GangOptions::default();
-    let mut scheduler = Scheduler::new(&state, Profile::default());
-    plan_gangs(&gangs(&manifests, &state, &opts), &mut scheduler, &opts)
-        .unwrap()
+    let state = state_of(&format!("{NODES}{state_extra}"));
+    plan_given(&state, given)
         .into_iter()
         .map(|p| {
             let reason = p

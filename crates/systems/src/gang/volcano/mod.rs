@@ -495,4 +495,6 @@ pub(crate) fn plan_job(
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

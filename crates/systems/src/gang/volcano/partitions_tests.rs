@@ -3,22 +3,12 @@
 //! own: node `n0` of 8 CPUs free, node `n1` of 8 CPUs with `used` CPUs taken by a plain pod;
 //! task `t0` of 8 pods of 2 CPUs in 2 partitions of 4.
 
-use std::sync::Arc;
-
-use df_engine::{Profile, Scheduler};
-use df_manifest::ManifestSet;
 use df_model::gang::PARTITION_ID_LABEL;
 use df_state::ClusterState;
 
 use super::Partitions;
 use crate::gang::volcano::expand_job;
-use crate::gang::{GangOptions, gangs, plan_gangs};
-
-fn parse(yaml: &str) -> Vec<df_manifest::Manifest> {
-    let (manifests, problems) = df_manifest::parse_text(&Arc::from("test.yaml"), yaml);
-    assert!(problems.is_empty(), "{problems:?}");
-    manifests
-}
+use crate::gang::volcano::test_support::{parse, plan_given, pod_row, state_of};
 
 fn job_of(yaml: &str) -> df_model::VolcanoJob {
     match parse(yaml).remove(0).object {
@@ -54,28 +44,13 @@ fn cluster(used: &str) -> ClusterState {
     yaml.push_str(&format!(
         "apiVersion: v1\nkind: Pod\nmetadata: {{name: other, namespace: default}}\nspec: {{nodeName: n1, containers: [{{name: c, resources: {{requests: {{cpu: \"{used}\"}}}}}}]}}\nstatus: {{phase: Running}}\n---\n"
     ));
-    ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object))
+    state_of(&yaml)
 }
 
 /// The job's status, minimum and each pod as `pod@node` or `pod: reason`, in planning order.
 fn plan(state: &ClusterState, yaml: &str) -> (String, Vec<String>) {
-    let manifests = ManifestSet {
-        manifests: parse(yaml),
-        ..ManifestSet::default()
-    };
-    let opts = GangOptions::default();
-    let mut scheduler = Scheduler::new(state, Profile::default());
-    let plan = plan_gangs(&gangs(&manifests, state, &opts), &mut scheduler, &opts)
-        .unwrap()
-        .remove(0);
-    let rows = plan
-        .pods
-        .iter()
-        .map(|r| match (&r.node, &r.reason) {
-            (Some(node), _) => format!("{}@{node}", r.pod),
-            (None, reason) => format!("{}: {}", r.pod, reason.as_deref().unwrap_or("")),
-        })
-        .collect();
+    let plan = plan_given(state, yaml).remove(0);
+    let rows = plan.pods.iter().map(pod_row).collect();
     (
         format!("{} min {}", plan.status.as_str(), plan.min_member),
         rows,
@@ -304,7 +279,7 @@ fn t3(cpu: &str, bound: &str) -> ClusterState {
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: other, namespace: default}}\nspec: {{nodeName: n0, containers: [{{name: c, resources: {{requests: {{cpu: \"{bound}\"}}}}}}]}}\nstatus: {{phase: Running}}\n---\n"
         ));
     }
-    ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object))
+    state_of(&yaml)
 }
 
 /// Job `j` (hard, up to tier `job_tier`) with task t0 of `partitions` partitions of 4 pods of
@@ -329,15 +304,7 @@ fn topology_job(job_tier: i32, partitions: i32, cpu: &str, nested: bool) -> Stri
 
 /// The job's status, its HyperNode, each partition's, and the HyperNode of each pod's node.
 fn homes(state: &ClusterState, yaml: &str) -> (String, Option<String>, Vec<String>, Vec<String>) {
-    let manifests = ManifestSet {
-        manifests: parse(yaml),
-        ..ManifestSet::default()
-    };
-    let opts = GangOptions::default();
-    let mut scheduler = Scheduler::new(state, Profile::default());
-    let plan = plan_gangs(&gangs(&manifests, state, &opts), &mut scheduler, &opts)
-        .unwrap()
-        .remove(0);
+    let plan = plan_given(state, yaml).remove(0);
     let partitions = plan
         .partitions
         .iter()

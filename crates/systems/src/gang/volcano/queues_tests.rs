@@ -3,20 +3,8 @@
 //! `plugins/proportion/proportion_test.go` (TestEnqueueAndAllocable, TestAllocate), in data of
 //! our own; and proportion's water-filling on its own.
 
-use std::sync::Arc;
-
-use df_engine::{Profile, Scheduler};
-use df_manifest::ManifestSet;
-use df_state::ClusterState;
-
 use super::super::proportion::{Amount, QueueAttr, deserve};
-use crate::gang::{GangOptions, gangs, plan_gangs};
-
-fn parse(yaml: &str) -> Vec<df_manifest::Manifest> {
-    let (manifests, problems) = df_manifest::parse_text(&Arc::from("test.yaml"), yaml);
-    assert!(problems.is_empty(), "{problems:?}");
-    manifests
-}
+use crate::gang::volcano::test_support::{plan_given, pod_row, state_of};
 
 /// A node `name` of `cpu` and `memory`.
 fn node(name: &str, cpu: &str, memory: &str) -> String {
@@ -87,26 +75,10 @@ fn config(actions: &str, plugins: &str) -> String {
 
 /// Each given group as `name status` and its pods as `pod@node` or `pod: reason`.
 fn outcome(state: &str, given: &str) -> Vec<(String, Vec<String>)> {
-    let state = ClusterState::from_objects(parse(state).into_iter().map(|m| m.object));
-    let manifests = ManifestSet {
-        manifests: parse(given),
-        ..ManifestSet::default()
-    };
-    let opts = GangOptions::default();
-    let mut scheduler = Scheduler::new(&state, Profile::default());
-    plan_gangs(&gangs(&manifests, &state, &opts), &mut scheduler, &opts)
-        .unwrap()
+    plan_given(&state_of(state), given)
         .into_iter()
         .map(|p| {
-            let rows = p
-                .pods
-                .iter()
-                .filter(|r| !r.running)
-                .map(|r| match (&r.node, &r.reason) {
-                    (Some(node), _) => format!("{}@{node}", r.pod),
-                    (None, reason) => format!("{}: {}", r.pod, reason.as_deref().unwrap_or("")),
-                })
-                .collect();
+            let rows = p.pods.iter().filter(|r| !r.running).map(pod_row).collect();
             (format!("{} {}", p.name, p.status.as_str()), rows)
         })
         .collect()

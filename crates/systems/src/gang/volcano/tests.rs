@@ -3,20 +3,11 @@
 //! rows and `job_info.go` NeedContinueAllocating, with the job webhook's minimums, in data of
 //! our own.
 
-use std::sync::Arc;
-
-use df_engine::{Profile, Scheduler};
-use df_manifest::ManifestSet;
 use df_state::ClusterState;
 
 use super::job_gang;
-use crate::gang::{GangOptions, GroupPlan, gangs, plan_gangs};
-
-fn parse(yaml: &str) -> Vec<df_manifest::Manifest> {
-    let (manifests, problems) = df_manifest::parse_text(&Arc::from("test.yaml"), yaml);
-    assert!(problems.is_empty(), "{problems:?}");
-    manifests
-}
+use crate::gang::GroupPlan;
+use crate::gang::volcano::test_support::{parse, plan_given, pod_row, state_of};
 
 /// Nodes `(role, cpu)` labelled `role: <role>`, named `n-<role>`.
 fn nodes(roles: &[(&str, &str)]) -> ClusterState {
@@ -28,7 +19,7 @@ fn nodes(roles: &[(&str, &str)]) -> ClusterState {
             )
         })
         .collect();
-    ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object))
+    state_of(&yaml)
 }
 
 /// The spec of a 1-CPU pod for nodes labelled `role: <role>` (flow YAML).
@@ -76,26 +67,14 @@ fn job(min_available: i32, tasks: &[(&str, i32, Option<i32>)]) -> String {
 
 /// The one group of `yaml` planned on `state`.
 fn plan(state: &ClusterState, yaml: &str) -> GroupPlan {
-    let manifests = ManifestSet {
-        manifests: parse(yaml),
-        ..ManifestSet::default()
-    };
-    let opts = GangOptions::default();
-    let mut scheduler = Scheduler::new(state, Profile::default());
-    let mut plans = plan_gangs(&gangs(&manifests, state, &opts), &mut scheduler, &opts).unwrap();
+    let mut plans = plan_given(state, yaml);
     assert_eq!(plans.len(), 1);
     plans.remove(0)
 }
 
 /// Each pod as `name@node`, or `name: reason` when it is not placed.
 fn rows(plan: &GroupPlan) -> Vec<String> {
-    plan.pods
-        .iter()
-        .map(|r| match (&r.node, &r.reason) {
-            (Some(node), _) => format!("{}@{node}", r.pod),
-            (None, reason) => format!("{}: {}", r.pod, reason.as_deref().unwrap_or("")),
-        })
-        .collect()
+    plan.pods.iter().map(pod_row).collect()
 }
 
 /// Why a 1-CPU pod fits neither node of [`both`] once its own node is full.
@@ -362,7 +341,7 @@ fn a_job_whose_running_tasks_pin_it_above_its_highest_tier_places_no_more() {
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: tf-worker-{i}, namespace: default, annotations: {{volcano.sh/task-spec: worker}}}}\nspec: {{schedulerName: volcano, nodeName: {on}, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\nstatus: {{phase: Running}}\n---\n"
         ));
     }
-    let state = ClusterState::from_objects(parse(&yaml).into_iter().map(|m| m.object));
+    let state = state_of(&yaml);
     let mut job = job(2, &[("worker", 3, None)]);
     job = job.replace(
         "  minAvailable: 2\n",

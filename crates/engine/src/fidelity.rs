@@ -301,7 +301,7 @@ fn feasible(decision: &Decision) -> Vec<&str> {
         .nodes
         .iter()
         .filter(|v| v.feasible)
-        .map(|v| v.name.as_str())
+        .map(|v| &*v.name)
         .collect()
 }
 
@@ -413,9 +413,9 @@ fn check(nodes: &[GenNode], spec: &GenPod) -> Result<Exercised, TestCaseError> {
     // Scores are normalised to 0..100; the selected node has the top total.
     let best = decision.nodes.iter().filter_map(|v| v.score).max();
     for verdict in decision.nodes.iter().filter(|v| v.feasible) {
-        for (plugin, score) in &verdict.scores {
+        for (plugin, score) in verdict.scores.iter() {
             prop_assert!(
-                (0..=100).contains(score),
+                (0..=100).contains(&score),
                 "{} {} on {}",
                 plugin,
                 score,

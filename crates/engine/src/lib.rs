@@ -9,12 +9,14 @@
 mod admission;
 pub mod config;
 mod cycle;
+mod decision;
 pub mod framework;
 mod label_index;
 pub mod object_selector;
 pub mod plugins;
 pub mod preemption;
 pub mod profile;
+mod reuse;
 pub mod sampling;
 pub mod selector;
 mod terms;
@@ -23,12 +25,12 @@ pub mod versions;
 mod volumes;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use serde::Serialize;
-
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
+pub use decision::{Decision, NodeScores, NodeVerdict};
 pub use df_model::resources::{self, Resources, pod_requests};
 use df_model::{LabelSelector, Labels, Node, Pod};
 use df_state::ClusterState;
@@ -36,64 +38,6 @@ pub use framework::Code;
 pub use profile::{Profile, Profiles};
 use terms::{PodTerms, Term, TermKind};
 pub use trace::{Assumed, PodTrace, Traced};
-
-/// The verdict on one node for one pod.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeVerdict {
-    pub name: String,
-    #[serde(skip)]
-    pub index: usize,
-    pub feasible: bool,
-    /// Upstream failure messages of the first failing filter (several for NodeResourcesFit).
-    pub reasons: Vec<String>,
-    /// The plugin that rejected the node.
-    pub failed_plugin: Option<&'static str>,
-    /// That plugin's status code (UnschedulableAndUnresolvable: preemption cannot help).
-    #[serde(skip)]
-    pub code: Option<Code>,
-    /// Normalised 0..100 scores by plugin (feasible nodes only).
-    pub scores: BTreeMap<&'static str, i64>,
-    /// Weighted total of `scores`.
-    pub score: Option<i64>,
-}
-
-/// The outcome of scheduling one pod against the state.
-#[derive(Default, Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Decision {
-    pub nodes: Vec<NodeVerdict>,
-    pub selected: Option<String>,
-    /// Every node that had the top score (upstream picks one at random; we pick the smallest
-    /// name and say which others were equal).
-    pub tied: Vec<String>,
-    /// `0/N nodes are available: ...` when no node fits.
-    pub summary: Option<String>,
-    /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
-    pub problems: Vec<String>,
-    /// What DynamicResources' PostFilter says when no node fits, in the releases that enable
-    /// it (said before preemption's message, when the profile runs it).
-    #[serde(skip)]
-    pub dra_post_filter: Option<&'static str>,
-    /// No PostFilter runs: a PreEnqueue plugin held the pod, or a filter failed with an error
-    /// (the summary is then upstream's `running "<plugin>" filter plugin: <error>`).
-    #[serde(skip)]
-    pub aborted: bool,
-}
-
-impl Decision {
-    pub fn verdict(&self, node: &str) -> Option<&NodeVerdict> {
-        self.nodes.iter().find(|v| v.name == node)
-    }
-
-    pub fn selected_verdict(&self) -> Option<&NodeVerdict> {
-        self.selected.as_deref().and_then(|n| self.verdict(n))
-    }
-
-    pub fn feasible_count(&self) -> usize {
-        self.nodes.iter().filter(|v| v.feasible).count()
-    }
-}
 
 /// Per-node bookkeeping, as the scheduler cache's NodeInfo.
 #[derive(Debug, Clone)]
@@ -187,6 +131,11 @@ pub struct Scheduler<'a> {
     state: &'a ClusterState,
     profiles: Profiles,
     nodes: Vec<NodeInfo>,
+    /// The nodes' names, shared by every verdict on them.
+    node_names: Vec<Arc<str>>,
+    /// Each node's position in name order: ties go to the smallest name, and comparing
+    /// these is cheaper than comparing names.
+    name_rank: Vec<usize>,
     placed: Vec<PlacedPod<'a>>,
     term_groups: Vec<TermGroup>,
     /// Term -> its group index per [`TermKind`] (in `TermKind::ALL` order).
@@ -214,6 +163,11 @@ pub struct Scheduler<'a> {
     storage: volumes::StorageIndex<'a>,
     /// The volumes and provisioning nodes the pods assumed so far took for their claims.
     assumed_volumes: volumes::AssumedVolumes,
+    /// Every placed pod (index into `placed`) assumed, taken off or put back, in order: what
+    /// changed since a template's work was kept.
+    changes: Vec<usize>,
+    /// The per-node work of recent cycles, for the next pod of the same template.
+    memory: reuse::CycleMemory,
 }
 
 /// The planned inputs' Services and pod controllers (a Deployment's ReplicaSet included), which
@@ -255,6 +209,17 @@ impl<'a> Scheduler<'a> {
         );
         scheduler.images = images;
         scheduler.nodes = nodes;
+        scheduler.node_names = state
+            .nodes
+            .iter()
+            .map(|n| Arc::from(n.metadata.name.as_str()))
+            .collect();
+        let mut by_name: Vec<usize> = (0..state.nodes.len()).collect();
+        by_name.sort_unstable_by_key(|&i| &state.nodes[i].metadata.name);
+        scheduler.name_rank = vec![0; by_name.len()];
+        for (rank, index) in by_name.into_iter().enumerate() {
+            scheduler.name_rank[index] = rank;
+        }
         scheduler
     }
 
@@ -292,6 +257,8 @@ impl<'a> Scheduler<'a> {
             state,
             profiles,
             nodes: Vec::new(),
+            node_names: Vec::new(),
+            name_rank: Vec::new(),
             placed: Vec::with_capacity(bound.len()),
             term_groups: Vec::new(),
             term_group_index: HashMap::default(),
@@ -305,6 +272,8 @@ impl<'a> Scheduler<'a> {
             given: Given::default(),
             storage: volumes::StorageIndex::new(state),
             assumed_volumes: volumes::AssumedVolumes::default(),
+            changes: Vec::new(),
+            memory: reuse::CycleMemory::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state
@@ -356,6 +325,7 @@ impl<'a> Scheduler<'a> {
         nodes: &mut [NodeInfo],
     ) -> usize {
         nodes[node].count(&pod, &requests, self.placed.len());
+        self.changes.push(self.placed.len());
         self.record(pod, node, requests)
     }
 
@@ -441,6 +411,7 @@ impl<'a> Scheduler<'a> {
     /// Add the inputs' Services and pod controllers to what the plugins look up.
     pub fn give(&mut self, given: Given) {
         self.given = given;
+        self.memory.clear();
     }
 
     /// Add the claims the inputs' controllers create before their pods (a StatefulSet's, from
@@ -449,6 +420,7 @@ impl<'a> Scheduler<'a> {
     /// the state's.
     pub fn give_claims(&mut self, claims: &'a [df_model::storage::PersistentVolumeClaim]) {
         self.storage.add_claims(claims);
+        self.memory.clear();
     }
 
     /// The Services of `namespace`: the given ones, then the state's not replaced by them.
@@ -512,14 +484,13 @@ impl<'a> Scheduler<'a> {
         let mut nodes = std::mem::take(&mut self.nodes);
         let mut pod = pod;
         pod.spec.node_name = node.to_string();
-        self.namespace_labels
-            .entry(pod.metadata.namespace.clone())
-            .or_insert_with(|| {
-                Labels::from([(
-                    "kubernetes.io/metadata.name".to_string(),
-                    pod.metadata.namespace.clone(),
-                )])
-            });
+        if !self.namespace_labels.contains_key(&pod.metadata.namespace) {
+            let name = pod.metadata.namespace.clone();
+            let labels = Labels::from([("kubernetes.io/metadata.name".to_string(), name.clone())]);
+            self.namespace_labels.insert(name, labels);
+            // Namespace selectors may now select the templates of that namespace.
+            self.memory.clear();
+        }
         let requests = Requests::Assumed(Box::new(resources::pod_requests_and_non_zero(&pod.spec)));
         let namespace = pod.metadata.namespace.clone();
         let placed = self.place(
@@ -615,6 +586,7 @@ impl<'a> Scheduler<'a> {
     /// Take placed pod `index` off its node: its resources, ports and affinity terms stop
     /// counting. Preemption uses it (with [`put_back`](Self::put_back)) to try victims.
     fn take_off(&mut self, index: usize) {
+        self.changes.push(index);
         let placed = &mut self.placed[index];
         placed.removed = true;
         let info = &mut self.nodes[placed.node];
@@ -640,6 +612,7 @@ impl<'a> Scheduler<'a> {
 
     /// Undo [`take_off`](Self::take_off): the pod counts on its node again.
     fn put_back(&mut self, index: usize) {
+        self.changes.push(index);
         let placed = &mut self.placed[index];
         placed.removed = false;
         let info = &mut self.nodes[placed.node];
@@ -716,6 +689,11 @@ impl<'a> Scheduler<'a> {
             decision = self.decide_over(pod, &candidates[..candidates.len() - 1]);
         }
         Some((decision, detail?))
+    }
+
+    /// Node `index`'s position among the nodes in name order (for ties broken by name).
+    pub fn name_rank(&self, index: usize) -> usize {
+        self.name_rank[index]
     }
 
     /// A node's room for new pods: allocatable minus the requests of the pods on it (from the

@@ -44,6 +44,16 @@ impl TermKind {
 }
 
 impl PodTerms {
+    /// Every term list with its role.
+    pub(crate) fn by_kind(&self) -> [(TermKind, &[Term]); 4] {
+        [
+            (TermKind::Required, &self.required_affinity),
+            (TermKind::RequiredAnti, &self.required_anti_affinity),
+            (TermKind::Preferred, &self.preferred_affinity),
+            (TermKind::PreferredAnti, &self.preferred_anti_affinity),
+        ]
+    }
+
     /// Every term with its role, consuming the set.
     pub(crate) fn into_kinds(self) -> impl Iterator<Item = (TermKind, Term)> {
         let PodTerms {

@@ -13,7 +13,6 @@
 //! and says how many it left out.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -84,8 +83,8 @@ pub struct Drift {
     /// `chosenScore - nodeScore`, when both nodes are feasible.
     pub difference: Option<i64>,
     /// Per plugin, 0..100 before weights, for both nodes (feasible ones only).
-    pub node_scores: BTreeMap<&'static str, i64>,
-    pub chosen_scores: BTreeMap<&'static str, i64>,
+    pub node_scores: df_engine::NodeScores,
+    pub chosen_scores: df_engine::NodeScores,
     /// Why its node is filtered out now (upstream failure messages).
     pub reasons: Vec<String>,
 }
@@ -114,7 +113,7 @@ impl Drift {
         };
         let scores = |v: Option<&NodeVerdict>| {
             v.filter(|v| v.feasible)
-                .map(|v| v.scores.clone())
+                .map(|v| v.scores)
                 .unwrap_or_default()
         };
         Drift {
@@ -258,7 +257,7 @@ mod tests {
             code: None,
             scores: outcome
                 .ok()
-                .map(|score| BTreeMap::from([("NodeAffinity", score)]))
+                .map(|score| [("NodeAffinity", score)].into_iter().collect())
                 .unwrap_or_default(),
             score: outcome.ok(),
         }

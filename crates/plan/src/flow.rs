@@ -221,8 +221,8 @@ fn plan_one(
     plan.tied = decision
         .tied
         .iter()
-        .filter(|n| **n != node_name)
-        .cloned()
+        .filter(|n| ***n != *node_name)
+        .map(|n| n.to_string())
         .collect();
     let state = scheduler.state();
     let node = state

@@ -106,8 +106,8 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 let others: Vec<&str> = decision
                     .tied
                     .iter()
-                    .filter(|n| **n != selected.name)
-                    .map(String::as_str)
+                    .map(|n| &**n)
+                    .filter(|n| *n != &*selected.name)
                     .collect();
                 let _ = write!(
                     out,
@@ -178,7 +178,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
         let plugins: Vec<&str> = DEFAULT_SCORE_WEIGHTS
             .iter()
             .map(|(p, _)| *p)
-            .filter(|p| ranked[0].scores.contains_key(*p))
+            .filter(|p| ranked[0].scores.contains_key(p))
             .collect();
         let mut header = vec!["NODE", "SCORE"];
         header.extend(plugins.iter().map(|p| short_name(p)));
@@ -189,7 +189,10 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
             top.min(ranked.len())
         };
         for verdict in &ranked[..shown] {
-            let mut row = vec![verdict.name.clone(), verdict.score.unwrap_or(0).to_string()];
+            let mut row = vec![
+                verdict.name.to_string(),
+                verdict.score.unwrap_or(0).to_string(),
+            ];
             row.extend(plugins.iter().map(|p| verdict.scores[*p].to_string()));
             t.add_row(row);
         }
@@ -348,7 +351,7 @@ fn why_line(
         .scores
         .iter()
         .filter_map(|(plugin, score)| {
-            let weight = weights.get(*plugin).copied().unwrap_or(0);
+            let weight = weights.get(plugin).copied().unwrap_or(0);
             let diff = (score - runner_up.scores.get(plugin).copied().unwrap_or(0)) * weight;
             (diff != 0).then(|| (diff, format!("{plugin} {diff:+}")))
         })

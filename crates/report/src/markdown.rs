@@ -512,7 +512,7 @@ pub fn explain(explanation: &Explanation, top: usize) -> String {
         .iter()
         .take(top)
         .map(|v| {
-            let chosen = decision.selected.as_deref() == Some(v.name.as_str());
+            let chosen = decision.selected.as_deref() == Some(&*v.name);
             vec![
                 text(&v.name),
                 v.score.unwrap_or(0).to_string(),

@@ -365,7 +365,7 @@ mod tests {
             d.nodes
                 .iter()
                 .filter(|v| v.feasible)
-                .map(|v| v.name.clone())
+                .map(|v| v.name.to_string())
                 .collect::<Vec<_>>()
         };
         assert_eq!(

@@ -178,6 +178,12 @@ impl Constraint {
     }
 }
 
+/// Whether the pod has any constraint, DoNotSchedule or ScheduleAnyway, its own or the
+/// profile's defaults: its nodes' verdicts and scores then depend on every domain.
+pub(crate) fn spreads(cx: &Context, hard: &HardSpread) -> bool {
+    !hard.constraints.is_empty() || !Constraint::for_pod(cx, true).is_empty()
+}
+
 fn has_all_keys(constraints: &[Constraint], labels: &Labels) -> bool {
     constraints.iter().all(|c| labels.contains_key(&c.key))
 }
@@ -462,7 +468,7 @@ mod tests {
         // Raw: a = 2 * ln(3 + 2) = 3.2 -> 3, b = c = 0; the keyless node scores 0.
         assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
         assert_eq!(decision.selected.as_deref(), Some("n2"));
-        assert_eq!(decision.tied, ["n2", "n3"]);
+        assert_eq!(decision.tied, ["n2", "n3"].map(std::sync::Arc::<str>::from));
     }
 
     /// Upstream filtering_test.go and scoring_test.go, "terminating Pods should be excluded":

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::partitions::Among;
 use crate::gang::place::{Chooser, decide_in};
-use df_engine::{Resources, Scheduler};
+use df_engine::{NodeVerdict, Resources, Scheduler};
 use df_model::gang::{
     VOLCANO_AFFINITY_ANNOTATION, VOLCANO_ANTI_AFFINITY_ANNOTATION, VOLCANO_TASK_ORDER_ANNOTATION,
 };
@@ -536,9 +536,12 @@ impl Buckets<'_> {
                         .node_score(i, &v.name, &self.idle[v.index], self.task_pods);
                 (v.score.unwrap_or(0) as f64 + topology, v)
             })
-            .max_by(|(a, va), (b, vb)| a.total_cmp(b).then_with(|| vb.name.cmp(&va.name)));
+            .max_by(|(a, va), (b, vb)| {
+                let rank = |v: &NodeVerdict| scheduler.name_rank(v.index);
+                a.total_cmp(b).then_with(|| rank(vb).cmp(&rank(va)))
+            });
         match best {
-            Some((_, verdict)) => Ok(verdict.name.clone()),
+            Some((_, verdict)) => Ok(verdict.name.to_string()),
             None => Err(decision.summary.unwrap_or_default()),
         }
     }

@@ -1,0 +1,176 @@
+//! The per-node work of one cycle, kept for the next pod of the same template. The replicas of
+//! a Job, a gang or a backlog differ only in name, and between two of them the plan assumed a
+//! few pods: every node those pods did not change gives the next replica the same filter
+//! verdict and the same raw scores. Only NormalizeScore, which looks at every feasible node,
+//! runs over all of them again.
+//!
+//! A node's verdict and raw scores change when a pod is assumed on it or taken off it, and
+//! beyond that node only through pod (anti-)affinity: the template's own terms selecting the
+//! pod (every node of that pod's domain), or the pod's terms selecting the template (the
+//! same). Work that depends on the whole cluster is never kept: topology spreading (its
+//! minimum and its domains span every node), required affinity (the first pod of a group may
+//! go anywhere until one matches), volumes and DRA claims (their state is not per node).
+
+use std::sync::Mutex;
+
+use df_model::Pod;
+
+use crate::NodeVerdict;
+use crate::framework::Context;
+use crate::terms::TermKind;
+
+/// Templates remembered at once. A backlog interleaves a few; more would mostly keep work of
+/// one-off pods (each a verdict per node).
+const TEMPLATES: usize = 16;
+
+/// Past one change per this many candidate nodes since the work was kept (and past
+/// [`FEW_CHANGES`]), finding the nodes the changes touched costs more than judging every
+/// node again.
+const CANDIDATES_PER_CHANGE: usize = 8;
+
+/// Changes always worth going through, however few the candidates.
+const FEW_CHANGES: usize = 32;
+
+/// One template's work over its candidates, by candidate position.
+pub(crate) struct Kept {
+    /// The verdicts, without scores.
+    pub verdicts: Vec<NodeVerdict>,
+    /// Each score plugin's raw scores, in the profile's order (meaningful on feasible nodes).
+    pub raw: Vec<Vec<i64>>,
+}
+
+struct Entry {
+    template: Pod,
+    candidates: Vec<usize>,
+    /// How many changes the scheduler had recorded when the work was kept.
+    seen: usize,
+    kept: Kept,
+}
+
+/// The kept work of the latest templates, most recent first. A cycle runs on a shared
+/// scheduler, hence the lock; a cloned scheduler starts with nothing kept.
+#[derive(Default)]
+pub(crate) struct CycleMemory {
+    entries: Mutex<Vec<Entry>>,
+    /// Every cycle judges every node (the straightforward path the fast one is checked against).
+    pub off: bool,
+}
+
+impl Clone for CycleMemory {
+    fn clone(&self) -> Self {
+        CycleMemory {
+            entries: Mutex::default(),
+            off: self.off,
+        }
+    }
+}
+
+impl std::fmt::Debug for CycleMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.entries.lock().map_or(0, |e| e.len());
+        write!(f, "CycleMemory({kept} templates)")
+    }
+}
+
+impl CycleMemory {
+    /// Forget everything: what the plugins look up beyond the placed pods changed.
+    pub fn clear(&mut self) {
+        if let Ok(entries) = self.entries.get_mut() {
+            entries.clear();
+        }
+    }
+
+    /// The work kept for `pod`'s template over `candidates`, taken out, with the number of
+    /// changes it has seen.
+    pub fn take(&self, pod: &Pod, candidates: &[usize]) -> Option<(usize, Kept)> {
+        if self.off {
+            return None;
+        }
+        let mut entries = self.entries.lock().ok()?;
+        let at = entries
+            .iter()
+            .position(|e| same_template(&e.template, pod) && e.candidates == candidates)?;
+        let entry = entries.remove(at);
+        Some((entry.seen, entry.kept))
+    }
+
+    /// Keep `kept`, up to date with `seen` changes, for `pod`'s template.
+    pub fn keep(&self, pod: &Pod, candidates: &[usize], seen: usize, kept: Kept) {
+        if self.off {
+            return;
+        }
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        let mut template = pod.clone();
+        template.metadata.name.clear();
+        entries.insert(
+            0,
+            Entry {
+                template,
+                candidates: candidates.to_vec(),
+                seen,
+                kept,
+            },
+        );
+        entries.truncate(TEMPLATES);
+    }
+}
+
+/// Whether two pods are scheduled alike: all but their names (and annotations, which no
+/// plugin reads) are the same.
+fn same_template(a: &Pod, b: &Pod) -> bool {
+    a.spec == b.spec
+        && a.metadata.namespace == b.metadata.namespace
+        && a.metadata.labels == b.metadata.labels
+        && a.metadata.controller == b.metadata.controller
+        && a.metadata.deletion_timestamp == b.metadata.deletion_timestamp
+        && a.status == b.status
+}
+
+/// The candidates (by position) whose verdict or raw scores the changes after the first
+/// `seen` may have changed for the cycle's pod; `None` when every node must be judged again.
+pub(crate) fn changed_since(cx: &Context, seen: usize, candidates: &[usize]) -> Option<Vec<bool>> {
+    let sched = cx.sched;
+    let changes = sched.changes.get(seen..)?;
+    if changes.len() > FEW_CHANGES.max(candidates.len() / CANDIDATES_PER_CHANGE) {
+        return None;
+    }
+    let mut touched = vec![false; sched.nodes.len()];
+    let mut domains: Vec<(&str, usize)> = Vec::new();
+    for &placed in changes {
+        let placed = &sched.placed[placed];
+        touched[placed.node] = true;
+        for (kind, terms) in cx.terms.by_kind() {
+            for term in terms.iter().filter(|t| cx.term_matches(t, &placed.pod)) {
+                if kind == TermKind::Required {
+                    return None;
+                }
+                domains.push((&term.topology_key, placed.node));
+            }
+        }
+        for &group in placed.term_groups.iter() {
+            let term = &sched.term_groups[group].term;
+            if cx.term_matches(term, cx.pod) {
+                domains.push((&term.topology_key, placed.node));
+            }
+        }
+    }
+    domains.sort_unstable();
+    domains.dedup();
+    for (key, node) in domains {
+        // A pod on a node without the key counts in no domain.
+        let Some(value) = sched.node_labels(node).get(key) else {
+            continue;
+        };
+        for &candidate in candidates {
+            if sched.node_labels(candidate).get(key) == Some(value) {
+                touched[candidate] = true;
+            }
+        }
+    }
+    Some(candidates.iter().map(|&c| touched[c]).collect())
+}
+
+#[cfg(test)]
+mod tests;

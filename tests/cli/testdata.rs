@@ -685,7 +685,7 @@ fn pod_examples_are_feasible_where_their_comments_say() {
             .nodes
             .iter()
             .filter(|v| v.feasible)
-            .map(|v| &*v.name)
+            .map(|v| v.name)
             .collect();
         assert_eq!(feasible, *expected, "{file} {name}");
     }

@@ -3,8 +3,6 @@
 //! PreScore, Score and NormalizeScore over the feasible nodes. The per-node explanation comes
 //! out of the same calls.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 
 use super::framework::{Code, Context, Filter, PreFilter, PreScore, Score, Status};
@@ -360,7 +358,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         filters: &[&plugins::Registration],
     ) -> (NodeVerdict, Vec<FilterOutcome>) {
         let explain = explained == Some(index);
-        let name = &self.cx.sched.node_names[index];
+        let name = self.cx.sched.node_names[index];
         let mut detail_filters = Vec::new();
         let mut failed: Option<(&'static str, Status)> = None;
         let node_affinity_runs = self.cx.profile.runs(Point::Filter, NODE_AFFINITY);
@@ -413,7 +411,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             }
         }
         let verdict = NodeVerdict {
-            name: name.clone(),
+            name,
             index,
             feasible: failed.is_none(),
             code: failed.as_ref().map(|(_, s)| s.code),
@@ -534,14 +532,16 @@ impl<'s, 'a> Cycle<'s, 'a> {
                 with_raw(kept, &scored, &positions),
             );
         }
-        let mut by_name: Vec<&PluginScores> = scored.iter().collect();
-        by_name.sort_unstable_by_key(|p| p.name);
+        let slots: Vec<(usize, &PluginScores)> = scored
+            .iter()
+            .filter_map(|p| Some((NodeScores::slot(p.name)?, p)))
+            .collect();
         let mut best: Option<i64> = None;
         for (position, verdict) in verdicts.iter_mut().filter(|v| v.feasible).enumerate() {
             let mut total = 0;
-            for plugin in &by_name {
+            for &(slot, plugin) in &slots {
                 let score = plugin.normalized[position];
-                verdict.scores.push_in_order(plugin.name, score);
+                verdict.scores.set(slot, score);
                 total += score * plugin.weight;
             }
             verdict.score = Some(total);
@@ -552,7 +552,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             .filter(|v| v.score.is_some() && v.score == best)
             .collect();
         tied.sort_unstable_by_key(|v| self.cx.sched.name_rank[v.index]);
-        let tied: Vec<Arc<str>> = tied.into_iter().map(|v| v.name.clone()).collect();
+        let tied: Vec<&'static str> = tied.into_iter().map(|v| v.name).collect();
         // A Filter error (the first node whose first failure is one) ends the attempt: no
         // node is chosen, no summary of the nodes, no PostFilter (upstream `running
         // "<plugin>" filter plugin: <error>`).

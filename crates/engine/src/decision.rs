@@ -2,7 +2,8 @@
 //! decision per pod over every node, so a verdict allocates nothing of its own: the node's
 //! name is shared with the scheduler, and the scores are kept inline.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -14,8 +15,8 @@ use crate::plugins::REGISTRY;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeVerdict {
-    /// Shared with every other decision's verdict on this node.
-    pub name: Arc<str>,
+    /// Interned ([`intern`]): copied into every decision's verdict on this node.
+    pub name: &'static str,
     #[serde(skip)]
     pub index: usize,
     pub feasible: bool,
@@ -32,6 +33,24 @@ pub struct NodeVerdict {
     pub score: Option<i64>,
 }
 
+/// `name`, stored once for the whole process. Node names are interned: a plan makes a
+/// verdict per node per pod, and a borrowed name is copied for free where an owned or shared
+/// one would be allocated or counted each time. What is kept is bounded by the distinct node
+/// names the process reads, which it holds anyway.
+pub(crate) fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(name) = names.get(name) {
+        return name;
+    }
+    let name: &'static str = Box::leak(name.into());
+    names.insert(name);
+    name
+}
+
 /// How many plugins can score: each registered scorer at most once.
 const SCORERS: usize = {
     let mut count = 0;
@@ -45,41 +64,51 @@ const SCORERS: usize = {
     count
 };
 
+/// The scoring plugins' names in name order: each one's slot in [`NodeScores`].
+fn scorer_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names: Vec<&'static str> = REGISTRY
+            .iter()
+            .filter(|r| r.score)
+            .map(|r| r.name)
+            .collect();
+        names.sort_unstable();
+        names
+    })
+}
+
 /// Normalised scores by plugin name, in name order as a map keeps them, and serialised as a
-/// map. Inline, since a decision holds one per node.
+/// map. Inline and small, since a decision holds one per node: a score per scoring plugin,
+/// by its slot in name order, and which of them are set.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct NodeScores {
-    entries: [(&'static str, i64); SCORERS],
-    len: usize,
+    scores: [i64; SCORERS],
+    set: u16,
 }
 
 impl NodeScores {
-    /// Set `plugin`'s score (a plugin scores once per cycle: a second call replaces it).
-    pub fn insert(&mut self, plugin: &'static str, score: i64) {
-        let at = self.entries[..self.len].partition_point(|(name, _)| *name < plugin);
-        if at < self.len && self.entries[at].0 == plugin {
-            self.entries[at].1 = score;
-            return;
-        }
-        assert!(self.len < SCORERS, "more scores than scoring plugins");
-        self.entries.copy_within(at..self.len, at + 1);
-        self.entries[at] = (plugin, score);
-        self.len += 1;
+    /// The slot of `plugin`'s score, `None` for a plugin that cannot score.
+    pub(crate) fn slot(plugin: &str) -> Option<usize> {
+        scorer_names().iter().position(|name| *name == plugin)
     }
 
-    /// Add `plugin`'s score after every plugin already in, which sort before it by name: a
-    /// cycle sorts its plugins once, then fills each node's scores without comparing names.
-    pub(crate) fn push_in_order(&mut self, plugin: &'static str, score: i64) {
-        debug_assert!(self.iter().all(|(name, _)| name < plugin));
-        self.entries[self.len] = (plugin, score);
-        self.len += 1;
+    /// Set the score in `slot` (from [`slot`](Self::slot)): a cycle looks its plugins' slots up
+    /// once, then fills each node's scores without comparing names.
+    pub(crate) fn set(&mut self, slot: usize, score: i64) {
+        self.scores[slot] = score;
+        self.set |= 1 << slot;
+    }
+
+    /// Set `plugin`'s score. Only the registry's scoring plugins score.
+    pub fn insert(&mut self, plugin: &str, score: i64) {
+        let slot = Self::slot(plugin).unwrap_or_else(|| panic!("{plugin} does not score"));
+        self.set(slot, score);
     }
 
     pub fn get(&self, plugin: &str) -> Option<&i64> {
-        self.entries[..self.len]
-            .iter()
-            .find(|(name, _)| *name == plugin)
-            .map(|(_, score)| score)
+        let slot = Self::slot(plugin)?;
+        (self.set & (1 << slot) != 0).then(|| &self.scores[slot])
     }
 
     pub fn contains_key(&self, plugin: &str) -> bool {
@@ -88,15 +117,19 @@ impl NodeScores {
 
     /// Each plugin with its score, in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
-        self.entries[..self.len].iter().copied()
+        scorer_names()
+            .iter()
+            .enumerate()
+            .filter(|(slot, _)| self.set & (1 << slot) != 0)
+            .map(|(slot, name)| (*name, self.scores[slot]))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.set == 0
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.set.count_ones() as usize
     }
 }
 
@@ -120,7 +153,7 @@ impl std::ops::Index<&str> for NodeScores {
 
 impl Serialize for NodeScores {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.len))?;
+        let mut map = serializer.serialize_map(Some(self.len()))?;
         for (plugin, score) in self.iter() {
             map.serialize_entry(plugin, &score)?;
         }
@@ -136,7 +169,7 @@ pub struct Decision {
     pub selected: Option<String>,
     /// Every node that had the top score, in name order (upstream picks one at random; we
     /// pick the smallest name and say which others were equal).
-    pub tied: Vec<Arc<str>>,
+    pub tied: Vec<&'static str>,
     /// `0/N nodes are available: ...` when no node fits.
     pub summary: Option<String>,
     /// Problems in the pod's own spec (invalid selectors...) that made terms fail.
@@ -153,7 +186,7 @@ pub struct Decision {
 
 impl Decision {
     pub fn verdict(&self, node: &str) -> Option<&NodeVerdict> {
-        self.nodes.iter().find(|v| &*v.name == node)
+        self.nodes.iter().find(|v| v.name == node)
     }
 
     pub fn selected_verdict(&self) -> Option<&NodeVerdict> {

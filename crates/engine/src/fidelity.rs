@@ -301,7 +301,7 @@ fn feasible(decision: &Decision) -> Vec<&str> {
         .nodes
         .iter()
         .filter(|v| v.feasible)
-        .map(|v| &*v.name)
+        .map(|v| v.name)
         .collect()
 }
 

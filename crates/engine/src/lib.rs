@@ -25,7 +25,6 @@ pub mod versions;
 mod volumes;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -131,8 +130,8 @@ pub struct Scheduler<'a> {
     state: &'a ClusterState,
     profiles: Profiles,
     nodes: Vec<NodeInfo>,
-    /// The nodes' names, shared by every verdict on them.
-    node_names: Vec<Arc<str>>,
+    /// The nodes' names, interned for every verdict on them.
+    node_names: Vec<&'static str>,
     /// Each node's position in name order: ties go to the smallest name, and comparing
     /// these is cheaper than comparing names.
     name_rank: Vec<usize>,
@@ -212,7 +211,7 @@ impl<'a> Scheduler<'a> {
         scheduler.node_names = state
             .nodes
             .iter()
-            .map(|n| Arc::from(n.metadata.name.as_str()))
+            .map(|n| decision::intern(&n.metadata.name))
             .collect();
         let mut by_name: Vec<usize> = (0..state.nodes.len()).collect();
         by_name.sort_unstable_by_key(|&i| &state.nodes[i].metadata.name);

@@ -247,9 +247,9 @@ mod tests {
     use df_model::{ObjectMeta, PodSpec, PodStatus};
 
     /// A verdict: feasible with a weighted total, or rejected for `reason`.
-    fn verdict(name: &str, outcome: Result<i64, &str>) -> NodeVerdict {
+    fn verdict(name: &'static str, outcome: Result<i64, &str>) -> NodeVerdict {
         NodeVerdict {
-            name: name.into(),
+            name,
             index: 0,
             feasible: outcome.is_ok(),
             reasons: outcome.err().map(str::to_string).into_iter().collect(),

@@ -615,7 +615,7 @@ spec: {storageClassName: anywhere}
                     .iter()
                     .map(|v| {
                         if v.feasible {
-                            &*v.name
+                            v.name
                         } else {
                             v.reasons[0].as_str()
                         }

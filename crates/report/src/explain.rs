@@ -106,8 +106,8 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
                 let others: Vec<&str> = decision
                     .tied
                     .iter()
-                    .map(|n| &**n)
-                    .filter(|n| *n != &*selected.name)
+                    .copied()
+                    .filter(|n| *n != selected.name)
                     .collect();
                 let _ = write!(
                     out,
@@ -174,7 +174,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
     }
     if !feasible.is_empty() {
         let mut ranked = feasible.clone();
-        ranked.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+        ranked.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
         let plugins: Vec<&str> = DEFAULT_SCORE_WEIGHTS
             .iter()
             .map(|(p, _)| *p)
@@ -211,7 +211,7 @@ pub fn render(explanation: &Explanation, top: usize, wide: bool, headers: bool) 
         rejected
             .entry(verdict.reasons.first().map_or("", String::as_str))
             .or_default()
-            .push(&verdict.name);
+            .push(verdict.name);
     }
     if !rejected.is_empty() {
         let mut t = table(&["REJECTED", "REASON", "NODES"]);
@@ -346,7 +346,7 @@ fn why_line(
     let runner_up = feasible
         .iter()
         .filter(|v| v.name != selected.name)
-        .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.name.cmp(&a.name)))?;
+        .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.name.cmp(a.name)))?;
     let mut parts: Vec<(i64, String)> = selected
         .scores
         .iter()

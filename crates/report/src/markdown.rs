@@ -487,7 +487,7 @@ pub fn explain(explanation: &Explanation, top: usize) -> String {
         format!(
             "**✅ Pod {} would land on node {}** (score {}; {} of {} nodes feasible).",
             text(&pod),
-            text(&selected.name),
+            text(selected.name),
             selected.score.unwrap_or(0),
             feasible,
             decision.nodes.len()
@@ -507,14 +507,14 @@ pub fn explain(explanation: &Explanation, top: usize) -> String {
     };
     let mut out = format!("{verdict}\n\n");
     let mut ranked: Vec<_> = decision.nodes.iter().filter(|v| v.feasible).collect();
-    ranked.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    ranked.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
     let mut rows: Vec<Vec<String>> = ranked
         .iter()
         .take(top)
         .map(|v| {
-            let chosen = decision.selected.as_deref() == Some(&*v.name);
+            let chosen = decision.selected.as_deref() == Some(v.name);
             vec![
-                text(&v.name),
+                text(v.name),
                 v.score.unwrap_or(0).to_string(),
                 if chosen { "selected" } else { "feasible" }.to_string(),
             ]
@@ -530,7 +530,7 @@ pub fn explain(explanation: &Explanation, top: usize) -> String {
     let mut rejected: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for verdict in decision.nodes.iter().filter(|v| !v.feasible) {
         let reason = verdict.reasons.first().map_or("", String::as_str);
-        rejected.entry(reason).or_default().push(&verdict.name);
+        rejected.entry(reason).or_default().push(verdict.name);
     }
     for (reason, nodes) in &rejected {
         rows.push(vec![

@@ -468,7 +468,7 @@ mod tests {
         // Raw: a = 2 * ln(3 + 2) = 3.2 -> 3, b = c = 0; the keyless node scores 0.
         assert_eq!(scores(&decision, "PodTopologySpread"), [0, 100, 100, 0]);
         assert_eq!(decision.selected.as_deref(), Some("n2"));
-        assert_eq!(decision.tied, ["n2", "n3"].map(std::sync::Arc::<str>::from));
+        assert_eq!(decision.tied, ["n2", "n3"]);
     }
 
     /// Upstream filtering_test.go and scoring_test.go, "terminating Pods should be excluded":

@@ -78,7 +78,7 @@ fn the_nodes_some_window_would_pick() {
     let decision = |score: &dyn Fn(usize) -> i64, feasible: usize| Decision {
         nodes: (0..120)
             .map(|i| NodeVerdict {
-                name: format!("n{i:03}").into(),
+                name: crate::decision::intern(&format!("n{i:03}")),
                 index: i,
                 feasible: i < feasible,
                 reasons: Vec::new(),

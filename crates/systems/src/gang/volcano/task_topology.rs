@@ -533,7 +533,7 @@ impl Buckets<'_> {
             .map(|v| {
                 let topology =
                     self.manager
-                        .node_score(i, &v.name, &self.idle[v.index], self.task_pods);
+                        .node_score(i, v.name, &self.idle[v.index], self.task_pods);
                 (v.score.unwrap_or(0) as f64 + topology, v)
             })
             .max_by(|(a, va), (b, vb)| {

@@ -416,7 +416,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             feasible: failed.is_none(),
             code: failed.as_ref().map(|(_, s)| s.code),
             failed_plugin: failed.as_ref().map(|(p, _)| *p),
-            reasons: failed.map(|(_, s)| s.reasons).unwrap_or_default(),
+            reasons: failed.map(|(_, s)| s.reasons.into()).unwrap_or_default(),
             scores: NodeScores::default(),
             score: None,
         };

@@ -3,7 +3,7 @@
 //! name is shared with the scheduler, and the scores are kept inline.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -21,7 +21,7 @@ pub struct NodeVerdict {
     pub index: usize,
     pub feasible: bool,
     /// Upstream failure messages of the first failing filter (several for NodeResourcesFit).
-    pub reasons: Vec<String>,
+    pub reasons: Reasons,
     /// The plugin that rejected the node.
     pub failed_plugin: Option<&'static str>,
     /// That plugin's status code (UnschedulableAndUnresolvable: preemption cannot help).
@@ -49,6 +49,39 @@ pub(crate) fn intern(name: &str) -> &'static str {
     let name: &'static str = Box::leak(name.into());
     names.insert(name);
     name
+}
+
+/// A rejected node's failure messages, shared by the copies of its verdict: a template's
+/// kept verdicts are copied into every decision of its replicas.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Reasons(Option<Arc<[String]>>);
+
+impl std::ops::Deref for Reasons {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl From<Vec<String>> for Reasons {
+    fn from(reasons: Vec<String>) -> Self {
+        Reasons((!reasons.is_empty()).then(|| reasons.into()))
+    }
+}
+
+impl<'r> IntoIterator for &'r Reasons {
+    type Item = &'r String;
+    type IntoIter = std::slice::Iter<'r, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Reasons {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.len() == N && self.iter().zip(other).all(|(a, b)| a == b)
+    }
 }
 
 /// How many plugins can score: each registered scorer at most once.

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap as HashMap;
 
 pub use cycle::{FilterOutcome, NodeDetail, ScoreOutcome};
-pub use decision::{Decision, NodeScores, NodeVerdict};
+pub use decision::{Decision, NodeScores, NodeVerdict, Reasons};
 pub use df_model::resources::{self, Resources, pod_requests};
 use df_model::{LabelSelector, Labels, Node, Pod};
 use df_state::ClusterState;

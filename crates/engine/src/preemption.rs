@@ -473,7 +473,7 @@ impl<'a> Scheduler<'a> {
     fn fits_on(&self, pod: &Pod, node: usize) -> Result<(), Vec<String>> {
         match self.decide_over(pod, &[node]).nodes.into_iter().next() {
             Some(verdict) if verdict.feasible => Ok(()),
-            Some(verdict) => Err(verdict.reasons),
+            Some(verdict) => Err(verdict.reasons.to_vec()),
             None => Err(Vec::new()),
         }
     }

@@ -105,7 +105,7 @@ impl Drift {
             _ => DriftStatus::FilteredOut,
         };
         let reasons = match current {
-            Some(v) if !v.feasible => v.reasons.clone(),
+            Some(v) if !v.feasible => v.reasons.to_vec(),
             Some(_) => Vec::new(),
             None => vec![format!(
                 "node {node} is not among the nodes this decision considers"
@@ -252,7 +252,12 @@ mod tests {
             name,
             index: 0,
             feasible: outcome.is_ok(),
-            reasons: outcome.err().map(str::to_string).into_iter().collect(),
+            reasons: outcome
+                .err()
+                .map(str::to_string)
+                .into_iter()
+                .collect::<Vec<_>>()
+                .into(),
             failed_plugin: None,
             code: None,
             scores: outcome

@@ -81,7 +81,7 @@ fn the_nodes_some_window_would_pick() {
                 name: crate::decision::intern(&format!("n{i:03}")),
                 index: i,
                 feasible: i < feasible,
-                reasons: Vec::new(),
+                reasons: crate::Reasons::default(),
                 failed_plugin: None,
                 code: None,
                 scores: Default::default(),

@@ -107,6 +107,9 @@ struct PlacedPod<'a> {
     /// The [`TermGroup`]s this pod's (anti-)affinity terms count in.
     term_groups: Box<[usize]>,
     removed: bool,
+    /// Its resolved priority, read once: preemption compares it on every node for every pod
+    /// that fits nowhere.
+    priority: i32,
 }
 
 /// Identical (anti-)affinity terms of placed pods, counted per node. Replicas of an app share
@@ -369,7 +372,9 @@ impl<'a> Scheduler<'a> {
         if let Some(by_label) = self.placed_by_label.get_mut() {
             by_label.add(index, &pod.metadata.labels);
         }
+        let priority = self.state.pod_priority(&pod).value;
         self.placed.push(PlacedPod {
+            priority,
             pod,
             node,
             requests,

@@ -372,7 +372,13 @@ impl<'a> Scheduler<'a> {
         let mut found: Vec<Found> = Vec::new();
         let mut failures: BTreeMap<String, usize> = BTreeMap::new();
         let mut failed_nodes = 0;
+        let mut without_victims = 0;
         for &node in &potential {
+            if !self.has_lower_priority_pods(node, resolved.value) {
+                // Said by select_victims_on_node too; counted here without building its words.
+                without_victims += 1;
+                continue;
+            }
             match self.select_victims_on_node(pod, resolved.value, node) {
                 Ok((victims, budget_violations)) => {
                     found.push(Found {
@@ -392,6 +398,10 @@ impl<'a> Scheduler<'a> {
                     }
                 }
             }
+        }
+        if without_victims > 0 {
+            *failures.entry(NO_VICTIMS.to_string()).or_default() += without_victims;
+            failed_nodes += without_victims;
         }
         if found.is_empty() {
             if total > failed_nodes {
@@ -449,9 +459,17 @@ impl<'a> Scheduler<'a> {
             .is_some_and(|v| v.code != Some(Code::UnschedulableAndUnresolvable));
         resolvable
             && self.nodes[node].pods.iter().any(|&placed| {
-                let other = &self.placed[placed].pod;
-                self.state.pod_priority(other).value < priority && other.terminating_by_preemption()
+                let other = &self.placed[placed];
+                other.priority < priority && other.pod.terminating_by_preemption()
             })
+    }
+
+    /// Whether any pod on `node` has a priority below `priority` (a possible victim).
+    fn has_lower_priority_pods(&self, node: usize, priority: i32) -> bool {
+        self.nodes[node]
+            .pods
+            .iter()
+            .any(|&placed| self.placed[placed].priority < priority)
     }
 
     fn victims(&self, ranked: &[Ranked]) -> Vec<Victim> {
@@ -494,7 +512,7 @@ impl<'a> Scheduler<'a> {
             .iter()
             .filter_map(|&placed| {
                 let victim = &self.placed[placed].pod;
-                let victim_priority = self.state.pod_priority(victim).value;
+                let victim_priority = self.placed[placed].priority;
                 (victim_priority < priority).then(|| Ranked {
                     placed,
                     priority: victim_priority,

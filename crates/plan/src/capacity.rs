@@ -3,9 +3,12 @@
 //! with the engine, not estimated.
 //!
 //! cluster-capacity answers the opposite question (how many copies of one pod fit the nodes
-//! there are) by scheduling copies until one fails. Here the plan is rerun for a node count
-//! that doubles from 1 until everything fits, then the count is bisected between the last
-//! count that did not fit and the first that did. That assumes more identical empty nodes
+//! there are) by scheduling copies until one fails. Here the plan is rerun for node counts
+//! chosen by what the trials so far placed: after 0 and 1 new nodes, the count that would
+//! place the rest at the pods per new node seen (doubling while new nodes place nothing), then
+//! that estimate and bisection take turns between the last count that did not fit and the
+//! first that did ([`Bracket`]). A backlog of like pods is answered in four plans: 0, 1, the
+//! estimate, and one fewer to prove it. That assumes more identical empty nodes
 //! never make a plan worse, which holds for resources, filters and gangs; scores that spread
 //! pods (topology spread, anti-affinity) can in principle make a larger count place worse, so
 //! the answer is the count N the search proves (N fits, N-1 does not), shown with every
@@ -86,10 +89,12 @@ pub fn how_many_nodes(
     };
     // The first pod the API server rejects in the plan without new nodes.
     let rejected = OnceCell::new();
-    let mut fits = |state: &mut ClusterState, count: usize| -> Result<bool, PlanError> {
+    // Whether `count` new nodes make everything fit, and what they leave unplaced.
+    let mut fits = |state: &mut ClusterState, count: usize| -> Result<(bool, usize), PlanError> {
         search.resize(state, count);
         if let Some(&(fits, _)) = search.tried.get(&count) {
-            return Ok(fits);
+            let unplaced = search.trials.iter().find(|t| t.nodes == count);
+            return Ok((fits, unplaced.map_or(0, |t| t.unplaced)));
         }
         let plan = plan_all(manifests, state, profiles.clone(), opts)?;
         let (unplaced, reason) = left_out(&plan);
@@ -104,34 +109,31 @@ pub fn how_many_nodes(
         };
         progress(&trial);
         search.tried.insert(count, (trial.fits, reason));
-        let fits = trial.fits;
+        let answer = (trial.fits, trial.unplaced);
         search.trials.push(trial);
-        Ok(fits)
+        Ok(answer)
     };
     let answer = 'search: {
-        if fits(state, 0)? {
+        let (none_needed, unplaced_without) = fits(state, 0)?;
+        if none_needed {
             break 'search Some(0);
         }
         if rejected.get().is_some() {
             break 'search None;
         }
-        let (mut low, mut high) = (0, 1);
-        while !fits(state, high)? {
-            if high == max {
+        let mut bracket = Bracket::new(unplaced_without);
+        let mut count = 1;
+        loop {
+            let (count_fits, unplaced) = fits(state, count)?;
+            if !count_fits && count == max {
                 break 'search None;
             }
-            low = high;
-            high = (high * 2).min(max);
-        }
-        while high - low > 1 {
-            let middle = low + (high - low) / 2;
-            if fits(state, middle)? {
-                high = middle;
-            } else {
-                low = middle;
+            bracket.record(count, count_fits, unplaced);
+            match bracket.next(max) {
+                Some(next) => count = next,
+                None => break 'search bracket.fits,
             }
         }
-        Some(high)
     };
     let blocking_reason = match answer {
         None => rejected.get().cloned().or_else(|| {
@@ -150,6 +152,73 @@ pub fn how_many_nodes(
         trials: search.trials,
         blocking_reason,
     })
+}
+
+/// What the counts tried so far say: the largest that does not fit (at first 0), the
+/// smallest that fits, and so how many pods each new node places.
+struct Bracket {
+    /// The largest count known not to fit, with what it leaves unplaced.
+    short: (usize, usize),
+    /// What no new node leaves unplaced.
+    unplaced_without: usize,
+    /// The smallest count known to fit.
+    fits: Option<usize>,
+    /// Whether the last probe inside the bracket was the estimate: the next one halves it.
+    estimated: bool,
+}
+
+impl Bracket {
+    fn new(unplaced_without: usize) -> Bracket {
+        Bracket {
+            short: (0, unplaced_without),
+            unplaced_without,
+            fits: None,
+            estimated: false,
+        }
+    }
+
+    fn record(&mut self, count: usize, fits: bool, unplaced: usize) {
+        if fits {
+            self.fits = Some(self.fits.map_or(count, |f| f.min(count)));
+        } else if count >= self.short.0 {
+            self.short = (count, unplaced);
+        }
+    }
+
+    /// The count to try next, `None` once the answer is proved (it fits, one fewer does not).
+    /// The estimate: the count that places the rest at the pods per new node seen so far.
+    /// Until a count fits it is tried (or the count doubles, while new nodes place nothing);
+    /// then the estimate and the middle of the bracket take turns, so that a wrong estimate
+    /// costs at most the bisection's trials twice over.
+    fn next(&mut self, max: usize) -> Option<usize> {
+        let (short, unplaced) = self.short;
+        let placed = self.unplaced_without.saturating_sub(unplaced);
+        let estimate = (short > 0 && placed > 0).then(|| {
+            let per_node = placed as f64 / short as f64;
+            short + (unplaced as f64 / per_node).ceil() as usize
+        });
+        match self.fits {
+            Some(fits) if fits - short <= 1 => None,
+            Some(fits) => {
+                let middle = short + (fits - short) / 2;
+                let guess = match estimate.filter(|_| !self.estimated) {
+                    Some(estimate) => {
+                        self.estimated = true;
+                        estimate.clamp(short + 1, fits - 1)
+                    }
+                    None => {
+                        self.estimated = false;
+                        middle
+                    }
+                };
+                Some(guess)
+            }
+            None => {
+                let doubled = (short * 2).max(short + 1);
+                Some(estimate.unwrap_or(doubled).max(short + 1).min(max))
+            }
+        }
+    }
 }
 
 /// The search's nodes and what each count gave.
@@ -248,4 +317,103 @@ fn left_out(plan: &Plan) -> (usize, Option<String>) {
         }
     }
     (count, first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bracket;
+
+    /// The counts the search tries for a plan that leaves `unplaced(count)` pods out, up to
+    /// `max`: 0 first, then 1, then what [`Bracket`] asks for; and its answer.
+    fn trials(unplaced: impl Fn(usize) -> usize, max: usize) -> (Vec<usize>, Option<usize>) {
+        let mut tried = vec![0];
+        if unplaced(0) == 0 {
+            return (tried, Some(0));
+        }
+        let mut bracket = Bracket::new(unplaced(0));
+        let mut count = 1;
+        loop {
+            tried.push(count);
+            let left = unplaced(count);
+            if left > 0 && count == max {
+                return (tried, None);
+            }
+            bracket.record(count, left == 0, left);
+            match bracket.next(max) {
+                Some(next) => count = next,
+                None => return (tried, bracket.fits),
+            }
+        }
+    }
+
+    #[test]
+    fn the_search_follows_the_pods_each_node_places() {
+        type Case = (
+            &'static str,
+            fn(usize) -> usize,
+            usize,
+            &'static [usize],
+            Option<usize>,
+        );
+        let cases: &[Case] = &[
+            // 1,000 pods, 4 a node: 1 node leaves 996, so 4 a node, 1 + 996/4 = 250 fits;
+            // 249 leaves 4 out: proved in four plans (the doubling took 0..512 then 9 more).
+            (
+                "like pods",
+                |n| 1000usize.saturating_sub(4 * n),
+                1000,
+                &[0, 1, 250, 249],
+                Some(250),
+            ),
+            // The CLI's table: 10 pods, 4 a node; 1 + ceil(6/4) = 3 fits, 2 does not.
+            (
+                "ten pods",
+                |n| 10usize.saturating_sub(4 * n),
+                1000,
+                &[0, 1, 3, 2],
+                Some(3),
+            ),
+            // A gang of 8 that needs 8 nodes at once: nothing is placed until then, so the
+            // count doubles (1, 2, 4, 8), then 5..7 are bisected (6, then 7).
+            (
+                "gang of eight",
+                |n| if n >= 8 { 0 } else { 8 },
+                1000,
+                &[0, 1, 2, 4, 8, 6, 7],
+                Some(8),
+            ),
+            // Nodes place fewer pods than the first one did (the first takes 10, each later 1,
+            // so n nodes leave 91 - n): the estimate comes up from below. 1 leaves 90 (10 a
+            // node): 1 + 90/10 = 10; 10 leaves 81 (1.9 a node): 10 + ceil(42.6) = 53; 53 leaves
+            // 38 (62/53 a node): 53 + ceil(32.5) = 86; 86 leaves 5 (95/86): 86 + ceil(4.5) = 91,
+            // which fits; the estimate inside (86, 91) is 91, clamped to 90, which leaves 1.
+            (
+                "diminishing",
+                |n| {
+                    if n == 0 {
+                        100
+                    } else {
+                        91usize.saturating_sub(n)
+                    }
+                },
+                1000,
+                &[0, 1, 10, 53, 86, 91, 90],
+                Some(91),
+            ),
+            // One pod a node, more than `max` needed: the estimate is `max`, tried once.
+            (
+                "beyond max",
+                |n| 1578usize.saturating_sub(n),
+                1000,
+                &[0, 1, 1000],
+                None,
+            ),
+            // Nothing ever placed: doubling to `max`.
+            ("never", |_| 1, 5, &[0, 1, 2, 4, 5], None),
+            ("already fits", |_| 0, 5, &[0], Some(0)),
+        ];
+        for (name, unplaced, max, want, answer) in cases {
+            assert_eq!(trials(unplaced, *max), (want.to_vec(), *answer), "{name}");
+        }
+    }
 }

@@ -169,7 +169,12 @@ fn workload_gang_yaml() -> String {
 /// running app (`app-00001`).
 const BACKLOG_PODS: usize = 2_000;
 
-fn backlog_yaml() -> String {
+/// The node the node-count row copies: 16 CPUs, 126 GiB, in zone-a (the synthetic state's
+/// first node).
+const TEMPLATE_NODE: &str = "node-00000";
+
+/// The backlog row's pods, of `requests` each, their hard spread over `spread_key`.
+fn backlog_yaml_of(requests: &str, spread_key: &str) -> String {
     let kinds = [
         ("plain", String::new()),
         (
@@ -182,7 +187,7 @@ fn backlog_yaml() -> String {
         ),
         (
             "spread",
-            "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: backlog-spread}}}]\n".to_string(),
+            format!("  topologySpreadConstraints: [{{maxSkew: 1, topologyKey: {spread_key}, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: backlog-spread}}}}}}]\n"),
         ),
         (
             "near",
@@ -193,12 +198,24 @@ fn backlog_yaml() -> String {
         .map(|i| {
             let (kind, spec) = &kinds[i % kinds.len()];
             format!(
-                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: backlog-{i:04}\n  namespace: ns-{:02}\n  labels: {{app: backlog-{kind}}}\nspec:\n  containers:\n  - name: main\n    image: worker\n    resources: {{requests: {{cpu: 250m, memory: 512Mi}}}}\n{spec}status: {{phase: Pending}}\n",
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: backlog-{i:04}\n  namespace: ns-{:02}\n  labels: {{app: backlog-{kind}}}\nspec:\n  containers:\n  - name: main\n    image: worker\n    resources: {{requests: {requests}}}\n{spec}status: {{phase: Pending}}\n",
                 i % 20
             )
         })
         .collect::<Vec<_>>()
         .join("---\n")
+}
+
+/// The backlog row: small pods that all fit the state.
+fn backlog_yaml() -> String {
+    backlog_yaml_of("{cpu: 250m, memory: 512Mi}", "topology.kubernetes.io/zone")
+}
+
+/// The node-count rows' backlog: the same kinds at 7 CPUs and 28 GiB, so that about a third
+/// fit nowhere (two fit a new node like [`TEMPLATE_NODE`]); the spread is over hostnames, as
+/// new nodes all in one zone can never even out a zone spread.
+fn short_backlog_yaml() -> String {
+    backlog_yaml_of("{cpu: \"7\", memory: 28Gi}", "kubernetes.io/hostname")
 }
 
 /// One line of the Markdown table: the time, its ratio to `floor` when given, the peak RSS.
@@ -251,6 +268,7 @@ fn main() {
     std::fs::write(path("volcano-job.yaml"), volcano_job_yaml()).expect("write volcano job");
     std::fs::write(path("workload-gang.yaml"), workload_gang_yaml()).expect("write workload");
     std::fs::write(path("backlog.yaml"), backlog_yaml()).expect("write backlog");
+    std::fs::write(path("short-backlog.yaml"), short_backlog_yaml()).expect("write backlog");
     std::fs::write(path("flow.yaml"), flow::flow()).expect("write flow");
     std::fs::create_dir(path("lint")).expect("lint dir");
     for f in 0..lint_files::FILES {
@@ -338,6 +356,22 @@ fn main() {
             let run = measure(BIN, &pending, runs);
             row(
                 &format!("{size} plan --pending: {BACKLOG_PODS} Pending pods"),
+                &run,
+                Some(&floor),
+            );
+            let short = path("short-backlog.yaml");
+            let mut pending = pending.to_vec();
+            *pending.last_mut().expect("the backlog") = &short;
+            let run = measure(BIN, &pending, runs);
+            row(
+                &format!("{size} plan --pending: {BACKLOG_PODS} Pending pods, a third fit nowhere"),
+                &run,
+                Some(&floor),
+            );
+            pending.extend(["--how-many-nodes", TEMPLATE_NODE]);
+            let run = measure(BIN, &pending, runs);
+            row(
+                &format!("{size} plan --pending --how-many-nodes of that backlog"),
                 &run,
                 Some(&floor),
             );

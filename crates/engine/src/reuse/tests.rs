@@ -93,16 +93,20 @@ fn gen_template() -> impl Strategy<Value = Template> {
         )
 }
 
-/// One step of a plan: schedule a replica of template `n`, or forget the `n`-th pod placed.
+/// One step of a plan: schedule a replica of template `n`; decide one among the nodes a
+/// mask keeps, as gang planners decide within a domain (nothing assumed); or forget the `n`-th
+/// pod placed.
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Schedule(usize),
+    Within(usize, u16),
     Forget(usize),
 }
 
 fn gen_step() -> impl Strategy<Value = Step> {
     prop_oneof![
         8 => (0usize..3).prop_map(Step::Schedule),
+        2 => (0usize..3, any::<u16>()).prop_map(|(t, mask)| Step::Within(t, mask)),
         1 => (0usize..64).prop_map(Step::Forget),
     ]
 }
@@ -217,6 +221,8 @@ struct Exercised {
     /// Of those, decisions on a node other than the one the last placement took.
     reused_with_domain: usize,
     decisions: usize,
+    /// Decisions within a subset of the nodes.
+    within: usize,
     forgotten: usize,
     preempted: usize,
 }
@@ -265,6 +271,16 @@ fn check(
                     placed.push((pod.metadata.namespace.clone(), pod.metadata.name.clone()));
                 }
             }
+            Step::Within(t, mask) => {
+                let pod = replica(&templates[t % templates.len()], index);
+                let within: Vec<usize> =
+                    (0..nodes.len()).filter(|i| mask & (1 << i) != 0).collect();
+                prop_assert_eq!(
+                    fast.decide_within(&pod, &within),
+                    plain.decide_within(&pod, &within)
+                );
+                seen.within += 1;
+            }
             Step::Forget(n) if !placed.is_empty() => {
                 let (namespace, name) = placed.remove(n % placed.len());
                 prop_assert_eq!(
@@ -297,7 +313,8 @@ proptest! {
 }
 
 /// The property is not vacuous: of plans drawn with a fixed seed, most take kept work, many
-/// take it where a placement changed a whole domain, and some forget or preempt pods.
+/// take it where a placement changed a whole domain, and some forget or preempt pods or decide
+/// within some nodes.
 #[test]
 fn the_generated_plans_reach_the_fast_path() {
     use proptest::strategy::ValueTree;
@@ -307,7 +324,7 @@ fn the_generated_plans_reach_the_fast_path() {
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
     let n = 96;
-    let mut plans = [0usize; 4];
+    let mut plans = [0usize; 5];
     let (mut reused, mut decisions) = (0, 0);
     for _ in 0..n {
         let (nodes, templates, steps) = case().new_tree(&mut runner).unwrap().current();
@@ -320,6 +337,7 @@ fn the_generated_plans_reach_the_fast_path() {
             seen.reused_with_domain > 0,
             seen.forgotten > 0,
             seen.preempted > 0,
+            seen.within > 0,
         ]) {
             *count += usize::from(hit);
         }
@@ -334,6 +352,7 @@ fn the_generated_plans_reach_the_fast_path() {
         ("plans that take it past a changed domain", plans[1], 15),
         ("plans that forget a pod", plans[2], 20),
         ("plans that preempt", plans[3], 3),
+        ("plans that decide within some nodes", plans[4], 30),
     ] {
         assert!(hits * 100 >= n * min_percent, "{what}: {hits} of {n}");
     }

@@ -86,6 +86,21 @@ struct PluginScores {
     explained: Option<(i64, String)>,
 }
 
+/// A cycle's verdicts before scoring (with, for the explained node, every filter's outcome),
+/// and for a pod whose work can be kept, that work.
+struct Judged {
+    verdicts: Vec<NodeVerdict>,
+    detail_filters: Vec<FilterOutcome>,
+    work: Option<Work>,
+}
+
+/// A template's work in a cycle: taken from what was kept, with the candidates (by position)
+/// judged again since; or judged afresh (the verdicts before scoring).
+enum Work {
+    Reused { changed: Vec<bool>, kept: Kept },
+    Fresh(Vec<NodeVerdict>),
+}
+
 /// The feasible nodes a cycle scores, with what it may take from a template's kept work.
 struct Feasible<'k> {
     /// Node indexes.
@@ -444,6 +459,72 @@ impl<'s, 'a> Cycle<'s, 'a> {
         (verdicts, detail_filters)
     }
 
+    /// The candidates' verdicts, judged afresh or, for the next pod of a template, taken from
+    /// the work kept for it with only the nodes that changed since judged again.
+    fn judge_candidates(
+        &self,
+        candidates: &[usize],
+        explained: Option<usize>,
+        rejection: Option<&(PluginKind, Status, String)>,
+        filters: &[&plugins::Registration],
+    ) -> Judged {
+        let reusable = explained.is_none() && rejection.is_none() && self.reusable();
+        let reused = reusable
+            .then(|| self.cx.sched.memory.take(self.cx.pod, candidates))
+            .flatten()
+            .and_then(|(seen, kept)| {
+                Some((reuse::changed_since(&self.cx, seen, candidates)?, kept))
+            });
+        if let Some((changed, mut kept)) = reused {
+            for (position, &index) in candidates.iter().enumerate() {
+                if changed[position] {
+                    kept.verdicts[position] = self.judge(index, None, None, filters).0;
+                }
+            }
+            return Judged {
+                verdicts: kept.verdicts.clone(),
+                detail_filters: Vec::new(),
+                work: Some(Work::Reused { changed, kept }),
+            };
+        }
+        let (verdicts, detail_filters) = self.judge_all(candidates, explained, rejection, filters);
+        Judged {
+            work: reusable.then(|| Work::Fresh(verdicts.clone())),
+            verdicts,
+            detail_filters,
+        }
+    }
+
+    /// Keep this cycle's work for the next pod of its template: the verdicts before scoring
+    /// and the raw scores of the feasible nodes (at candidate `positions`).
+    fn keep_work(
+        &self,
+        candidates: &[usize],
+        work: Work,
+        scored: &[PluginScores],
+        positions: &[usize],
+    ) {
+        let mut kept = match work {
+            Work::Reused { kept, .. } => kept,
+            Work::Fresh(verdicts) => Kept {
+                verdicts,
+                raw: Vec::new(),
+            },
+        };
+        kept.raw
+            .resize_with(scored.len(), || vec![0; candidates.len()]);
+        for (by_position, plugin) in kept.raw.iter_mut().zip(scored) {
+            for (k, &position) in positions.iter().enumerate() {
+                by_position[position] = plugin.raw[k];
+            }
+        }
+        let seen = self.cx.sched.changes.len();
+        self.cx
+            .sched
+            .memory
+            .keep(self.cx.pod, candidates, seen, kept);
+    }
+
     /// Decide among `candidates`; with `explained`, also every filter's verdict (without
     /// stopping at the first failure) and every score of that node, from the same calls.
     pub(super) fn run(
@@ -471,40 +552,21 @@ impl<'s, 'a> Cycle<'s, 'a> {
         let filters: Vec<&plugins::Registration> = plugins::filters()
             .filter(|r| profile.runs(Point::Filter, r.name) && !self.skipped(r.kind))
             .collect();
-        let memory = &self.cx.sched.memory;
-        let reusable = explained.is_none() && rejection.is_none() && self.reusable();
-        let reused = reusable
-            .then(|| memory.take(self.cx.pod, candidates))
-            .flatten()
-            .and_then(|(seen, kept)| {
-                Some((reuse::changed_since(&self.cx, seen, candidates)?, kept))
-            });
-        let mut detail_filters = Vec::new();
-        let (mut verdicts, mut reused) = match reused {
-            Some((changed, mut kept)) => {
-                for (position, &index) in candidates.iter().enumerate() {
-                    if changed[position] {
-                        kept.verdicts[position] = self.judge(index, None, None, &filters).0;
-                    }
-                }
-                (kept.verdicts.clone(), Some((changed, kept)))
-            }
-            None => {
-                let judged = self.judge_all(candidates, explained, rejection.as_ref(), &filters);
-                detail_filters = judged.1;
-                (judged.0, None)
-            }
-        };
-        let judged_afresh = (reusable && reused.is_none()).then(|| verdicts.clone());
+        let Judged {
+            mut verdicts,
+            mut detail_filters,
+            work,
+        } = self.judge_candidates(candidates, explained, rejection.as_ref(), &filters);
         let positions: Vec<usize> = (0..verdicts.len())
             .filter(|&p| verdicts[p].feasible)
             .collect();
         let feasible = Feasible {
             nodes: positions.iter().map(|&p| verdicts[p].index).collect(),
             positions,
-            kept: reused
-                .as_ref()
-                .map(|(changed, kept)| (&kept.raw[..], &changed[..])),
+            kept: match &work {
+                Some(Work::Reused { changed, kept }) => Some((&kept.raw[..], &changed[..])),
+                _ => None,
+            },
         };
         let scored = if feasible.nodes.is_empty() {
             Vec::new()
@@ -516,21 +578,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
             positions,
             ..
         } = feasible;
-        if reusable {
-            let kept = match reused.take() {
-                Some((_, kept)) => kept,
-                None => Kept {
-                    verdicts: judged_afresh.unwrap_or_default(),
-                    raw: Vec::new(),
-                },
-            };
-            let seen = self.cx.sched.changes.len();
-            memory.keep(
-                self.cx.pod,
-                candidates,
-                seen,
-                with_raw(kept, &scored, &positions),
-            );
+        if let Some(work) = work {
+            self.keep_work(candidates, work, &scored, &positions);
         }
         let slots: Vec<(usize, &PluginScores)> = scored
             .iter()
@@ -627,17 +676,4 @@ impl<'s, 'a> Cycle<'s, 'a> {
         };
         (decision, detail)
     }
-}
-
-/// `kept`'s verdicts with the raw scores of this cycle's `scored` plugins, by candidate
-/// position (`feasible` holds the feasible nodes' positions).
-fn with_raw(mut kept: Kept, scored: &[PluginScores], feasible: &[usize]) -> Kept {
-    let candidates = kept.verdicts.len();
-    kept.raw.resize_with(scored.len(), || vec![0; candidates]);
-    for (by_position, plugin) in kept.raw.iter_mut().zip(scored) {
-        for (k, &position) in feasible.iter().enumerate() {
-            by_position[position] = plugin.raw[k];
-        }
-    }
-    kept
 }

@@ -165,9 +165,8 @@ pub struct Scheduler<'a> {
     storage: volumes::StorageIndex<'a>,
     /// The volumes and provisioning nodes the pods assumed so far took for their claims.
     assumed_volumes: volumes::AssumedVolumes,
-    /// Every placed pod (index into `placed`) assumed, taken off or put back, in order: what
-    /// changed since a template's work was kept.
-    changes: Vec<usize>,
+    /// What changed since a template's work was kept.
+    changes: reuse::ChangeLog,
     /// The per-node work of recent cycles, for the next pod of the same template.
     memory: reuse::CycleMemory,
 }
@@ -274,7 +273,7 @@ impl<'a> Scheduler<'a> {
             given: Given::default(),
             storage: volumes::StorageIndex::new(state),
             assumed_volumes: volumes::AssumedVolumes::default(),
-            changes: Vec::new(),
+            changes: reuse::ChangeLog::default(),
             memory: reuse::CycleMemory::default(),
         };
         for namespace in state.namespace_names() {

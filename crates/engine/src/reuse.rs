@@ -23,6 +23,10 @@ use crate::terms::TermKind;
 /// one-off pods (each a verdict per node).
 const TEMPLATES: usize = 16;
 
+/// Verdicts kept in all (about 200 bytes each with their raw scores): 16 templates of 10,000
+/// nodes; on larger clusters fewer templates are kept, the latest always.
+const KEPT_VERDICTS: usize = 160_000;
+
 /// Past one change per this many candidate nodes since the work was kept (and past
 /// [`FEW_CHANGES`]), finding the nodes the changes touched costs more than judging every
 /// node again.
@@ -30,6 +34,41 @@ const CANDIDATES_PER_CHANGE: usize = 8;
 
 /// Changes always worth going through, however few the candidates.
 const FEW_CHANGES: usize = 32;
+
+/// Changes kept before the log starts over: kept work that old is judged again in full
+/// anyway (past [`FEW_CHANGES`] and one change per [`CANDIDATES_PER_CHANGE`] nodes), and
+/// preemption's what-ifs take pods off and put them back by the thousand.
+pub(crate) const LOGGED_CHANGES: usize = 1 << 16;
+
+/// Every placed pod (its index among the placed pods) assumed, taken off or put back, in order:
+/// what changed since a template's work was kept. Bounded: past [`LOGGED_CHANGES`] the log
+/// starts over, and work kept before that is judged again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChangeLog {
+    /// Changes dropped by starting over.
+    dropped: usize,
+    changes: Vec<usize>,
+}
+
+impl ChangeLog {
+    pub fn push(&mut self, placed: usize) {
+        if self.changes.len() == LOGGED_CHANGES {
+            self.dropped += self.changes.len();
+            self.changes.clear();
+        }
+        self.changes.push(placed);
+    }
+
+    /// How many changes there have been.
+    pub fn len(&self) -> usize {
+        self.dropped + self.changes.len()
+    }
+
+    /// The changes after the first `seen`, unless some were dropped.
+    pub(crate) fn since(&self, seen: usize) -> Option<&[usize]> {
+        self.changes.get(seen.checked_sub(self.dropped)?..)
+    }
+}
 
 /// One template's work over its candidates, by candidate position.
 pub(crate) struct Kept {
@@ -113,7 +152,16 @@ impl CycleMemory {
                 kept,
             },
         );
-        entries.truncate(TEMPLATES);
+        let mut verdicts = 0;
+        let within_budget = entries
+            .iter()
+            .take(TEMPLATES)
+            .take_while(|e| {
+                verdicts += e.candidates.len();
+                verdicts <= KEPT_VERDICTS
+            })
+            .count();
+        entries.truncate(within_budget.max(1));
     }
 }
 
@@ -132,7 +180,7 @@ fn same_template(a: &Pod, b: &Pod) -> bool {
 /// `seen` may have changed for the cycle's pod; `None` when every node must be judged again.
 pub(crate) fn changed_since(cx: &Context, seen: usize, candidates: &[usize]) -> Option<Vec<bool>> {
     let sched = cx.sched;
-    let changes = sched.changes.get(seen..)?;
+    let changes = sched.changes.since(seen)?;
     if changes.len() > FEW_CHANGES.max(candidates.len() / CANDIDATES_PER_CHANGE) {
         return None;
     }

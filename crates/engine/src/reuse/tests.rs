@@ -357,3 +357,30 @@ fn the_generated_plans_reach_the_fast_path() {
         assert!(hits * 100 >= n * min_percent, "{what}: {hits} of {n}");
     }
 }
+
+/// The change log starts over once full: work kept before that has no changes to go by (it is
+/// judged again in full), work kept after sees exactly the changes since.
+#[test]
+fn the_change_log_is_bounded_and_forgets_what_it_dropped() {
+    let mut log = reuse::ChangeLog::default();
+    for placed in 0..reuse::LOGGED_CHANGES {
+        log.push(placed);
+    }
+    assert_eq!(
+        log.since(reuse::LOGGED_CHANGES - 2),
+        Some(&[65534, 65535][..])
+    );
+    log.push(7);
+    log.push(8);
+    // 65,536 dropped, 2 kept: 65,538 changes in all.
+    assert_eq!(log.len(), reuse::LOGGED_CHANGES + 2);
+    for (seen, want) in [
+        (0, None),
+        (reuse::LOGGED_CHANGES - 1, None),
+        (reuse::LOGGED_CHANGES, Some(&[7, 8][..])),
+        (reuse::LOGGED_CHANGES + 1, Some(&[8][..])),
+        (reuse::LOGGED_CHANGES + 2, Some(&[][..])),
+    ] {
+        assert_eq!(log.since(seen), want, "seen {seen}");
+    }
+}

@@ -53,9 +53,15 @@ pub(crate) fn intern(name: &str) -> &'static str {
 
 /// A rejected node's failure messages, shared by the copies of its verdict: a template's
 /// kept verdicts are copied into every decision of its replicas.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reasons(Option<Arc<[String]>>);
+
+/// A list, empty for a feasible node, as the `Vec` it replaced.
+impl Serialize for Reasons {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
 
 impl std::ops::Deref for Reasons {
     type Target = [String];
@@ -234,6 +240,33 @@ impl Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verdict_serialises_as_the_map_and_vectors_it_was() {
+        let mut verdict = NodeVerdict {
+            name: "n1",
+            index: 0,
+            feasible: true,
+            reasons: Reasons::default(),
+            failed_plugin: None,
+            code: None,
+            scores: [("NodeAffinity", 7)].into_iter().collect(),
+            score: Some(14),
+        };
+        let json = |v: &NodeVerdict| serde_json::to_string(v).unwrap();
+        assert_eq!(
+            json(&verdict),
+            r#"{"name":"n1","feasible":true,"reasons":[],"failedPlugin":null,"scores":{"NodeAffinity":7},"score":14}"#
+        );
+        verdict.feasible = false;
+        verdict.reasons = vec!["Insufficient cpu".to_string()].into();
+        verdict.scores = NodeScores::default();
+        verdict.score = None;
+        assert_eq!(
+            json(&verdict),
+            r#"{"name":"n1","feasible":false,"reasons":["Insufficient cpu"],"failedPlugin":null,"scores":{},"score":null}"#
+        );
+    }
 
     #[test]
     fn scores_keep_name_order_and_serialise_as_a_map() {

@@ -317,7 +317,8 @@ impl<'s, 'a> Cycle<'s, 'a> {
     }
 
     /// Whether the nodes' verdicts and raw scores for this pod change only where pods come
-    /// and go (see [`reuse`](crate::reuse)): no volume or claim to look up, no spreading.
+    /// and go (see [`reuse`](crate::reuse)): no volume or claim to look up, no ScheduleAnyway
+    /// spreading.
     fn reusable(&self) -> bool {
         [
             PluginKind::VolumeRestrictions,
@@ -328,7 +329,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
         ]
         .into_iter()
         .all(|kind| self.skipped(kind))
-            && !pod_topology_spread::spreads(&self.cx, &self.spread)
+            && !pod_topology_spread::spreads_softly(&self.cx)
     }
 
     /// What DynamicResources' PostFilter says when no node fits (the gate on, 1.34+): `not
@@ -472,8 +473,10 @@ impl<'s, 'a> Cycle<'s, 'a> {
         let reused = reusable
             .then(|| self.cx.sched.memory.take(self.cx.pod, candidates))
             .flatten()
+            .filter(|(_, kept)| kept.spread_minimum == self.spread.minimum())
             .and_then(|(seen, kept)| {
-                Some((reuse::changed_since(&self.cx, seen, candidates)?, kept))
+                let changed = reuse::changed_since(&self.cx, &self.spread, seen, candidates)?;
+                Some((changed, kept))
             });
         if let Some((changed, mut kept)) = reused {
             for (position, &index) in candidates.iter().enumerate() {
@@ -509,6 +512,7 @@ impl<'s, 'a> Cycle<'s, 'a> {
             Work::Fresh(verdicts) => Kept {
                 verdicts,
                 raw: Vec::new(),
+                spread_minimum: self.spread.minimum().to_vec(),
             },
         };
         kept.raw

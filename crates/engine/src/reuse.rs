@@ -5,11 +5,14 @@
 //! runs over all of them again.
 //!
 //! A node's verdict and raw scores change when a pod is assumed on it or taken off it, and
-//! beyond that node only through pod (anti-)affinity: the template's own terms selecting the
-//! pod (every node of that pod's domain), or the pod's terms selecting the template (the
-//! same). Work that depends on the whole cluster is never kept: topology spreading (its
-//! minimum and its domains span every node), required affinity (the first pod of a group may
-//! go anywhere until one matches), volumes and DRA claims (their state is not per node).
+//! beyond that node only through the domain of that pod's node: when the template's own
+//! (anti-)affinity terms select the pod, when the pod's terms select the template, and when
+//! a DoNotSchedule spread constraint of the template counts the pod, as long as that
+//! constraint's minimum over the domains is where it was (the work is judged again in full
+//! when it moved). Work that depends on the whole cluster is never kept: ScheduleAnyway
+//! spreading (its domains are the feasible nodes'), required pod affinity (the first pod of a
+//! group may go anywhere until one matches), volumes and DRA claims (their state is not per
+//! node).
 
 use std::sync::Mutex;
 
@@ -17,6 +20,7 @@ use df_model::Pod;
 
 use crate::NodeVerdict;
 use crate::framework::Context;
+use crate::plugins::pod_topology_spread::HardSpread;
 use crate::terms::TermKind;
 
 /// Templates remembered at once. A backlog interleaves a few; more would mostly keep work of
@@ -76,6 +80,9 @@ pub(crate) struct Kept {
     pub verdicts: Vec<NodeVerdict>,
     /// Each score plugin's raw scores, in the profile's order (meaningful on feasible nodes).
     pub raw: Vec<Vec<i64>>,
+    /// The minimum of each DoNotSchedule spread constraint: while it holds, a node's verdict
+    /// changes only with its own domain's count.
+    pub spread_minimum: Vec<i64>,
 }
 
 struct Entry {
@@ -178,7 +185,12 @@ fn same_template(a: &Pod, b: &Pod) -> bool {
 
 /// The candidates (by position) whose verdict or raw scores the changes after the first
 /// `seen` may have changed for the cycle's pod; `None` when every node must be judged again.
-pub(crate) fn changed_since(cx: &Context, seen: usize, candidates: &[usize]) -> Option<Vec<bool>> {
+pub(crate) fn changed_since(
+    cx: &Context,
+    spread: &HardSpread,
+    seen: usize,
+    candidates: &[usize],
+) -> Option<Vec<bool>> {
     let sched = cx.sched;
     let changes = sched.changes.since(seen)?;
     if changes.len() > FEW_CHANGES.max(candidates.len() / CANDIDATES_PER_CHANGE) {
@@ -196,6 +208,9 @@ pub(crate) fn changed_since(cx: &Context, seen: usize, candidates: &[usize]) -> 
                 }
                 domains.push((&term.topology_key, placed.node));
             }
+        }
+        for key in spread.keys_counting(cx, &placed.pod) {
+            domains.push((key, placed.node));
         }
         for &group in placed.term_groups.iter() {
             let term = &sched.term_groups[group].term;

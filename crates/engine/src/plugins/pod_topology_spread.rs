@@ -8,7 +8,7 @@ use super::taint_toleration::untolerated_taint;
 use crate::framework::{Code, Context, Filter, MAX_NODE_SCORE, PreFilter, PreScore, Score, Status};
 use crate::profile::{DefaultSpread, SpreadDefaulting};
 use crate::selector::label_selector_matches;
-use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Node};
+use df_model::{LabelSelector, LabelSelectorRequirement, Labels, Node, Pod};
 
 pub const REASON: &str = "node(s) didn't match pod topology spread constraints";
 pub(crate) const REASON_LABEL: &str =
@@ -168,20 +168,30 @@ impl Constraint {
         for placed in cx
             .sched
             .pods_in_namespace_selectable_by(&cx.pod.metadata.namespace, selector)
-            .filter(|placed| !placed.pod.is_terminating())
         {
-            if label_selector_matches(selector, &placed.pod.metadata.labels).unwrap_or(false) {
+            if self.counts(cx, &placed.pod) {
                 *counts.entry(placed.node).or_default() += 1;
             }
         }
         counts
     }
+
+    /// Whether `pod`, wherever it is placed, counts for this constraint of the incoming pod:
+    /// in its namespace, selected, and not terminating.
+    fn counts(&self, cx: &Context, pod: &Pod) -> bool {
+        let Some(selector) = self.selector.as_ref().filter(|s| !s.is_empty()) else {
+            return false;
+        };
+        pod.metadata.namespace == cx.pod.metadata.namespace
+            && !pod.is_terminating()
+            && label_selector_matches(selector, &pod.metadata.labels).unwrap_or(false)
+    }
 }
 
-/// Whether the pod has any constraint, DoNotSchedule or ScheduleAnyway, its own or the
-/// profile's defaults: its nodes' verdicts and scores then depend on every domain.
-pub(crate) fn spreads(cx: &Context, hard: &HardSpread) -> bool {
-    !hard.constraints.is_empty() || !Constraint::for_pod(cx, true).is_empty()
+/// Whether the pod has a ScheduleAnyway constraint, its own or the profile's default: its
+/// scores then depend on the domains of every feasible node.
+pub(crate) fn spreads_softly(cx: &Context) -> bool {
+    !Constraint::for_pod(cx, true).is_empty()
 }
 
 fn has_all_keys(constraints: &[Constraint], labels: &Labels) -> bool {
@@ -246,6 +256,27 @@ impl PreFilter for HardSpread {
             counts,
             minimum,
         }
+    }
+}
+
+impl HardSpread {
+    /// Each constraint's minimum of matching pods over its domains, which every node's skew is
+    /// measured from.
+    pub(crate) fn minimum(&self) -> &[i64] {
+        &self.minimum
+    }
+
+    /// The topology keys of the constraints that count `pod`: placing it or taking it off
+    /// changes the count of its node's domain of each.
+    pub(crate) fn keys_counting<'h>(
+        &'h self,
+        cx: &'h Context,
+        pod: &'h Pod,
+    ) -> impl Iterator<Item = &'h str> + 'h {
+        self.constraints
+            .iter()
+            .filter(move |c| c.counts(cx, pod))
+            .map(|c| c.key.as_str())
     }
 }
 

@@ -7,6 +7,7 @@
 
 use proptest::prelude::*;
 
+use crate::plugins::pod_topology_spread::HardSpread;
 use crate::tests::{pod, state};
 use crate::*;
 
@@ -67,7 +68,7 @@ fn gen_template() -> impl Strategy<Value = Template> {
         ),
         (
             proptest::bool::weighted(0.1),
-            proptest::bool::weighted(0.1),
+            proptest::bool::weighted(0.25),
             proptest::bool::weighted(0.3),
             proptest::bool::weighted(0.2),
         ),
@@ -223,6 +224,8 @@ struct Exercised {
     decisions: usize,
     /// Decisions within a subset of the nodes.
     within: usize,
+    /// Decisions that took kept work for a template with a DoNotSchedule spread constraint.
+    reused_spread: usize,
     forgotten: usize,
     preempted: usize,
 }
@@ -244,21 +247,22 @@ fn check(
                 let template = &templates[t % templates.len()];
                 let pod = replica(template, index);
                 let changes = fast.changes.len();
-                let kept = fast
-                    .memory
-                    .take(&pod, &(0..nodes.len()).collect::<Vec<_>>());
-                if let Some((kept_at, kept)) = kept {
-                    // Put it back as it was: only counting here.
-                    fast.memory
-                        .keep(&pod, &(0..nodes.len()).collect::<Vec<_>>(), kept_at, kept);
+                let all: Vec<usize> = (0..nodes.len()).collect();
+                if let Some((kept_at, kept)) = fast.memory.take(&pod, &all) {
+                    // Only counting here: as the cycle will take it, then put back as it was.
                     let reachable = {
                         let cx = framework::Context::new(&fast, &pod);
-                        reuse::changed_since(&cx, kept_at, &(0..nodes.len()).collect::<Vec<_>>())
+                        let spread: HardSpread = framework::PreFilter::pre_filter(&cx);
+                        (kept.spread_minimum == spread.minimum())
+                            .then(|| reuse::changed_since(&cx, &spread, kept_at, &all))
+                            .flatten()
                     };
+                    fast.memory.keep(&pod, &all, kept_at, kept);
                     if let Some(changed) = reachable {
                         seen.reused += 1;
                         seen.reused_with_domain +=
                             usize::from(changed.iter().filter(|c| **c).count() > changes - kept_at);
+                        seen.reused_spread += usize::from(template.spread);
                     }
                 }
                 let (want, want_preemption) = plain.schedule_and_assume(&pod);
@@ -313,8 +317,8 @@ proptest! {
 }
 
 /// The property is not vacuous: of plans drawn with a fixed seed, most take kept work, many
-/// take it where a placement changed a whole domain, and some forget or preempt pods or decide
-/// within some nodes.
+/// take it where a placement changed a whole domain, and some forget or preempt pods, decide
+/// within some nodes or keep the work of a template that spreads.
 #[test]
 fn the_generated_plans_reach_the_fast_path() {
     use proptest::strategy::ValueTree;
@@ -324,7 +328,7 @@ fn the_generated_plans_reach_the_fast_path() {
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
     let n = 96;
-    let mut plans = [0usize; 5];
+    let mut plans = [0usize; 6];
     let (mut reused, mut decisions) = (0, 0);
     for _ in 0..n {
         let (nodes, templates, steps) = case().new_tree(&mut runner).unwrap().current();
@@ -338,6 +342,7 @@ fn the_generated_plans_reach_the_fast_path() {
             seen.forgotten > 0,
             seen.preempted > 0,
             seen.within > 0,
+            seen.reused_spread > 0,
         ]) {
             *count += usize::from(hit);
         }
@@ -353,6 +358,7 @@ fn the_generated_plans_reach_the_fast_path() {
         ("plans that forget a pod", plans[2], 20),
         ("plans that preempt", plans[3], 3),
         ("plans that decide within some nodes", plans[4], 30),
+        ("plans that keep a spread template's work", plans[5], 10),
     ] {
         assert!(hits * 100 >= n * min_percent, "{what}: {hits} of {n}");
     }

@@ -169,6 +169,8 @@ pub struct Scheduler<'a> {
     changes: reuse::ChangeLog,
     /// The per-node work of recent cycles, for the next pod of the same template.
     memory: reuse::CycleMemory,
+    /// The nodes of each topology domain, for what a change touches.
+    domains: reuse::Domains,
 }
 
 /// The planned inputs' Services and pod controllers (a Deployment's ReplicaSet included), which
@@ -275,6 +277,7 @@ impl<'a> Scheduler<'a> {
             assumed_volumes: volumes::AssumedVolumes::default(),
             changes: reuse::ChangeLog::default(),
             memory: reuse::CycleMemory::default(),
+            domains: reuse::Domains::default(),
         };
         for namespace in state.namespace_names() {
             let labels = state

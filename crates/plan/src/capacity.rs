@@ -15,7 +15,6 @@
 //! trial, and a smaller count could fit in such a plan.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -84,18 +83,14 @@ pub fn how_many_nodes(
         base: state.nodes.len(),
         copies: NodeCopies::new(state, template_node),
         made: Vec::new(),
-        tried: BTreeMap::new(),
+        last_reason: None,
         trials: Vec::new(),
     };
     // The first pod the API server rejects in the plan without new nodes.
     let rejected = OnceCell::new();
     // Whether `count` new nodes make everything fit, and what they leave unplaced.
-    let mut fits = |state: &mut ClusterState, count: usize| -> Result<(bool, usize), PlanError> {
+    let fits = |count: usize| -> Result<(bool, usize), PlanError> {
         search.resize(state, count);
-        if let Some(&(fits, _)) = search.tried.get(&count) {
-            let unplaced = search.trials.iter().find(|t| t.nodes == count);
-            return Ok((fits, unplaced.map_or(0, |t| t.unplaced)));
-        }
         let plan = plan_all(manifests, state, profiles.clone(), opts)?;
         let (unplaced, reason) = left_out(&plan);
         if let Some(first) = rejected_at_admission(&plan).filter(|_| count == 0) {
@@ -108,40 +103,18 @@ pub fn how_many_nodes(
             unplaced,
         };
         progress(&trial);
-        search.tried.insert(count, (trial.fits, reason));
+        search.last_reason = reason;
         let answer = (trial.fits, trial.unplaced);
         search.trials.push(trial);
         Ok(answer)
     };
-    let answer = 'search: {
-        let (none_needed, unplaced_without) = fits(state, 0)?;
-        if none_needed {
-            break 'search Some(0);
-        }
-        if rejected.get().is_some() {
-            break 'search None;
-        }
-        let mut bracket = Bracket::new(unplaced_without);
-        let mut count = 1;
-        loop {
-            let (count_fits, unplaced) = fits(state, count)?;
-            if !count_fits && count == max {
-                break 'search None;
-            }
-            bracket.record(count, count_fits, unplaced);
-            match bracket.next(max) {
-                Some(next) => count = next,
-                None => break 'search bracket.fits,
-            }
-        }
-    };
+    let answer = smallest_count(max, fits, || rejected.get().is_some())?;
+    // The search gives up after the rejecting plan without nodes, or after `max` did not fit.
     let blocking_reason = match answer {
-        None => rejected.get().cloned().or_else(|| {
-            search
-                .tried
-                .get(&max)
-                .and_then(|(_, reason)| reason.clone())
-        }),
+        None => rejected
+            .get()
+            .cloned()
+            .or_else(|| search.last_reason.clone()),
         Some(_) => None,
     };
     search.resize(state, 0);
@@ -152,6 +125,36 @@ pub fn how_many_nodes(
         trials: search.trials,
         blocking_reason,
     })
+}
+
+/// The smallest count that `fits` (count -> whether it fits, and what it leaves unplaced)
+/// proves, at most `max`: 0 first, then 1, then what [`Bracket`] asks for. `None` when `max`
+/// does not fit, or when `give_up` says so after 0.
+fn smallest_count<E>(
+    max: usize,
+    mut fits: impl FnMut(usize) -> Result<(bool, usize), E>,
+    give_up: impl Fn() -> bool,
+) -> Result<Option<usize>, E> {
+    let (none_needed, unplaced_without) = fits(0)?;
+    if none_needed {
+        return Ok(Some(0));
+    }
+    if give_up() {
+        return Ok(None);
+    }
+    let mut bracket = Bracket::new(unplaced_without);
+    let mut count = 1;
+    loop {
+        let (count_fits, unplaced) = fits(count)?;
+        if !count_fits && count == max {
+            return Ok(None);
+        }
+        bracket.record(count, count_fits, unplaced);
+        match bracket.next(max) {
+            Some(next) => count = next,
+            None => return Ok(bracket.fits),
+        }
+    }
 }
 
 /// What the counts tried so far say: the largest that does not fit (at first 0), the
@@ -228,8 +231,8 @@ struct Search {
     copies: NodeCopies,
     /// The copies made so far, in order: count N uses the first N.
     made: Vec<Node>,
-    /// Per count tried: whether it fits and the first thing left out.
-    tried: BTreeMap<usize, (bool, Option<String>)>,
+    /// The first thing the latest trial left out.
+    last_reason: Option<String>,
     trials: Vec<Trial>,
 }
 
@@ -321,29 +324,18 @@ fn left_out(plan: &Plan) -> (usize, Option<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::Bracket;
+    use super::smallest_count;
 
     /// The counts the search tries for a plan that leaves `unplaced(count)` pods out, up to
-    /// `max`: 0 first, then 1, then what [`Bracket`] asks for; and its answer.
+    /// `max`, and its answer.
     fn trials(unplaced: impl Fn(usize) -> usize, max: usize) -> (Vec<usize>, Option<usize>) {
-        let mut tried = vec![0];
-        if unplaced(0) == 0 {
-            return (tried, Some(0));
-        }
-        let mut bracket = Bracket::new(unplaced(0));
-        let mut count = 1;
-        loop {
+        let mut tried = Vec::new();
+        let fits = |count: usize| -> Result<(bool, usize), ()> {
             tried.push(count);
-            let left = unplaced(count);
-            if left > 0 && count == max {
-                return (tried, None);
-            }
-            bracket.record(count, left == 0, left);
-            match bracket.next(max) {
-                Some(next) => count = next,
-                None => return (tried, bracket.fits),
-            }
-        }
+            Ok((unplaced(count) == 0, unplaced(count)))
+        };
+        let answer = smallest_count(max, fits, || false).unwrap();
+        (tried, answer)
     }
 
     #[test]

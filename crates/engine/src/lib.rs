@@ -107,9 +107,6 @@ struct PlacedPod<'a> {
     /// The [`TermGroup`]s this pod's (anti-)affinity terms count in.
     term_groups: Box<[usize]>,
     removed: bool,
-    /// Its resolved priority, read once: preemption compares it on every node for every pod
-    /// that fits nowhere.
-    priority: i32,
 }
 
 /// Identical (anti-)affinity terms of placed pods, counted per node. Replicas of an app share
@@ -139,6 +136,8 @@ pub struct Scheduler<'a> {
     /// these is cheaper than comparing names.
     name_rank: Vec<usize>,
     placed: Vec<PlacedPod<'a>>,
+    /// The placed pods' resolved priorities (by index), read when preemption first needs them.
+    placed_priority: Vec<i32>,
     term_groups: Vec<TermGroup>,
     /// Term -> its group index per [`TermKind`] (in `TermKind::ALL` order).
     term_group_index: HashMap<Term, [Option<usize>; 4]>,
@@ -263,6 +262,7 @@ impl<'a> Scheduler<'a> {
             node_names: Vec::new(),
             name_rank: Vec::new(),
             placed: Vec::with_capacity(bound.len()),
+            placed_priority: Vec::new(),
             term_groups: Vec::new(),
             term_group_index: HashMap::default(),
             placed_by_namespace: HashMap::default(),
@@ -374,9 +374,7 @@ impl<'a> Scheduler<'a> {
         if let Some(by_label) = self.placed_by_label.get_mut() {
             by_label.add(index, &pod.metadata.labels);
         }
-        let priority = self.state.pod_priority(&pod).value;
         self.placed.push(PlacedPod {
-            priority,
             pod,
             node,
             requests,

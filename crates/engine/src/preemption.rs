@@ -165,6 +165,14 @@ fn mark_budget_violations(victims: &mut [Ranked], pods: &[&Pod], budgets: &[PodD
     }
 }
 
+/// Why a node gives preemption no candidate.
+enum Unusable {
+    /// No pod on it has a lower priority: counted as such, without its words per node.
+    NoVictims,
+    /// With every lower-priority pod off it, the pod still does not fit, for these reasons.
+    StillUnfit(Vec<String>),
+}
+
 /// A candidate while the node is picked.
 struct Found {
     node: usize,
@@ -332,6 +340,7 @@ impl<'a> Scheduler<'a> {
 
     fn preemption(&mut self, pod: &Pod, verdicts: &[NodeVerdict]) -> Preemption {
         let total = self.state.nodes.len();
+        self.resolve_placed_priorities();
         let resolved = self.state.pod_priority(pod);
         let mut preemption = Preemption {
             node: None,
@@ -374,11 +383,6 @@ impl<'a> Scheduler<'a> {
         let mut failed_nodes = 0;
         let mut without_victims = 0;
         for &node in &potential {
-            if !self.has_lower_priority_pods(node, resolved.value) {
-                // Said by select_victims_on_node too; counted here without building its words.
-                without_victims += 1;
-                continue;
-            }
             match self.select_victims_on_node(pod, resolved.value, node) {
                 Ok((victims, budget_violations)) => {
                     found.push(Found {
@@ -391,7 +395,11 @@ impl<'a> Scheduler<'a> {
                         break;
                     }
                 }
-                Err(reasons) => {
+                Err(Unusable::NoVictims) => {
+                    failed_nodes += 1;
+                    without_victims += 1;
+                }
+                Err(Unusable::StillUnfit(reasons)) => {
                     failed_nodes += 1;
                     for reason in reasons {
                         *failures.entry(reason).or_default() += 1;
@@ -401,7 +409,6 @@ impl<'a> Scheduler<'a> {
         }
         if without_victims > 0 {
             *failures.entry(NO_VICTIMS.to_string()).or_default() += without_victims;
-            failed_nodes += without_victims;
         }
         if found.is_empty() {
             if total > failed_nodes {
@@ -459,17 +466,9 @@ impl<'a> Scheduler<'a> {
             .is_some_and(|v| v.code != Some(Code::UnschedulableAndUnresolvable));
         resolvable
             && self.nodes[node].pods.iter().any(|&placed| {
-                let other = &self.placed[placed];
-                other.priority < priority && other.pod.terminating_by_preemption()
+                self.placed_priority[placed] < priority
+                    && self.placed[placed].pod.terminating_by_preemption()
             })
-    }
-
-    /// Whether any pod on `node` has a priority below `priority` (a possible victim).
-    fn has_lower_priority_pods(&self, node: usize, priority: i32) -> bool {
-        self.nodes[node]
-            .pods
-            .iter()
-            .any(|&placed| self.placed[placed].priority < priority)
     }
 
     fn victims(&self, ranked: &[Ranked]) -> Vec<Victim> {
@@ -496,23 +495,35 @@ impl<'a> Scheduler<'a> {
         }
     }
 
+    /// Every placed pod's resolved priority, read once (placed pods never change their spec):
+    /// preemption compares them on every node for every pod that fits nowhere, and plans that
+    /// never preempt never read them.
+    fn resolve_placed_priorities(&mut self) {
+        let state = self.state;
+        let unread = self.placed[self.placed_priority.len()..]
+            .iter()
+            .map(|placed| state.pod_priority(&placed.pod).value);
+        let unread: Vec<i32> = unread.collect();
+        self.placed_priority.extend(unread);
+    }
+
     /// Upstream's `SelectVictimsOnNode`: take every lower-priority pod off the node; if the pod
     /// then fits, put them back one by one, most important first and budget-violating ones
     /// before the others, keeping off only those without which the pod no longer fits. The
-    /// victims (most important first) and how many of them violate a budget; or the reasons the
-    /// node stays unusable. The node is restored before returning.
+    /// victims (most important first) and how many of them violate a budget; or why the node
+    /// stays unusable. The node is restored before returning.
     fn select_victims_on_node(
         &mut self,
         pod: &Pod,
         priority: i32,
         node: usize,
-    ) -> Result<(Vec<Ranked>, usize), Vec<String>> {
+    ) -> Result<(Vec<Ranked>, usize), Unusable> {
         let mut potential: Vec<Ranked> = self.nodes[node]
             .pods
             .iter()
             .filter_map(|&placed| {
                 let victim = &self.placed[placed].pod;
-                let victim_priority = self.placed[placed].priority;
+                let victim_priority = self.placed_priority[placed];
                 (victim_priority < priority).then(|| Ranked {
                     placed,
                     priority: victim_priority,
@@ -522,7 +533,7 @@ impl<'a> Scheduler<'a> {
             })
             .collect();
         if potential.is_empty() {
-            return Err(vec![NO_VICTIMS.to_string()]);
+            return Err(Unusable::NoVictims);
         }
         for victim in &potential {
             self.take_off(victim.placed);
@@ -531,7 +542,7 @@ impl<'a> Scheduler<'a> {
             for victim in &potential {
                 self.put_back(victim.placed);
             }
-            return Err(reasons);
+            return Err(Unusable::StillUnfit(reasons));
         }
         potential.sort_by(more_important);
         let pods: Vec<&Pod> = potential
